@@ -1,0 +1,60 @@
+"""The only errors the rest of Rankboard catches.
+
+Every message follows `<file>, line <n>: <what is wrong>. <what to do>` and quotes the line,
+so that a user can fix the file without opening a debugger.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+MAX_PROBLEMS = 20
+
+
+class RankboardError(Exception):
+    """Base class: pages and the CLI catch this and show its text as-is."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    file: str
+    line: int | None
+    message: str
+    hint: str = ""
+    quote: str | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.file}, line {self.line}" if self.line is not None else self.file
+        text = f"{where}: {self.message.rstrip('.')}."
+        if self.hint:
+            text += f" {self.hint.rstrip('.')}."
+        if self.quote is not None:
+            quoted = self.quote if len(self.quote) <= 200 else self.quote[:200] + "..."
+            text += f"\n    {quoted!r}"
+        return text
+
+
+class UploadError(RankboardError):
+    """One or more problems in an uploaded file. Nothing was written to the store."""
+
+    def __init__(self, problems: list[Problem] | Problem, total: int | None = None):
+        if isinstance(problems, Problem):
+            problems = [problems]
+        self.problems = list(problems)
+        self.total = max(total or 0, len(self.problems))
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        shown = self.problems[:MAX_PROBLEMS]
+        lines = [str(p) for p in shown]
+        more = self.total - len(shown)
+        if more > 0:
+            lines.append(f"...and {more} more")
+        return "\n".join(lines)
+
+
+class EvalError(RankboardError):
+    """Bad evaluation request: unknown run, bad option value, and so on."""
+
+
+class UnknownMeasureError(EvalError):
+    """A measure name the registry does not know; the message suggests close names."""
