@@ -1,0 +1,1 @@
+"""Rankboard's Streamlit dashboard (run: streamlit run dashboard/app.py)."""

@@ -1,0 +1,23 @@
+"""Rankboard dashboard entry point: page config, the shared collection picker, then routing.
+
+Start it with `streamlit run dashboard/app.py` (add `--server.headless true` in scripts).
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import streamlit as st  # noqa: E402
+
+st.set_page_config(layout="wide", page_title="Rankboard", page_icon=":material/leaderboard:")
+
+from dashboard import pages  # noqa: E402
+from dashboard.components.sidebar import render_sidebar  # noqa: E402
+
+navigation = st.navigation(pages.all_pages())
+render_sidebar(key="sidebar")
+navigation.run()

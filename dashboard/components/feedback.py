@@ -1,0 +1,45 @@
+"""Errors, warnings and empty states, shown exactly as core words them (never a traceback)."""
+from __future__ import annotations
+
+import contextlib
+import logging
+
+import streamlit as st
+
+from core.errors import RankboardError
+from dashboard.pages import page_file
+
+log = logging.getLogger("rankboard.dashboard")
+UNEXPECTED = "Unexpected error"
+
+
+def show_error(err: BaseException | str, *, title: str = "That did not work") -> None:
+    """Core's message verbatim, in a code block so file quotes keep their spacing."""
+    st.error(title, icon=":material/error:")
+    st.code(str(err), language=None, wrap_lines=True)
+
+
+def show_warnings(warnings, *, title: str = "Warnings") -> None:
+    warnings = [str(w) for w in (warnings or []) if str(w).strip()]
+    if warnings:
+        st.warning(f"{title} ({len(warnings)})", icon=":material/warning:")
+        st.code("\n".join(warnings), language=None, wrap_lines=True)
+
+
+@contextlib.contextmanager
+def guard(what: str):
+    """Show a RankboardError as core words it; anything else as one line plus a log entry."""
+    try:
+        yield
+    except RankboardError as err:
+        show_error(err, title=f"Could not {what}")
+    except Exception as err:  # noqa: BLE001 - the page must never show a traceback
+        log.exception("while trying to %s", what)
+        show_error(f"{type(err).__name__}: {err}", title=f"{UNEXPECTED} while trying to {what}")
+
+
+def empty_state(message: str, *, key: str, upload_hint: str = "runs and qrels") -> None:
+    """Say what to upload first and link to the Data page."""
+    st.info(message, icon=":material/info:")
+    st.page_link(page_file("Data"), label=f"Go to Data to upload {upload_hint}",
+                 icon=":material/upload:")

@@ -1,0 +1,26 @@
+"""The sidebar shared by all pages: which collection is being looked at."""
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import state
+
+
+def render_sidebar(*, key: str) -> None:
+    with st.sidebar:
+        collections = state.collections()
+        if collections.empty:
+            st.caption("No collection yet: create one on the Data page.")
+            state.set_collection(None)
+            return
+        names = list(collections["name"])
+        name = state.select_one("Collection", names, key=f"{key}_collection", param="collection",
+                                help="Every page shows this collection's runs and qrels.")
+        row = collections[collections["name"] == name].iloc[0]
+        state.set_collection({"id": int(row["collection_id"]), "name": str(name)})
+        parts = []
+        for col, label in (("n_runs", "runs"), ("n_topics", "topics"), ("n_qrels_sets", "qrels sets")):
+            if col in collections.columns:
+                parts.append(f"{int(row[col])} {label}")
+        if parts:
+            st.caption(" · ".join(parts))

@@ -1,0 +1,142 @@
+"""Shared app state: the one cached Store, the current collection, and widgets kept in sync with the URL.
+
+Every selection that defines a view (collection, runs, baseline, measure, query, test, ...) lives in
+`st.query_params`, so a copied link reproduces the view in a fresh browser. A widget starts from the
+URL, then from what the user chose on another page in this session, then from a default; after it
+renders, its value is written back to the URL.
+"""
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any, Callable, Sequence
+
+import streamlit as st
+
+from core.store import Store
+
+_MEMORY = "_rankboard_memory"
+
+
+@st.cache_resource(show_spinner="Opening the Rankboard store...")
+def _open_store(path: str | None) -> Store:
+    return Store.open(path)
+
+
+@st.cache_resource
+def _db_lock(path: str | None) -> threading.RLock:
+    return threading.RLock()
+
+
+def store_path() -> str | None:
+    return os.environ.get("RANKBOARD_STORE") or None
+
+
+def get_store() -> Store:
+    """The process-wide Store (one DuckDB connection); core calls take a fresh cursor each."""
+    return _open_store(store_path())
+
+
+def db_lock() -> threading.RLock:
+    """Serialises store access across browser sessions (a DuckDB connection is not thread-safe)."""
+    return _db_lock(store_path())
+
+
+def _memory() -> dict:
+    return st.session_state.setdefault(_MEMORY, {})
+
+
+def _wanted(key: str, param: str, many: bool):
+    """What the widget should show: its own state, else the URL, else this session's last choice."""
+    if key in st.session_state:
+        return st.session_state[key]
+    if param in st.query_params:
+        return st.query_params.get_all(param) if many else st.query_params.get(param)
+    return _memory().get(param)
+
+
+def _by_text(options: Sequence) -> dict[str, Any]:
+    return {str(o): o for o in options}
+
+
+def remember(param: str, value) -> None:
+    """Write a view setting to the URL (and to session memory, so other pages start from it)."""
+    _memory()[param] = value
+    if value is None or value == [] or value == "":
+        if param in st.query_params:
+            del st.query_params[param]
+    elif isinstance(value, (list, tuple)):
+        texts = [str(v) for v in value]
+        if st.query_params.get_all(param) != texts:
+            st.query_params[param] = texts
+    elif st.query_params.get(param) != str(value):
+        st.query_params[param] = str(value)
+
+
+def forget(param: str) -> None:
+    _memory().pop(param, None)
+    if param in st.query_params:
+        del st.query_params[param]
+
+
+def url_value(param: str, default=None):
+    return st.query_params.get(param, _memory().get(param, default))
+
+
+def select_one(label: str, options: Sequence, *, key: str, param: str, default=None,
+               format_func: Callable = str, where=None, **kwargs):
+    """A selectbox bound to URL parameter `param`; returns the chosen option (None if no options)."""
+    options = list(options)
+    if not options:
+        return None
+    lookup = _by_text(options)
+    want = _wanted(key, param, many=False)
+    want = lookup.get(str(want)) if want is not None else None
+    if want is None:
+        want = default if default in options else options[0]
+    st.session_state[key] = want
+    value = (where or st).selectbox(label, options, key=key, format_func=format_func, **kwargs)
+    remember(param, value)
+    return value
+
+
+def select_many(label: str, options: Sequence, *, key: str, param: str, default: Sequence = (),
+                format_func: Callable = str, where=None, **kwargs) -> list:
+    """A multiselect bound to repeated URL parameter `param`; unknown values are dropped."""
+    options = list(options)
+    lookup = _by_text(options)
+    want = _wanted(key, param, many=True)
+    if want is None:
+        want = list(default)
+    if isinstance(want, (str, int, float)):
+        want = [want]
+    chosen = [lookup[str(v)] for v in want if str(v) in lookup]
+    chosen = list(dict.fromkeys(chosen))
+    st.session_state[key] = chosen
+    value = (where or st).multiselect(label, options, key=key, format_func=format_func, **kwargs)
+    remember(param, value)
+    return value
+
+
+def set_choice(key: str, param: str, value) -> None:
+    """Change a bound widget's value from a callback (e.g. a click in a chart)."""
+    st.session_state[key] = value
+    _memory()[param] = value
+
+
+_COLLECTION = "_rankboard_collection"
+
+
+def collections():
+    """All collections (DataFrame with collection_id, name, n_runs, ...)."""
+    with db_lock():
+        return get_store().collections()
+
+
+def set_collection(value: dict | None) -> None:
+    st.session_state[_COLLECTION] = value
+
+
+def collection() -> dict | None:
+    """The collection picked in the sidebar: {'id': int, 'name': str}, or None on an empty store."""
+    return st.session_state.get(_COLLECTION)
