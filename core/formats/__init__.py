@@ -1,0 +1,10 @@
+"""Parsers for the files people upload: runs, qrels, topics and documents.
+
+Every reader takes a path, bytes or a file object plus the file name to use in messages,
+detects gzip by its magic bytes, keeps qid and docno as strings, and raises only UploadError.
+"""
+from core.formats.qrels import ParsedQrels, read_qrels
+from core.formats.runs import ParsedRun, read_run
+from core.formats.topics import read_documents, read_topics
+
+__all__ = ["ParsedQrels", "ParsedRun", "read_documents", "read_qrels", "read_run", "read_topics"]

@@ -1,0 +1,176 @@
+"""Bytes in, whitespace-split lines out, with the original line numbers kept.
+
+Everything here is vectorised with pyarrow: the file is split into lines and fields in C,
+and the only Python-level work is per *problem*, never per line.
+"""
+from __future__ import annotations
+
+import gzip
+import re
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from core.errors import MAX_PROBLEMS, Problem, UploadError
+
+GZIP_MAGIC = b"\x1f\x8b"
+PARQUET_MAGIC = b"PAR1"
+# Control characters that never occur in a text file (tab, LF, VT, FF, CR are fine).
+_BINARY = re.compile(rb"[\x00-\x08\x0e-\x1f\x7f]")
+FLOAT_RE = r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]{1,3})?$"
+INT_RE = r"^[+-]?[0-9]{1,9}$"
+
+
+def source_name(source, filename: str | None) -> str:
+    if filename:
+        return filename
+    if isinstance(source, (str, Path)):
+        return Path(source).name
+    return getattr(source, "name", None) or "<upload>"
+
+
+def read_source(source) -> bytes:
+    """Path, bytes, or a file-like object (e.g. a Streamlit UploadedFile) -> raw bytes."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return bytes(source)
+    if isinstance(source, (str, Path)):
+        return Path(source).read_bytes()
+    if hasattr(source, "getvalue"):
+        return bytes(source.getvalue())
+    if hasattr(source, "read"):
+        return bytes(source.read())
+    raise TypeError(f"cannot read {type(source).__name__}; pass a path, bytes or a file object")
+
+
+def decompress(data: bytes, file: str) -> bytes:
+    """Gunzip when the gzip magic bytes are present, whatever the file is called."""
+    if not data.startswith(GZIP_MAGIC):
+        return data
+    try:
+        return gzip.decompress(data)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise UploadError(Problem(file, None, f"the file looks gzip-compressed but cannot be "
+                                  f"decompressed ({exc})", "Upload the complete file, or an uncompressed copy"))
+
+
+def line_of(data: bytes, pos: int) -> tuple[int, bytes]:
+    """1-based line number of byte offset `pos`, and that line's bytes."""
+    start = data.rfind(b"\n", 0, pos) + 1
+    end = data.find(b"\n", pos)
+    return data.count(b"\n", 0, pos) + 1, data[start:end if end >= 0 else len(data)]
+
+
+def decode(data: bytes, file: str) -> str:
+    """Reject binary data and non-UTF-8 text, naming the line; return the decoded text."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    if not data.strip():
+        raise UploadError(Problem(file, None, "the file is empty", "Choose a file with at least one line of data"))
+    bad = _BINARY.search(data)
+    if bad:
+        n, line = line_of(data, bad.start())
+        raise UploadError(Problem(file, n, f"the file contains binary data (byte 0x{data[bad.start()]:02x}), "
+                                  "not text", "Upload a plain-text or gzip-compressed file",
+                                  line.decode("utf-8", "replace")))
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        n, line = line_of(data, exc.start)
+        raise UploadError(Problem(file, n, f"the text is not valid UTF-8 (byte 0x{data[exc.start]:02x})",
+                                  "Save the file as UTF-8 and upload it again",
+                                  line.decode("utf-8", "replace"))) from None
+
+
+@dataclass
+class Lines:
+    """The data lines of a text file: tokens per line plus the 1-based line numbers."""
+    file: str
+    raw: pa.Array                 # every physical line, trailing '\r' removed (for quoting)
+    lineno: np.ndarray            # line number of each data line
+    tokens: pa.ListArray          # whitespace-split fields of each data line
+    nfields: np.ndarray
+    comments: list[str] = field(default_factory=list)   # '#' lines (ir_metadata header)
+
+    def quote(self, lineno: int) -> str:
+        return self.raw[lineno - 1].as_py()
+
+    def column(self, i: int, mask: np.ndarray | None = None) -> pa.Array:
+        toks = self.tokens if mask is None else self.tokens.filter(pa.array(mask))
+        return pc.list_element(toks, i)
+
+
+def split_lines(text: str, file: str, *, sep: str | None = None, max_splits: int | None = None) -> Lines:
+    """Split into lines, drop blank and '#' lines, split the rest on whitespace (or `sep`)."""
+    raw = pc.split_pattern(pa.array([text], pa.large_string()), "\n").flatten()
+    raw = pc.replace_substring_regex(raw, r"\r$", "")
+    trimmed = pc.ascii_trim_whitespace(raw)
+    blank = pc.equal(trimmed, "")
+    comment = pc.starts_with(trimmed, "#")
+    data = pc.invert(pc.or_(blank, comment))
+    comments = trimmed.filter(comment).to_pylist()
+    lineno = np.flatnonzero(data.to_numpy(zero_copy_only=False)) + 1
+    body = trimmed.filter(data)
+    if sep is None:
+        tokens = pc.ascii_split_whitespace(body)
+    else:
+        tokens = pc.split_pattern(body, sep, max_splits=max_splits)
+    nfields = pc.list_value_length(tokens).to_numpy(zero_copy_only=False)
+    if len(lineno) == 0:
+        raise UploadError(Problem(file, None, "the file has no data lines, only blank or '#' comment lines",
+                                  "Choose a file with at least one line of data"))
+    return Lines(file, raw, lineno, tokens, nfields, comments)
+
+
+class Problems:
+    """Collects problems from vectorised checks; keeps the first few, counts them all."""
+
+    def __init__(self, file: str):
+        self.file, self.items, self.total = file, [], 0
+
+    def add(self, line: int | None, message: str, hint: str, quote: str | None = None) -> None:
+        self.total += 1
+        self.items.append(Problem(self.file, line, message, hint, quote))
+
+    def add_many(self, lines: np.ndarray, make) -> None:
+        """`make(i)` builds (line, message, hint, quote) for the i-th flagged row; only the first few are built."""
+        self.total += len(lines)
+        self.items.extend(Problem(self.file, *make(i)) for i in range(min(len(lines), MAX_PROBLEMS)))
+
+    def raise_if_any(self) -> None:
+        if self.total:
+            items = sorted(self.items, key=lambda p: (p.line is None, p.line or 0))
+            raise UploadError(items[:MAX_PROBLEMS], total=self.total)
+
+
+def bad_values(values: pa.Array, pattern: str) -> np.ndarray:
+    """Boolean mask of values that do not match `pattern` (nulls count as bad)."""
+    ok = pc.fill_null(pc.match_substring_regex(values, pattern), False)
+    return ~ok.to_numpy(zero_copy_only=False)
+
+
+def to_number(values: pa.Array, typ: pa.DataType) -> pa.Array:
+    """Cast already-validated numeric strings; a leading '+' is allowed."""
+    return pc.cast(pc.replace_substring_regex(values, r"^\+", ""), typ)
+
+
+def duplicate_rows(table: pa.Table, keys: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Rows whose key repeats an earlier row: (row positions, line of the first occurrence)."""
+    t = table.select(keys).append_column("_row", pa.array(np.arange(table.num_rows)))
+    g = t.group_by(keys, use_threads=False).aggregate([("_row", "min"), ("_row", "count")])
+    g = g.filter(pc.greater(g["_row_count"], 1))
+    if g.num_rows == 0:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    j = t.join(g.select(keys + ["_row_min"]), keys)
+    j = j.filter(pc.not_equal(j["_row"], j["_row_min"])).sort_by("_row")
+    return j["_row"].to_numpy(), j["_row_min"].to_numpy()
+
+
+def text_lines(source, filename: str | None) -> tuple[str, str, bytes]:
+    """(file name, decoded text, decompressed bytes)."""
+    file = source_name(source, filename)
+    data = decompress(read_source(source), file)
+    return file, (decode(data, file) if not data.startswith(PARQUET_MAGIC) else ""), data

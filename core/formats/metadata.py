@@ -1,0 +1,56 @@
+"""The ir_metadata header of a run (https://www.ir-metadata.org): '#'-prefixed YAML lines.
+
+We keep the raw header text and read its nested `key: value` mappings and `- item` lists
+with a small indentation parser (no YAML dependency). Anything we cannot read stays in `header`.
+"""
+from __future__ import annotations
+
+import re
+
+_KEY = re.compile(r"^(\s*)([^:#\s][^:]*?)\s*:\s*(.*)$")
+_ITEM = re.compile(r"^(\s*)-\s+(.*)$")
+
+
+def _scalar(text: str):
+    text = text.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        return text[1:-1]
+    return text
+
+
+def parse_ir_metadata(comments: list[str]) -> dict:
+    """'#' comment lines -> {'header': raw text, <nested keys>...}; {} when there are none."""
+    if not comments:
+        return {}
+    body = [re.sub(r"^#\s?", "", c) for c in comments]
+    body = [b for b in body if b.strip() not in ("ir_metadata.start", "ir_metadata.end", "---", "...")]
+    result: dict = {"header": "\n".join(comments)}
+    stack: list[tuple[int, dict | list]] = [(-1, result)]
+    for i, line in enumerate(body):
+        if not line.strip():
+            continue
+        item, key = _ITEM.match(line), _KEY.match(line)
+        indent = len((item or key).group(1)) if (item or key) else 0
+        while len(stack) > 1 and indent <= stack[-1][0]:
+            stack.pop()
+        parent = stack[-1][1]
+        if item and isinstance(parent, list):
+            parent.append(_scalar(item.group(2)))
+        elif key and isinstance(parent, dict):
+            name, value = key.group(2).strip(), key.group(3)
+            if name == "header":
+                continue
+            if value.strip():
+                parent[name] = _scalar(value)
+            else:
+                child: dict | list = [] if _next_is_item(body, i) else {}
+                parent[name] = child
+                stack.append((indent, child))
+    return result
+
+
+def _next_is_item(body: list[str], i: int) -> bool:
+    for nxt in body[i + 1:]:
+        if nxt.strip():
+            return _ITEM.match(nxt) is not None
+    return False

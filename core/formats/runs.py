@@ -1,0 +1,130 @@
+"""Run files: TREC 6-column, MS MARCO 3-column TSV, CSV/TSV with a header, and Parquet.
+
+The file's rank column is ignored (as trec_eval does); the canonical rank is computed by the store.
+MS MARCO runs carry no score, so score = -rank, which preserves their order.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from core.formats._table import read_parquet, sniff_header, header_columns
+from core.formats._text import (FLOAT_RE, INT_RE, PARQUET_MAGIC, Lines, Problems, bad_values,
+                                duplicate_rows, split_lines, text_lines, to_number)
+from core.formats.metadata import parse_ir_metadata
+
+TREC_FIELDS = "qid Q0 docno rank score tag"
+MSMARCO_FIELDS = "qid docno rank"
+
+
+@dataclass
+class ParsedRun:
+    table: pa.Table                       # qid (string), docno (string), score (double)
+    tag: str | None = None
+    metadata: dict = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    format: str = "trec"
+
+    @property
+    def n_rows(self) -> int:
+        return self.table.num_rows
+
+
+def read_run(source, *, filename: str | None = None) -> ParsedRun:
+    """Parse a run file (path, bytes or file object); raise UploadError listing what is wrong."""
+    file, text, data = text_lines(source, filename)
+    problems = Problems(file)
+    if data.startswith(PARQUET_MAGIC):
+        values, lineno = read_parquet(data, file, ("score", "rank"))
+        return _finish(file, values, lineno, problems, None, "parquet", {})
+    lines = split_lines(text, file)
+    meta = parse_ir_metadata(lines.comments)
+    sniffed = sniff_header(text, lines, ("score", "rank"))
+    if sniffed:
+        lines, cols = sniffed
+        values, lineno = header_columns(lines, cols, problems, "run")
+        return _finish(file, values, lineno, problems, lines, "csv", meta)
+    first = lines.tokens[0].as_py()
+    msmarco = len(first) == 3 and re.fullmatch(INT_RE, first[2]) is not None
+    expected = 3 if msmarco else 6
+    good = _check_field_count(lines, expected, problems)
+    if msmarco:
+        values = {"qid": lines.column(0, good), "docno": lines.column(1, good), "rank": lines.column(2, good)}
+    else:
+        values = {"qid": lines.column(0, good), "docno": lines.column(2, good),
+                  "score": lines.column(4, good), "tag": lines.column(5, good)}
+    return _finish(file, values, lines.lineno[good], problems, lines, "msmarco" if msmarco else "trec", meta)
+
+
+def _check_field_count(lines: Lines, expected: int, problems: Problems) -> np.ndarray:
+    bad = lines.nfields != expected
+    if bad.any():
+        bad_lines, counts = lines.lineno[bad], lines.nfields[bad]
+        problems.add_many(bad_lines, lambda i: _field_problem(lines, int(bad_lines[i]), int(counts[i]), expected))
+    return ~bad
+
+
+def _field_problem(lines: Lines, lineno: int, count: int, expected: int):
+    quote = lines.quote(lineno)
+    what = TREC_FIELDS if expected == 6 else MSMARCO_FIELDS
+    msg = f"found {count} field{'s' if count != 1 else ''} but a run line needs {expected} ({what})"
+    parts = quote.split()
+    if count == 4 and re.fullmatch(INT_RE, parts[-1]):
+        return lineno, msg + "; this looks like a qrels file", "Upload it as qrels instead", quote
+    return lineno, msg, "Separate the fields with spaces or tabs and remove extra fields", quote
+
+
+def _finish(file, values, lineno, problems: Problems, lines: Lines | None, fmt, meta) -> ParsedRun:
+    quote = (lambda n: lines.quote(int(n))) if lines is not None else (lambda n: None)
+    if "score" in values:
+        raw = values["score"]
+        bad = bad_values(raw, FLOAT_RE)
+        bl, bv = lineno[bad], raw.filter(pa.array(bad))
+        problems.add_many(bl, lambda i: (int(bl[i]), f"score '{bv[i].as_py()}' is not a number",
+                                         "Use a decimal number such as 12.5, -3 or 1.2e-3", quote(bl[i])))
+        good = ~bad
+        score = to_number(raw.filter(pa.array(good)), pa.float64())
+        inf = ~np.isfinite(score.to_numpy(zero_copy_only=False))
+        il = lineno[good][inf]
+        problems.add_many(il, lambda i: (int(il[i]), "score is too large to represent",
+                                         "Use a score between -1e308 and 1e308", quote(il[i])))
+        good[np.flatnonzero(good)[inf]] = False
+        score = score.filter(pa.array(~inf))
+    else:
+        raw = values["rank"]
+        bad = bad_values(raw, INT_RE)
+        bl, bv = lineno[bad], raw.filter(pa.array(bad))
+        problems.add_many(bl, lambda i: (int(bl[i]), f"rank '{bv[i].as_py()}' is not a whole number",
+                                         "Use ranks 1, 2, 3, ... (the score is derived from the rank)", quote(bl[i])))
+        good = ~bad
+        score = pc.negate(to_number(raw.filter(pa.array(good)), pa.float64()))
+    mask = pa.array(good)
+    table = pa.table({"qid": values["qid"].filter(mask).cast(pa.string()),
+                      "docno": values["docno"].filter(mask).cast(pa.string()), "score": score})
+    kept = lineno[good]
+    rows, first = duplicate_rows(table, ["qid", "docno"])
+    if len(rows):
+        qid, doc = table["qid"].take(pa.array(rows)), table["docno"].take(pa.array(rows))
+        problems.add_many(rows, lambda i: (
+            int(kept[rows[i]]), f"document '{doc[i].as_py()}' appears twice for topic '{qid[i].as_py()}' "
+            f"(first on line {int(kept[first[i]])})", "trec_eval refuses duplicate documents; remove one of the lines",
+            quote(kept[rows[i]])))
+    problems.raise_if_any()
+    return _build(table, values.get("tag"), mask, meta, fmt)
+
+
+def _build(table, tags, mask, meta, fmt) -> ParsedRun:
+    warnings, tag = [], None
+    if tags is not None:
+        uniq = pc.unique(tags.filter(mask)).to_pylist()
+        tag = uniq[0] if uniq else None
+        if len(uniq) > 1:
+            shown = ", ".join(uniq[:5]) + (", ..." if len(uniq) > 5 else "")
+            warnings.append(f"The run has {len(uniq)} different tags in column 6 ({shown}); using '{tag}'.")
+    if tag is None:
+        tag = meta.get("tag") if isinstance(meta.get("tag"), str) else None
+    return ParsedRun(table, tag, meta, warnings, fmt)

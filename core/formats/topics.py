@@ -1,0 +1,150 @@
+"""Topics (TREC `<top>` SGML, TSV `qid<TAB>text`, JSONL) and documents (TSV or JSONL).
+
+Topic text is the title; SGML topics also return their description and narrative.
+"""
+from __future__ import annotations
+
+import io
+import json
+import re
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.json as pj
+
+from core.errors import Problem, UploadError
+from core.formats._table import ALIASES
+from core.formats._text import Problems, duplicate_rows, split_lines, text_lines
+
+_TOP = re.compile(r"<top>(.*?)(?:</top>|(?=<top>)|\Z)", re.S | re.I)
+_NUM = re.compile(r"<num>\s*(?:Number:)?\s*([^\s<]+)", re.I)
+
+
+def _field(tag: str, label: str):
+    return re.compile(rf"<{tag}>\s*(?:{label}:)?\s*(.*?)\s*(?=<|\Z)", re.S | re.I)
+
+
+_TITLE, _DESC, _NARR = _field("title", "Topic"), _field("desc", "Description"), _field("narr", "Narrative")
+TEXT_KEYS = {"topic": ("text", "title", "query", "question"),
+             "document": ("text", "contents", "content", "body", "passage", "segment")}
+ID_KEYS = {"topic": ALIASES["qid"] + ("id", "_id", "number", "num"),
+           "document": ALIASES["docno"] + ("id", "_id")}
+
+
+def read_topics(source, *, filename: str | None = None) -> pd.DataFrame:
+    """-> DataFrame(qid, text[, description, narrative]); raises UploadError."""
+    return _read(source, filename, "topic")
+
+
+def read_documents(source, *, filename: str | None = None) -> pd.DataFrame:
+    """-> DataFrame(docno, text); raises UploadError."""
+    return _read(source, filename, "document").rename(columns={"qid": "docno"})
+
+
+def _read(source, filename, kind: str) -> pd.DataFrame:
+    file, text, data = text_lines(source, filename)
+    if not text:
+        raise UploadError(Problem(file, None, f"a Parquet file is not a {kind} file",
+                                  f"Upload {kind}s as TSV or JSONL"))
+    head = text.lstrip("\ufeff \t\r\n")
+    if kind == "topic" and head[:1] == "<":
+        df = _sgml(text, file)
+    elif head[:1] in "{[":
+        df = _jsonl(text, file, kind)
+    else:
+        df = _tsv(text, file, kind)
+    _check_duplicates(df, file, kind)
+    return df.drop(columns="line").reset_index(drop=True)
+
+
+def _sgml(text: str, file: str) -> pd.DataFrame:
+    rows, problems = [], Problems(file)
+    for m in _TOP.finditer(text):
+        body, line = m.group(1), text.count("\n", 0, m.start()) + 1
+        num, title = _NUM.search(body), _TITLE.search(body)
+        if not num or not title:
+            missing = "<num>" if not num else "<title>"
+            problems.add(line, f"this <top> has no {missing}", "Give every topic a <num> and a <title>",
+                         body.strip().splitlines()[0] if body.strip() else "<top>")
+            continue
+        desc, narr = _DESC.search(body), _NARR.search(body)
+        rows.append((num.group(1), _clean(title.group(1)), _clean(desc.group(1)) if desc else "",
+                     _clean(narr.group(1)) if narr else "", line))
+    problems.raise_if_any()
+    if not rows:
+        raise UploadError(Problem(file, None, "found no <top> ... </top> topics",
+                                  "Upload TREC topics in SGML, or TSV lines 'qid<TAB>text'"))
+    return pd.DataFrame(rows, columns=["qid", "text", "description", "narrative", "line"])
+
+
+def _clean(s: str) -> str:
+    return " ".join(s.split())
+
+
+def _tsv(text: str, file: str, kind: str) -> pd.DataFrame:
+    lines = split_lines(text, file, sep="\t", max_splits=1)
+    bad = lines.nfields != 2
+    bl = lines.lineno[bad]
+    problems = Problems(file)
+    idname = "qid" if kind == "topic" else "docno"
+    problems.add_many(bl, lambda i: (int(bl[i]), f"found no tab between the {idname} and the text",
+                                     f"Write each {kind} as '{idname}<TAB>text' on one line", lines.quote(int(bl[i]))))
+    problems.raise_if_any()
+    ids = pc.ascii_trim_whitespace(lines.column(0)).to_pandas()
+    texts = pc.ascii_trim_whitespace(lines.column(1)).to_pandas()
+    return pd.DataFrame({"qid": ids.astype(object), "text": texts.astype(object), "line": lines.lineno})
+
+
+def _jsonl(text: str, file: str, kind: str) -> pd.DataFrame:
+    data = text.encode("utf-8")
+    try:
+        table = pj.read_json(io.BytesIO(data), parse_options=pj.ParseOptions(newlines_in_values=False))
+    except pa.ArrowException:
+        _first_bad_json(text, file)
+        raise UploadError(Problem(file, None, "the JSON lines cannot be read", "Write one JSON object per line"))
+    names = {n.lower(): n for n in table.column_names}
+    id_col = next((names[k] for k in ID_KEYS[kind] if k in names), None)
+    text_col = next((names[k] for k in TEXT_KEYS[kind] if k in names), None)
+    if id_col is None or text_col is None:
+        want = f"an id ({', '.join(ID_KEYS[kind][:3])}) and a text field ({', '.join(TEXT_KEYS[kind][:3])})"
+        raise UploadError(Problem(file, 1, f"the JSON objects have keys {table.column_names} but need {want}",
+                                  "Rename the keys and upload again"))
+    try:
+        ids = pc.cast(table[id_col], pa.string()).to_pandas()
+        texts = pc.cast(table[text_col], pa.string()).to_pandas()
+    except pa.ArrowException:
+        raise UploadError(Problem(file, None, f"the '{id_col}' and '{text_col}' values must be strings or numbers",
+                                  "Write them as plain JSON strings")) from None
+    lineno = split_lines(text, file, sep="\x00", max_splits=0).lineno
+    empty = ids.isna() | texts.isna()
+    if empty.any():
+        i = int(np.flatnonzero(empty.to_numpy())[0])
+        raise UploadError(Problem(file, int(lineno[i]), f"this object has no '{id_col}' or no '{text_col}'",
+                                  f"Give every {kind} both fields", text.split("\n")[lineno[i] - 1]))
+    return pd.DataFrame({"qid": ids.astype(object), "text": texts.astype(object), "line": lineno[:len(ids)]})
+
+
+def _first_bad_json(text: str, file: str) -> None:
+    for n, line in enumerate(text.split("\n"), 1):  # error path only
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError as exc:
+            raise UploadError(Problem(file, n, f"this line is not valid JSON ({exc.msg})",
+                                      "Write one JSON object per line", line)) from None
+        if not isinstance(obj, dict):
+            raise UploadError(Problem(file, n, "this line is not a JSON object", "Write one {...} object per line", line))
+
+
+def _check_duplicates(df: pd.DataFrame, file: str, kind: str) -> None:
+    table = pa.table({"qid": pa.array(df["qid"], pa.string())})
+    rows, first = duplicate_rows(table, ["qid"])
+    problems = Problems(file)
+    idname = "topic" if kind == "topic" else "document"
+    lines = df["line"].to_numpy()
+    problems.add_many(rows, lambda i: (int(lines[rows[i]]), f"{idname} '{df['qid'].iat[rows[i]]}' appears twice "
+                                       f"(first on line {int(lines[first[i]])})", f"Keep one entry per {idname}", None))
+    problems.raise_if_any()

@@ -1,0 +1,243 @@
+"""The store: one DuckDB file holding collections, runs, qrels sets, topics, documents and notes.
+
+One process owns the file. Share one `Store` and take a `cursor()` per thread (a DuckDB
+connection is not thread-safe). Every write runs in one transaction, so a failed upload
+leaves nothing behind. Run rows carry the canonical trec_eval rank, computed at ingest.
+"""
+from __future__ import annotations
+
+import json
+import os
+from contextlib import contextmanager
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+
+from core import ingest
+from core.errors import RankboardError
+from core.ingest import one
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_PATH = ROOT / "data" / "rankboard.duckdb"
+SAMPLE_MANIFEST = ROOT / "data" / "sample.json"
+SCHEMA_VERSION = 1
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key VARCHAR PRIMARY KEY, value VARCHAR);
+CREATE SEQUENCE IF NOT EXISTS collection_ids START 1;
+CREATE SEQUENCE IF NOT EXISTS qrels_ids START 1;
+CREATE SEQUENCE IF NOT EXISTS run_ids START 1;
+CREATE TABLE IF NOT EXISTS collections(collection_id INTEGER PRIMARY KEY, name VARCHAR UNIQUE, created_at TIMESTAMP);
+CREATE TABLE IF NOT EXISTS qrels_sets(qrels_id INTEGER PRIMARY KEY, collection_id INTEGER, assessor VARCHAR,
+    filename VARCHAR, is_default BOOLEAN, created_at TIMESTAMP);
+CREATE TABLE IF NOT EXISTS qrels(qrels_id INTEGER, qid VARCHAR, docno VARCHAR, rel INTEGER);
+CREATE TABLE IF NOT EXISTS topics(collection_id INTEGER, qid VARCHAR, text VARCHAR);
+CREATE TABLE IF NOT EXISTS documents(collection_id INTEGER, docno VARCHAR, text VARCHAR);
+CREATE TABLE IF NOT EXISTS runs(run_id INTEGER PRIMARY KEY, collection_id INTEGER, name VARCHAR, tag VARCHAR,
+    filename VARCHAR, metadata VARCHAR, n_rows BIGINT, n_topics INTEGER, depth INTEGER, uploaded_at TIMESTAMP);
+CREATE TABLE IF NOT EXISTS run_rows(run_id INTEGER, qid VARCHAR, docno VARCHAR, score DOUBLE, rank INTEGER);
+CREATE TABLE IF NOT EXISTS results(run_id INTEGER, qrels_id INTEGER, options VARCHAR, qid VARCHAR,
+    measure VARCHAR, value DOUBLE);
+CREATE TABLE IF NOT EXISTS query_notes(collection_id INTEGER, qid VARCHAR, note VARCHAR, updated_at TIMESTAMP);
+"""
+
+# MIGRATIONS[v] upgrades a store at schema version v to v + 1 (run inside the open transaction).
+MIGRATIONS: dict[int, callable] = {}
+
+
+def resolve_path(path: str | Path | None = None) -> Path:
+    """--store PATH, else $RANKBOARD_STORE, else data/rankboard.duckdb."""
+    return Path(path or os.environ.get("RANKBOARD_STORE") or DEFAULT_PATH)
+
+
+class Store:
+    def __init__(self, con: duckdb.DuckDBPyConnection, path: Path):
+        self.con, self.path = con, path
+
+    @classmethod
+    def open(cls, path: str | Path | None = None, *, load_sample: bool = True) -> "Store":
+        """Open (creating if needed) the store; a fresh store gets the sample collection from data/."""
+        path = resolve_path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        config = {"threads": int(os.environ.get("RANKBOARD_THREADS", "2")),
+                  "memory_limit": os.environ.get("RANKBOARD_MEMORY_LIMIT", "2GB"),
+                  "temp_directory": str(path.with_name(path.name + ".tmp"))}
+        try:
+            con = duckdb.connect(str(path), config=config)
+        except duckdb.Error as exc:
+            raise RankboardError(f"{path}: cannot open the store ({exc}). If another Rankboard process "
+                                 "is using it, stop that process or pass a different --store PATH.") from None
+        store = cls(con, path)
+        fresh = store._migrate()
+        if fresh and load_sample and SAMPLE_MANIFEST.exists():
+            store.load_sample()
+        return store
+
+    def _migrate(self) -> bool:
+        """Create or upgrade the schema; True when the store was empty."""
+        with self.transaction() as cur:
+            exists = one(cur, "SELECT count(*) FROM information_schema.tables "
+                                 "WHERE table_name = 'meta'")[0]
+            version = 0
+            if exists:
+                row = one(cur, "SELECT value FROM meta WHERE key = 'schema_version'")
+                version = int(row[0]) if row else 0
+            if version > SCHEMA_VERSION:
+                raise RankboardError(f"{self.path}: the store has schema version {version}, newer than this "
+                                     f"Rankboard ({SCHEMA_VERSION}). Upgrade Rankboard or use another --store.")
+            if version == 0:
+                cur.execute(SCHEMA).fetchall()
+                cur.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)]).fetchall()
+                return True
+            while version < SCHEMA_VERSION:
+                MIGRATIONS[version](cur)
+                version += 1
+                cur.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", [str(version)]).fetchall()
+        return False
+
+    def load_sample(self, manifest: Path = SAMPLE_MANIFEST) -> int:
+        """Load the bundled sample collection described by data/sample.json, in one transaction."""
+        spec = json.loads(manifest.read_text())
+        base = manifest.parent
+        with self.transaction() as cur:
+            cid = ingest.collection_id(cur, spec["collection"], create=True)
+            ingest.add_topics(cur, cid, base / spec["topics"], filename=spec["topics"])
+            for q in spec["qrels"]:
+                ingest.add_qrels(cur, cid, base / q["file"], filename=q["file"], assessor=q["assessor"])
+            for r in spec["runs"]:
+                ingest.add_run(cur, cid, base / r, filename=Path(r).name)
+        return cid
+
+    # -- connections and transactions ---------------------------------------------------------
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        return self.con.cursor()
+
+    def close(self) -> None:
+        self.con.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    @contextmanager
+    def transaction(self):
+        """A fresh cursor inside BEGIN ... COMMIT; ROLLBACK when the block raises."""
+        cur = self.con.cursor()
+        cur.begin()
+        try:
+            yield cur
+        except BaseException:
+            cur.rollback()
+            cur.close()
+            raise
+        cur.commit()
+        cur.close()
+
+    def _query(self, sql: str, params=()) -> pd.DataFrame:
+        cur = self.cursor()
+        try:
+            return cur.execute(sql, list(params)).df()
+        finally:
+            cur.close()
+
+    def _cid(self, collection) -> int:
+        cur = self.cursor()
+        try:
+            return ingest.collection_id(cur, collection)
+        finally:
+            cur.close()
+
+    # -- collections ------------------------------------------------------------------------------
+    def collections(self) -> pd.DataFrame:
+        return self._query("""
+            SELECT c.collection_id, c.name,
+                (SELECT count(*) FROM runs r WHERE r.collection_id = c.collection_id) AS n_runs,
+                (SELECT count(*) FROM topics t WHERE t.collection_id = c.collection_id) AS n_topics,
+                (SELECT count(*) FROM qrels_sets q WHERE q.collection_id = c.collection_id) AS n_qrels_sets,
+                (SELECT count(*) FROM documents d WHERE d.collection_id = c.collection_id) AS n_documents,
+                c.created_at
+            FROM collections c ORDER BY c.collection_id""")
+
+    def create_collection(self, name: str) -> int:
+        with self.transaction() as cur:
+            return ingest.create_collection(cur, name)
+
+    # -- uploads (each one transaction) -------------------------------------------------------------
+    def add_run(self, collection, source, *, filename=None, name=None, on_conflict="error"):
+        with self.transaction() as cur:
+            cid = ingest.collection_id(cur, collection, create=True)
+            return ingest.add_run(cur, cid, source, filename=filename, name=name, on_conflict=on_conflict)
+
+    def add_qrels(self, collection, source, *, filename=None, assessor=None, judgment_groups=False):
+        with self.transaction() as cur:
+            cid = ingest.collection_id(cur, collection, create=True)
+            return ingest.add_qrels(cur, cid, source, filename=filename, assessor=assessor,
+                                    judgment_groups=judgment_groups)
+
+    def add_topics(self, collection, source, *, filename=None):
+        with self.transaction() as cur:
+            return ingest.add_topics(cur, ingest.collection_id(cur, collection, create=True), source, filename=filename)
+
+    def add_documents(self, collection, source, *, filename=None):
+        with self.transaction() as cur:
+            return ingest.add_documents(cur, ingest.collection_id(cur, collection, create=True), source,
+                                        filename=filename)
+
+    # -- reading ------------------------------------------------------------------------------------
+    def runs(self, collection) -> pd.DataFrame:
+        return self._query("SELECT run_id, name, tag, filename, n_rows, n_topics, depth, uploaded_at, metadata "
+                           "FROM runs WHERE collection_id = ? ORDER BY run_id", [self._cid(collection)])
+
+    def qrels_sets(self, collection) -> pd.DataFrame:
+        return self._query("""
+            SELECT s.qrels_id, s.assessor, s.filename, s.is_default, count(q.qid) AS n_judgments,
+                   count(DISTINCT q.qid) AS n_topics
+            FROM qrels_sets s LEFT JOIN qrels q USING (qrels_id) WHERE s.collection_id = ?
+            GROUP BY ALL ORDER BY s.qrels_id""", [self._cid(collection)])
+
+    def default_qrels_id(self, collection) -> int | None:
+        cur = self.cursor()
+        try:
+            return ingest.default_qrels_id(cur, ingest.collection_id(cur, collection))
+        finally:
+            cur.close()
+
+    def qrels(self, qrels_id: int) -> pd.DataFrame:
+        return self._query("SELECT qid, docno, rel FROM qrels WHERE qrels_id = ? ORDER BY qid, docno", [qrels_id])
+
+    def run_rows(self, run_id: int) -> pd.DataFrame:
+        return self._query("SELECT qid, docno, score, rank FROM run_rows WHERE run_id = ? ORDER BY qid, rank",
+                           [run_id])
+
+    def topics(self, collection) -> pd.DataFrame:
+        return self._query("SELECT qid, text FROM topics WHERE collection_id = ? ORDER BY qid",
+                           [self._cid(collection)])
+
+    def document_text(self, collection, docnos) -> dict[str, str]:
+        df = self._query("SELECT docno, text FROM documents WHERE collection_id = ? AND list_contains(?, docno)",
+                         [self._cid(collection), list(docnos)])
+        return dict(zip(df["docno"], df["text"]))
+
+    # -- editing ------------------------------------------------------------------------------------
+    def rename_run(self, run_id: int, new_name: str) -> None:
+        with self.transaction() as cur:
+            ingest.rename_run(cur, run_id, new_name)
+
+    def delete_run(self, run_id: int) -> None:
+        with self.transaction() as cur:
+            ingest.delete_run(cur, run_id)
+
+    def get_note(self, collection, qid: str) -> str:
+        df = self._query("SELECT note FROM query_notes WHERE collection_id = ? AND qid = ?",
+                         [self._cid(collection), str(qid)])
+        return "" if df.empty else df["note"].iat[0]
+
+    def set_note(self, collection, qid: str, text: str) -> None:
+        with self.transaction() as cur:
+            cid = ingest.collection_id(cur, collection)
+            cur.execute("DELETE FROM query_notes WHERE collection_id = ? AND qid = ?", [cid, str(qid)]).fetchall()
+            if text.strip():
+                cur.execute("INSERT INTO query_notes VALUES (?, ?, ?, now())", [cid, str(qid), text]).fetchall()
