@@ -45,9 +45,10 @@ def reading(kappa: float | None) -> str:
     """Plain-language reading of a kappa after Landis & Koch (1977): 0.78 -> '0.78 = substantial'."""
     if kappa is None or not np.isfinite(kappa):
         return "undefined (both judges used one and the same label)"
-    if kappa < 0:
+    shown = round(float(kappa), 2)          # the bands are stated on two decimals: 0.21-0.40 = fair
+    if shown < 0:
         return f"{kappa:.2f} = poor (worse than chance)"
-    label = next((name for upper, name in _LANDIS_KOCH if kappa <= upper), "almost perfect")
+    label = next((name for upper, name in _LANDIS_KOCH if shown <= upper), "almost perfect")
     return f"{kappa:.2f} = {label}"
 
 
