@@ -1,0 +1,97 @@
+"""Data: choose or create a collection, upload runs/qrels/topics/documents, manage runs."""
+from __future__ import annotations
+
+import streamlit as st
+
+from core.errors import RankboardError
+from dashboard import state
+from dashboard.components.runs_admin import (render_counts, render_qrels_table, render_run_admin,
+                                             render_run_table)
+from dashboard.components.upload import render_uploader
+
+st.title("Data")
+store = state.get_store()
+
+
+def _create() -> None:
+    name = st.session_state.get("data_new_collection", "").strip()
+    try:
+        with state.db_lock():
+            store.create_collection(name)
+        state.set_choice("sidebar_collection", "collection", name)
+        st.session_state.pop("data_create_error", None)
+        st.session_state["data_new_collection"] = ""
+    except RankboardError as err:
+        st.session_state["data_create_error"] = str(err)
+
+
+with st.expander("New collection", expanded=state.collection() is None):
+    left, right = st.columns([3, 1], vertical_alignment="bottom")
+    left.text_input("New collection name", key="data_new_collection", placeholder="e.g. robust04-week12")
+    right.button("Create collection", key="data_create_collection", on_click=_create)
+    if st.session_state.get("data_create_error"):
+        st.error(st.session_state["data_create_error"])
+
+coll = state.collection()
+if coll is None:
+    st.info("Create a collection above, then upload its qrels, topics and runs here.")
+    st.stop()
+
+cid = coll["id"]
+row = state.collections().set_index("collection_id").loc[cid]
+qrels_sets = store.qrels_sets(cid)
+render_counts(row, qrels=qrels_sets, key="data_counts")
+
+
+def _locked(fn):
+    def call(f, **kw):
+        with state.db_lock():
+            return fn(cid, f.getvalue(), filename=f.name, **kw)
+    return call
+
+
+def _run_options() -> dict:
+    choice = st.selectbox("If a run with that name exists", ["error", "replace", "rename"],
+                          key="data_runs_on_conflict",
+                          format_func={"error": "Stop and tell me", "replace": "Replace it",
+                                       "rename": "Keep both (rename the new one)"}.get)
+    return {"on_conflict": choice}
+
+
+def _qrels_options() -> dict:
+    who = st.text_input("Assessor name", key="data_qrels_assessor", placeholder="defaults to the file name",
+                        help="Each qrels set of a collection needs its own assessor name.")
+    return {"assessor": who.strip() or None}
+
+
+st.subheader(f"Upload to '{coll['name']}'")
+tab_runs, tab_qrels, tab_topics, tab_docs = st.tabs(["Runs", "Qrels", "Topics", "Documents"])
+with tab_runs:
+    render_uploader(key="data_runs", label="Run files", button="Load runs", noun="runs",
+                    load=_locked(store.add_run), options=_run_options,
+                    help="TREC run format (qid Q0 docno rank score tag), any file name, gzip is fine.")
+with tab_qrels:
+    render_uploader(key="data_qrels", label="Qrels files", button="Load qrels", noun="qrels files",
+                    load=_locked(store.add_qrels), options=_qrels_options,
+                    help="TREC qrels (qid iter docno rel). The collection's first qrels set is its default.")
+with tab_topics:
+    render_uploader(key="data_topics", label="Topic files", button="Load topics", noun="topic files",
+                    load=_locked(store.add_topics), help="TREC topic files or qid<TAB>text lines.")
+with tab_docs:
+    render_uploader(key="data_docs", label="Document files", button="Load documents", noun="document files",
+                    load=_locked(store.add_documents), help="docno<TAB>text lines, JSONL or TREC <DOC> files.")
+
+st.subheader("Runs")
+runs = store.runs(cid)
+if runs.empty:
+    st.info("No runs yet: upload run files above (the Runs tab).")
+else:
+    render_run_table(runs, key="data_runs_table")
+    with st.expander("Rename or delete a run"):
+        render_run_admin(runs, rename=store.rename_run, delete=store.delete_run, key="data")
+
+st.subheader("Qrels sets")
+if qrels_sets.empty:
+    st.info("No qrels yet: upload a qrels file above (the Qrels tab). Evaluation needs one.")
+else:
+    render_qrels_table(qrels_sets, key="data_qrels_table")

@@ -1,0 +1,69 @@
+"""The collection's runs and qrels sets, with rename and delete (asks first)."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from core.errors import RankboardError
+from dashboard.components.feedback import show_error
+
+
+def render_counts(row: pd.Series, *, qrels: pd.DataFrame, key: str) -> None:
+    cols = st.columns(5)
+    judgments = int(qrels["n_judgments"].sum()) if not qrels.empty else 0
+    for col, (label, value) in zip(cols, (("Runs", row.get("n_runs", 0)), ("Topics", row.get("n_topics", 0)),
+                                          ("Qrels sets", row.get("n_qrels_sets", 0)), ("Judgments", judgments),
+                                          ("Documents", row.get("n_documents", 0)))):
+        col.metric(label, f"{int(value):,}")
+
+
+def render_run_table(runs: pd.DataFrame, *, key: str) -> None:
+    view = runs[["name", "tag", "filename", "n_topics", "depth", "n_rows", "uploaded_at"]]
+    st.dataframe(view, key=key, hide_index=True, width="stretch", column_config={
+        "name": "Run", "tag": "Tag", "filename": "File",
+        "n_topics": st.column_config.NumberColumn("Topics", format="%d"),
+        "depth": st.column_config.NumberColumn("Depth", format="%d", help="Most documents retrieved for a topic"),
+        "n_rows": st.column_config.NumberColumn("Lines", format="localized"),
+        "uploaded_at": st.column_config.DatetimeColumn("Uploaded", format="YYYY-MM-DD HH:mm"),
+    })
+
+
+def render_qrels_table(qrels: pd.DataFrame, *, key: str) -> None:
+    view = qrels[["assessor", "filename", "is_default", "n_judgments", "n_topics"]]
+    st.dataframe(view, key=key, hide_index=True, width="stretch", column_config={
+        "assessor": "Assessor", "filename": "File",
+        "is_default": st.column_config.CheckboxColumn("Default", help="Used by the Leaderboard and Per-query pages"),
+        "n_judgments": st.column_config.NumberColumn("Judgments", format="localized"),
+        "n_topics": st.column_config.NumberColumn("Topics", format="%d"),
+    })
+
+
+def _do(action, key: str) -> None:
+    try:
+        action()
+        st.session_state.pop(f"{key}_error", None)
+    except RankboardError as err:
+        st.session_state[f"{key}_error"] = str(err)
+
+
+def render_run_admin(runs: pd.DataFrame, *, rename, delete, key: str) -> None:
+    """Pick a run, then rename it or delete it (delete asks for confirmation)."""
+    names = dict(zip(runs["run_id"].astype(int), runs["name"]))
+    run_id = st.selectbox("Run", list(names), format_func=names.get, key=f"{key}_manage_run")
+    left, right = st.columns([3, 2], vertical_alignment="bottom")
+    new_name = left.text_input("New name", key=f"{key}_rename_to", placeholder=names[run_id])
+    right.button("Rename", key=f"{key}_rename", disabled=not new_name.strip(),
+                 on_click=_do, args=(lambda: rename(run_id, new_name.strip()), key))
+    confirm_key = f"{key}_confirm_delete"
+    if st.session_state.get(confirm_key) != run_id:
+        st.button("Delete run", key=f"{key}_delete", icon=":material/delete:",
+                  on_click=lambda: st.session_state.__setitem__(confirm_key, run_id))
+    else:
+        st.warning(f"Delete run '{names[run_id]}' and its cached results? This cannot be undone.")
+        yes, no, _ = st.columns([1, 1, 3])
+        yes.button("Yes, delete it", key=f"{key}_delete_confirm", type="primary",
+                   on_click=_do, args=(lambda: (delete(run_id), st.session_state.pop(confirm_key, None)), key))
+        no.button("Cancel", key=f"{key}_delete_cancel",
+                  on_click=lambda: st.session_state.pop(confirm_key, None))
+    if st.session_state.get(f"{key}_error"):
+        show_error(st.session_state[f"{key}_error"], title="Could not change the run")
