@@ -188,41 +188,42 @@ def alpha_from_coincidence(o: np.ndarray, grades, level: str = "nominal") -> flo
 def paired_labels(qrels_a, qrels_b, *, rel_level=None, negative="drop"):
     """Inner join on (qid, docno): a DataFrame qid, docno, a, b; plus only_a, only_b counts."""
     a, b = as_qrels_frame(qrels_a, negative=negative), as_qrels_frame(qrels_b, negative=negative)
-    both = a.merge(b, on=["qid", "docno"], how="outer", suffixes=("_a", "_b"), indicator=True)
-    common = both[both["_merge"] == "both"]
+    common = a.merge(b, on=["qid", "docno"], how="inner", suffixes=("_a", "_b"))
     pairs = pd.DataFrame({"qid": common["qid"], "docno": common["docno"],
-                          "a": binarize(common["rel_a"].astype("int64"), rel_level),
-                          "b": binarize(common["rel_b"].astype("int64"), rel_level)})
-    counts = both["_merge"].value_counts()
-    return pairs.reset_index(drop=True), int(counts.get("left_only", 0)), int(counts.get("right_only", 0))
+                          "a": binarize(common["rel_a"], rel_level), "b": binarize(common["rel_b"], rel_level)})
+    return pairs, len(a) - len(pairs), len(b) - len(pairs)
+
+
+def _codes(pairs: pd.DataFrame):
+    """Sorted grade union and each pair's grade positions in it (for bincount)."""
+    labels = np.union1d(pairs["a"].to_numpy(), pairs["b"].to_numpy()).astype("int64")
+    return labels, np.searchsorted(labels, pairs["a"].to_numpy()), np.searchsorted(labels, pairs["b"].to_numpy())
 
 
 def confusion_matrix(pairs: pd.DataFrame, names=("A", "B")) -> pd.DataFrame:
     """Counts of (grade by A, grade by B), square over the union of grades, sorted."""
-    labels = np.union1d(pairs["a"].unique(), pairs["b"].unique()).astype("int64")
-    table = pd.crosstab(pairs["a"], pairs["b"]).reindex(index=labels, columns=labels, fill_value=0)
-    table.index.name, table.columns.name = names
-    return table
+    labels, ca, cb = _codes(pairs)
+    k = len(labels)
+    counts = np.bincount(ca * k + cb, minlength=k * k).reshape(k, k)
+    return pd.DataFrame(counts, index=pd.Index(labels, name=names[0]), columns=pd.Index(labels, name=names[1]))
 
 
 def per_topic_kappa(pairs: pd.DataFrame) -> pd.DataFrame:
     """Cohen's kappa per qid. `single_label`: a judge used one label on the topic (kappa is 0 or
     undefined and says little); `undefined`: both used the same single label, p_e = 1, kappa NaN."""
-    if pairs.empty:
-        return pd.DataFrame(columns=["qid", "n", "p_observed", "p_expected", "kappa",
-                                     "single_label", "undefined"])
-    pa = pd.crosstab(pairs["qid"], pairs["a"], normalize="index")
-    pb = pd.crosstab(pairs["qid"], pairs["b"], normalize="index")
-    labels = pa.columns.union(pb.columns)
-    pa, pb = pa.reindex(columns=labels, fill_value=0), pb.reindex(index=pa.index, columns=labels, fill_value=0)
-    grouped = (pairs["a"] == pairs["b"]).groupby(pairs["qid"])
-    out = pd.DataFrame({"n": grouped.size(), "p_observed": grouped.mean(), "p_expected": (pa * pb).sum(axis=1)})
-    undefined = np.isclose(out["p_expected"], 1.0)
-    out["kappa"] = np.where(undefined, np.nan,
-                            (out["p_observed"] - out["p_expected"]) / (1 - out["p_expected"].where(~undefined, 0)))
-    out["single_label"] = ((pa > 0).sum(axis=1) == 1) | ((pb > 0).sum(axis=1) == 1)
-    out["undefined"] = undefined
-    return out.rename_axis("qid").reset_index()
+    labels, ca, cb = _codes(pairs)
+    topic, qids = pd.factorize(pairs["qid"], sort=True)
+    nq, k = len(qids), len(labels)
+    pa = np.bincount(topic * k + ca, minlength=nq * k).reshape(nq, k)
+    pb = np.bincount(topic * k + cb, minlength=nq * k).reshape(nq, k)
+    n = pa.sum(axis=1)
+    p_o = np.bincount(topic, weights=(ca == cb), minlength=nq) / np.maximum(n, 1)
+    p_e = (pa * pb).sum(axis=1) / np.maximum(n, 1) ** 2
+    undefined = np.isclose(p_e, 1.0)
+    kappa = np.where(undefined, np.nan, (p_o - p_e) / np.where(undefined, 1.0, 1.0 - p_e))
+    return pd.DataFrame({"qid": np.asarray(qids, dtype=object), "n": n, "p_observed": p_o, "p_expected": p_e,
+                         "kappa": kappa, "single_label": ((pa > 0).sum(axis=1) == 1) | ((pb > 0).sum(axis=1) == 1),
+                         "undefined": undefined})
 
 
 def agreement(qrels_a, qrels_b, *, rel_level: int | None = None, weights: str | None = None,
