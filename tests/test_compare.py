@@ -1,0 +1,190 @@
+"""compare(): the statistics against their oracles on real Robust 2003 per-query data.
+
+Per-query values are computed here with pytrec_eval (trec_eval's C code) on four of the 17 runs,
+so the oracles (scipy.stats, statsmodels) see exactly the numbers compare() sees.
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+import pytrec_eval
+from scipy import stats as sp
+from statsmodels.stats.multitest import multipletests
+
+from core.compare import ROW_FIELDS, compare
+from core.errors import EvalError
+
+RUNS = ["InexpC2", "MU03rob01", "SABIR03BASE", "humR03dc"]
+MEASURES = {"map", "P_10", "ndcg_cut_20", "recip_rank", "bpref"}
+
+
+def _read_run(path) -> pd.DataFrame:
+    return pd.read_csv(path, sep=r"\s+", header=None, usecols=[0, 2, 4], names=["qid", "docno", "score"],
+                       dtype={"qid": str, "docno": str, "score": float})
+
+
+@pytest.fixture(scope="module")
+def robust(reference) -> pd.DataFrame:
+    base = reference / "trectools_robust03"
+    qrels_df = pd.read_csv(base / "robust03_qrels.txt", sep=r"\s+", header=None, names=["qid", "it", "docno", "rel"],
+                           dtype={"qid": str, "docno": str, "rel": int})
+    qrels = {q: dict(zip(g["docno"], g["rel"])) for q, g in qrels_df.groupby("qid")}
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, MEASURES)
+    frames = []
+    for name in RUNS:
+        run_df = _read_run(base / "runs" / f"input.{name}.gz")
+        run = {q: dict(zip(g["docno"], g["score"])) for q, g in run_df.groupby("qid")}
+        res = evaluator.evaluate(run)
+        frames.append(pd.DataFrame([(name, q, m, v) for q, ms in res.items() for m, v in ms.items()],
+                                   columns=["run", "qid", "measure", "value"]))
+    return pd.concat(frames, ignore_index=True)
+
+
+def _pair(per_query, run, baseline, measure):
+    wide = per_query[per_query["measure"] == measure].pivot(index="qid", columns="run", values="value")
+    wide = wide.sort_index()
+    return wide[run].to_numpy(), wide[baseline].to_numpy()
+
+
+@pytest.mark.parametrize("test,oracle", [("t", lambda x, y: sp.ttest_rel(x, y).pvalue),
+                                         ("wilcoxon", lambda x, y: sp.wilcoxon(x, y).pvalue)])
+def test_parametric_and_rank_tests_match_scipy(robust, test, oracle):
+    c = compare(robust, baseline="InexpC2", test=test)
+    checked = 0
+    for run, measure in itertools.product(RUNS[1:], sorted(MEASURES)):
+        x, y = _pair(robust, run, "InexpC2", measure)
+        row = c.row(run, measure)
+        assert row.p_value == pytest.approx(oracle(x, y), abs=1e-12, rel=0)
+        assert row.mean == pytest.approx(x.mean(), abs=1e-12)
+        assert row.delta == pytest.approx((x - y).mean(), abs=1e-12)
+        assert row.effect_size == pytest.approx((x - y).mean() / np.std(x - y, ddof=1), abs=1e-12)
+        assert (row.wins, row.ties, row.losses) == ((x > y).sum(), (x == y).sum(), (x < y).sum())
+        assert row.n_queries == 100
+        checked += 1
+    assert checked == 15
+    assert all(r.p_value is None and r.p_corrected is None and r.significant is None
+               for r in c.rows if r.run == "InexpC2")
+
+
+@pytest.mark.parametrize("correction,method", [("bonferroni", "bonferroni"), ("holm", "holm"), ("bh", "fdr_bh")])
+def test_corrections_match_statsmodels_over_all_runs_and_measures(robust, correction, method):
+    c = compare(robust, baseline="MU03rob01", test="t", correction=correction, alpha=0.01)
+    rows = [r for r in c.rows if r.run != "MU03rob01"]
+    assert len(rows) == 15
+    reject, expected, _, _ = multipletests([r.p_value for r in rows], alpha=0.01, method=method)
+    np.testing.assert_allclose([r.p_corrected for r in rows], expected, rtol=0, atol=1e-15)
+    assert [r.significant for r in rows] == [bool(x) for x in expected < 0.01]
+    assert sum(r.significant for r in rows) > 0  # the family has real differences in it
+    none = compare(robust, baseline="MU03rob01", test="t")
+    assert [r.p_corrected for r in none.rows] == [r.p_value for r in none.rows]
+
+
+def test_randomization_is_deterministic_and_agrees_with_t_on_clear_cases(robust):
+    a = compare(robust, baseline="InexpC2", test="randomization", n_resamples=4000, seed=7)
+    b = compare(robust, baseline="InexpC2", test="randomization", n_resamples=4000, seed=7)
+    other = compare(robust, baseline="InexpC2", test="randomization", n_resamples=4000, seed=8)
+    t = compare(robust, baseline="InexpC2", test="t")
+    assert a == b and a.to_dataframe().equals(b.to_dataframe())
+    assert [r.p_value for r in a.rows] != [r.p_value for r in other.rows]
+    clear = 0
+    for ra, rt in zip(a.rows, t.rows):
+        if rt.p_value is None:
+            continue
+        assert 1 / 4001 <= ra.p_value <= 1
+        if rt.p_value < 1e-4:
+            assert ra.p_value < 0.01, (ra.run, ra.measure)
+            clear += 1
+        elif rt.p_value > 0.5:
+            assert ra.p_value > 0.2, (ra.run, ra.measure)
+            clear += 1
+    assert clear >= 5
+
+
+def test_bootstrap_test_agrees_with_t_on_clear_cases(robust):
+    boot = compare(robust, baseline="SABIR03BASE", test="bootstrap", n_resamples=4000)
+    t = compare(robust, baseline="SABIR03BASE", test="t")
+    for rb, rt in zip(boot.rows, t.rows):
+        if rt.p_value is not None and rt.p_value < 1e-4:
+            assert rb.p_value < 0.01
+        if rt.p_value is not None and rt.p_value > 0.5:
+            assert rb.p_value > 0.2
+    assert boot == compare(robust, baseline="SABIR03BASE", test="bootstrap", n_resamples=4000)
+
+
+def test_bootstrap_ci_contains_the_mean_and_shrinks_with_more_queries(robust):
+    c = compare(robust, baseline="InexpC2", n_resamples=4000)
+    for r in c.rows:
+        assert r.ci_low <= r.mean <= r.ci_high and r.ci_low < r.ci_high
+    # the same queries four times over: same spread, four times the queries, half the width
+    big = pd.concat([robust.assign(qid=robust["qid"] + f"-{k}") for k in range(4)], ignore_index=True)
+    c4 = compare(big, baseline="InexpC2", n_resamples=4000)
+    for r, r4 in zip(c.rows, c4.rows):
+        assert r4.mean == pytest.approx(r.mean, abs=1e-12)
+        width, width4 = r.ci_high - r.ci_low, r4.ci_high - r4.ci_low
+        assert 0.4 * width < width4 < 0.6 * width
+    # and the width is the normal approximation's 2 * 1.96 * sd / sqrt(n), to within 15%
+    for r in c.rows:
+        values = robust[(robust["run"] == r.run) & (robust["measure"] == r.measure)]["value"]
+        expected = 2 * 1.959964 * values.std(ddof=0) / np.sqrt(len(values))
+        assert r.ci_high - r.ci_low == pytest.approx(expected, rel=0.15)
+
+
+def _frame(table: dict) -> pd.DataFrame:
+    return pd.DataFrame([(run, q, "AP", v) for run, vals in table.items() for q, v in vals.items()],
+                        columns=["run", "qid", "measure", "value"])
+
+
+def test_missing_topics_skip_versus_zero_and_the_note():
+    pq = _frame({"base": {"1": 0.5, "2": 0.25, "3": 0.0, "4": 1.0},
+                 "new": {"1": 0.75, "2": 0.25, "4": 0.5, "9": 0.9}})
+    skip = compare(pq, baseline="base", missing="skip")
+    row = skip.row("new", "AP")
+    assert row.n_queries == 3 and row.mean == pytest.approx((0.75 + 0.25 + 0.5) / 3)
+    assert row.delta == pytest.approx((0.25 + 0 - 0.5) / 3)
+    assert row.rel_delta == pytest.approx(row.delta / ((0.5 + 0.25 + 1.0) / 3))
+    assert (row.wins, row.ties, row.losses) == (1, 1, 1)
+    assert skip.missing == "skip"
+    assert "new lacks 1 of them (3)" in skip.missing_note and "skipped" in skip.missing_note
+    assert "1 topic(s) outside that set" in skip.missing_note
+    zero = compare(pq, baseline="base", missing="zero")
+    row = zero.row("new", "AP")
+    assert row.n_queries == 4 and row.mean == pytest.approx(1.5 / 4)
+    assert (row.wins, row.ties, row.losses) == (1, 2, 1)
+    assert "count as 0" in zero.missing_note
+    given = compare(pq, baseline="base", missing="zero", all_qids=["1", "2", "3", "4", "5"])
+    assert given.row("base", "AP").n_queries == 5 and "given topic list (5 topics)" in given.missing_note
+
+
+def test_tie_tolerance_and_input_errors():
+    pq = _frame({"base": {"1": 0.3, "2": 0.5, "3": 0.1}, "new": {"1": 0.1 + 0.2, "2": 0.5 + 1e-6, "3": 0.0}})
+    row = compare(pq, baseline="base", tie_tol=1e-9).row("new", "AP")
+    assert (row.wins, row.ties, row.losses) == (1, 1, 1)  # 0.1 + 0.2 != 0.3 in floating point, yet a tie
+    row = compare(pq, baseline="base", tie_tol=1e-3).row("new", "AP")
+    assert (row.wins, row.ties, row.losses) == (0, 2, 1)
+    with pytest.raises(EvalError, match="Did you mean base"):
+        compare(pq, baseline="bse")
+    with pytest.raises(EvalError, match="Unknown test"):
+        compare(pq, baseline="base", test="z")
+    with pytest.raises(EvalError, match="Unknown measure 'nDCG'"):
+        compare(pq, baseline="base", measures=["nDCG"])
+
+
+def test_formats_dataframe_csv_latex():
+    pq = pd.concat([_frame({"base": dict(zip(map(str, range(30)), np.linspace(0, 0.5, 30))),
+                            "good_run": dict(zip(map(str, range(30)), np.linspace(0, 0.5, 30) + 0.3 + 0.01 * np.sin(range(30))))}),
+                    _frame({"base": dict(zip(map(str, range(30)), np.linspace(0, 0.5, 30))),
+                            "good_run": dict(zip(map(str, range(30)), np.linspace(0, 0.5, 30)))}).assign(measure="P@10")])
+    c = compare(pq, baseline="base", correction="holm")
+    df = c.to_dataframe()
+    assert list(df.columns) == list(ROW_FIELDS) and len(df) == 4
+    back = pd.read_csv(__import__("io").StringIO(c.to_csv()))
+    assert back["mean"].tolist() == pytest.approx(df["mean"].tolist())
+    tex = c.to_latex()
+    best = f"{c.row('good_run', 'AP').mean:.4f}"
+    assert r"good\_run & \textbf{" + best + r"}$^{\dagger}$ &" in tex  # best AP and significant
+    assert r"base (baseline) & 0.2500 & \textbf{0.2500}" in tex  # P@10 tie: both bold, no marker
+    assert "Holm" in tex or "holm" in tex
+    assert "good_run" in c.to_text() and c.missing_note in c.to_text()
