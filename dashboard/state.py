@@ -13,6 +13,7 @@ from typing import Any, Callable, Sequence
 
 import streamlit as st
 
+from core.errors import RankboardError
 from core.store import Store
 
 _MEMORY = "_rankboard_memory"
@@ -33,8 +34,14 @@ def store_path() -> str | None:
 
 
 def get_store() -> Store:
-    """The process-wide Store (one DuckDB connection); core calls take a fresh cursor each."""
-    return _open_store(store_path())
+    """The process-wide Store (one DuckDB connection); core calls take a fresh cursor each.
+    If the store cannot be opened (locked by another process, newer schema), say so and stop."""
+    try:
+        return _open_store(store_path())
+    except RankboardError as err:
+        st.error("Rankboard cannot open its store", icon=":material/error:")
+        st.code(str(err), language=None, wrap_lines=True)
+        st.stop()
 
 
 def db_lock() -> threading.RLock:

@@ -1,0 +1,95 @@
+"""Judge agreement views: kappa summary, confusion heatmap, per-topic kappa, slopegraph."""
+from __future__ import annotations
+
+import math
+from html import escape
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from core.agreement import reading
+from dashboard.components.charts import show, style
+
+
+def _fmt(value) -> str:
+    return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.3f}"
+
+
+def render_pair_summary(pair, *, key: str) -> None:
+    a, b = pair.names
+    st.markdown(f"**Cohen's κ: {reading(pair.cohen_kappa)}** (Landis & Koch bands) on "
+                f"{pair.n_common:,} documents both judged.")
+    cols = st.columns(5)
+    cols[0].metric("Cohen's κ", _fmt(pair.cohen_kappa), help="Chance from each judge's own label rates")
+    cols[1].metric("Scott's π", _fmt(pair.pooled_kappa), help="Chance from the pooled label rates")
+    cols[2].metric("Weighted κ (linear)", _fmt(pair.weighted_kappa), help="Near-miss grades count partly")
+    cols[3].metric("Krippendorff's α", _fmt(pair.alpha.get("ordinal")), help="Ordinal level")
+    cols[4].metric("Raw agreement", f"{pair.p_observed:.1%}" if pair.n_common else "n/a")
+    st.caption(f"Judged only by {a}: {pair.only_a:,} · only by {b}: {pair.only_b:,} (not compared).")
+
+
+def render_multi_summary(multi, *, key: str) -> None:
+    cols = st.columns(3)
+    cols[0].metric("Fleiss' κ", _fmt(multi.fleiss_kappa), help=f"{multi.n_items_all:,} documents judged by all")
+    cols[1].metric("Krippendorff's α", _fmt(multi.krippendorff_alpha),
+                   help=f"Nominal, {multi.n_items_pairable:,} documents judged by two or more")
+    cols[2].metric("Judges", len(multi.names))
+    st.markdown(f"**Fleiss' κ: {reading(multi.fleiss_kappa)}**")
+    table = multi.pairwise.assign(reading=[reading(k) for k in multi.pairwise["cohen_kappa"]])
+    st.dataframe(table, key=f"{key}_pairwise", hide_index=True, column_config={
+        "a": "Judge A", "b": "Judge B", "n_common": st.column_config.NumberColumn("Both judged", format="localized"),
+        "cohen_kappa": st.column_config.NumberColumn("Cohen's κ", format="%.3f"),
+        "pooled_kappa": st.column_config.NumberColumn("Scott's π", format="%.3f"), "reading": "Reading"})
+
+
+def render_confusion(pair, *, key: str) -> None:
+    conf: pd.DataFrame = pair.confusion
+    a, b = pair.names
+    labels = [str(v) for v in conf.index]
+    fig = go.Figure(go.Heatmap(z=conf.to_numpy(), x=[str(v) for v in conf.columns], y=labels,
+                               colorscale="Blues", text=conf.to_numpy(), texttemplate="%{text:,}",
+                               hovertemplate="row %{y}, column %{x}: %{z:,} documents<extra></extra>"))
+    fig.update_xaxes(title=f"grade by {escape(b)} (column)", type="category", side="bottom")
+    fig.update_yaxes(title=f"grade by {escape(a)} (row)", type="category", autorange="reversed")
+    style(fig, height=340, legend=False).update_layout(title="Confusion matrix")
+    show(fig, key=key, filename=f"confusion_{a}_vs_{b}")
+
+
+def render_topic_kappa(pair, *, topics: dict, key: str) -> None:
+    df = pair.per_topic.dropna(subset=["kappa"]).sort_values("kappa")
+    if df.empty:
+        st.info("No topic has a defined kappa (each judge used a single label per topic).")
+        return
+    text = [topics.get(str(q), "") for q in df["qid"]]
+    fig = go.Figure(go.Bar(x=df["qid"].astype(str), y=df["kappa"], customdata=list(zip(text, df["n"])),
+                           marker_color=["#d73027" if k < 0.4 else "#fdae61" if k < 0.6 else "#1a9850"
+                                         for k in df["kappa"]],
+                           hovertemplate="topic %{x}: κ = %{y:.2f}<br>%{customdata[1]} documents<br>"
+                                         "%{customdata[0]}<extra></extra>"))
+    fig.update_xaxes(type="category", title="topic (sorted by κ)", showticklabels=len(df) <= 60)
+    fig.update_yaxes(title="Cohen's κ", range=[min(-0.2, float(df["kappa"].min())), 1.02])
+    style(fig, height=320, legend=False).update_layout(title="Per-topic Cohen's κ")
+    show(fig, key=key, filename=f"topic_kappa_{'_vs_'.join(pair.names)}")
+    skipped = int(pair.per_topic["kappa"].isna().sum())
+    if skipped:
+        st.caption(f"{skipped} topic(s) have no defined κ (both judges used one label) and are not shown.")
+
+
+def render_slopegraph(dim, *, colors: dict, key: str) -> None:
+    scores: pd.DataFrame = dim.scores
+    cols = list(scores.columns)
+    fig = go.Figure()
+    for run, row in scores.iterrows():
+        fig.add_trace(go.Scatter(x=cols, y=row.to_numpy(), mode="lines+markers", name=str(run),
+                                 line=dict(color=colors.get(str(run)), width=2), marker=dict(size=8),
+                                 hovertemplate="%{fullData.name}<br>%{x}: %{y:.4f}<extra></extra>"))
+    fig.update_xaxes(type="category", title="qrels set")
+    fig.update_yaxes(title=dim.measure)
+    taus = "; ".join(f"τ({escape(str(r.a))}, {escape(str(r.b))}) = {r.kendall_tau:.3f}"
+                     for r in dim.correlations.itertuples())
+    style(fig, height=420).update_layout(title=f"System scores under each qrels set — Kendall's {taus}")
+    show(fig, key=key, filename=f"slopegraph_{dim.measure}")
+    table = dim.correlations.rename(columns={"a": "Qrels A", "b": "Qrels B", "kendall_tau": "Kendall's τ",
+                                             "tau_ap": "τ_AP (B vs A)", "tau_ap_reversed": "τ_AP (A vs B)"})
+    st.dataframe(table, key=f"{key}_taus", hide_index=True)

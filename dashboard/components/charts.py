@@ -1,0 +1,28 @@
+"""Shared plotly settings: projector-readable fonts, PNG export through plotly's toolbar."""
+from __future__ import annotations
+
+import re
+
+import plotly.graph_objects as go
+import streamlit as st
+
+FONT = dict(size=14)
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_")[:80] or "rankboard"
+
+
+def style(fig: go.Figure, *, height: int = 380, legend: bool = True) -> go.Figure:
+    fig.update_layout(height=height, font=FONT, margin=dict(l=10, r=10, t=40, b=10),
+                      showlegend=legend, legend=dict(font=dict(size=13)),
+                      hoverlabel=dict(font_size=13), template="plotly_white")
+    return fig
+
+
+def show(fig: go.Figure, *, key: str, filename: str, **kwargs):
+    """st.plotly_chart with the toolbar's camera button saving a 2x PNG named after the view."""
+    config = {"displaylogo": False,
+              "toImageButtonOptions": {"format": "png", "filename": _slug(filename), "scale": 2},
+              "modeBarButtonsToRemove": ["lasso2d", "select2d"]}
+    return st.plotly_chart(fig, key=key, config=config, theme=None, **kwargs)

@@ -1,0 +1,8 @@
+"""Choices offered by the pages (labels people read on a projector)."""
+DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10", "R@1000", "RR"]
+MORE_MEASURES = ["nDCG", "nDCG@20", "P@5", "P@20", "R@100", "Rprec", "bpref", "NumRet", "NumRelRet"]
+TESTS = {"t": "Paired t-test", "wilcoxon": "Wilcoxon signed-rank", "randomization": "Randomisation (Fisher)",
+         "bootstrap": "Paired bootstrap"}
+CORRECTIONS = {"none": "None", "bonferroni": "Bonferroni", "holm": "Holm", "bh": "Benjamini-Hochberg (FDR)"}
+ALPHAS = ["0.01", "0.05", "0.1"]
+NO_BASELINE = ""
