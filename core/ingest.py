@@ -62,6 +62,10 @@ def default_qrels_id(cur, cid: int) -> int | None:
     return row[0] if row else None
 
 
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def _examples(qids: set[str], n: int = 3) -> str:
     shown = sorted(qids, key=lambda q: (len(q), q))[:n]
     return ", ".join(shown) + (", ..." if len(qids) > n else "")
@@ -121,15 +125,15 @@ def _topic_warnings(cur, cid: int, table: pa.Table, file: str) -> list[str]:
     judged = {r[0] for r in cur.execute("SELECT DISTINCT qid FROM qrels WHERE qrels_id = ?", [qrels_id]).fetchall()}
     ran = set(pc.unique(table["qid"]).to_pylist())
     if not judged & ran:
-        raise UploadError(Problem(file, None, f"none of the run's {len(ran)} topics ({_examples(ran)}) appear in "
-                                  f"the collection's qrels ({len(judged)} topics: {_examples(judged)})",
+        raise UploadError(Problem(file, None, f"none of the run's {_n(len(ran), 'topic')} ({_examples(ran)}) appear in "
+                                  f"the collection's qrels ({_n(len(judged), 'topic')}: {_examples(judged)})",
                                   "Check that you chose the right collection, or load the matching qrels first"))
     out = []
     if ran - judged:
-        out.append(f"{len(ran - judged)} of the run's {len(ran)} topics have no judgments in the qrels "
+        out.append(f"{len(ran - judged)} of the run's {_n(len(ran), 'topic')} have no judgments in the qrels "
                    f"({_examples(ran - judged)}); evaluation ignores them.")
     if judged - ran:
-        out.append(f"{len(judged - ran)} of the {len(judged)} judged topics are missing from the run "
+        out.append(f"{len(judged - ran)} of the {_n(len(judged), 'judged topic')} are missing from the run "
                    f"({_examples(judged - ran)}); trec_eval skips them unless -c counts them as 0.")
     return out
 

@@ -1,0 +1,171 @@
+"""Every bad-upload case: the exact message, the line number, and a store left unchanged."""
+from __future__ import annotations
+
+import gzip
+
+import pytest
+
+from core.errors import UploadError
+from core.formats import read_qrels, read_run, read_topics
+from tests.fixtures_store import fresh_store
+
+GOOD_RUN = b"301 Q0 d1 1 2.5 tagA\n301 Q0 d2 2 1.5 tagA\n302 Q0 d3 1 0.5 tagA\n"
+QRELS = b"301 0 d1 1\n301 0 d2 0\n302 0 d3 2\n"
+
+
+def snapshot(store) -> dict:
+    """Every row of every table, so a test can check that nothing changed."""
+    cur = store.cursor()
+    tables = [r[0] for r in cur.execute("SELECT table_name FROM information_schema.tables ORDER BY 1").fetchall()]
+    return {t: cur.execute(f"SELECT * FROM {t} ORDER BY ALL").fetchall() for t in tables}
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = fresh_store(tmp_path)
+    s.add_qrels("c", QRELS, filename="qrels.txt", assessor="NIST")
+    s.add_run("c", GOOD_RUN, filename="good.run")
+    yield s
+    s.close()
+
+
+def error_of(fn, *args, **kw) -> UploadError:
+    with pytest.raises(UploadError) as info:
+        fn(*args, **kw)
+    return info.value
+
+
+# (case, file bytes, exact message, line of the first problem)
+RUN_CASES = [
+    ("field count", b"301 Q0 d1 1 2.5 t\n301 Q0 d2 2 1.0\n",
+     "r.run, line 2: found 5 fields but a run line needs 6 (qid Q0 docno rank score tag). "
+     "Separate the fields with spaces or tabs and remove extra fields.\n    '301 Q0 d2 2 1.0'", 2),
+    ("looks like qrels", b"301 Q0 d1 1 2.5 t\n\n301 0 d2 1\n",
+     "r.run, line 3: found 4 fields but a run line needs 6 (qid Q0 docno rank score tag); this looks like "
+     "a qrels file. Upload it as qrels instead.\n    '301 0 d2 1'", 3),
+    ("non-numeric score", b"# ir_metadata\n301 Q0 d1 1 2.5 t\n301 Q0 d2 2 high t\n",
+     "r.run, line 3: score 'high' is not a number. Use a decimal number such as 12.5, -3 or 1.2e-3.\n"
+     "    '301 Q0 d2 2 high t'", 3),
+    ("duplicate docno", b"301 Q0 d1 1 2.5 t\n301 Q0 d2 2 1.5 t\n301 Q0 d1 3 0.5 t\n",
+     "r.run, line 3: document 'd1' appears twice for topic '301' (first on line 1). trec_eval refuses "
+     "duplicate documents; remove one of the lines.\n    '301 Q0 d1 3 0.5 t'", 3),
+    ("empty", b"", "r.run: the file is empty. Choose a file with at least one line of data.", None),
+    ("blank only", b"  \n\t\n", "r.run: the file is empty. Choose a file with at least one line of data.", None),
+    ("comments only", b"# ir_metadata.start\n# ir_metadata.end\n",
+     "r.run: the file has no data lines, only blank or '#' comment lines. Choose a file with at least one "
+     "line of data.", None),
+    ("binary", b"301 Q0 d1 1 2.5 t\n\x00\x01garbage\n",
+     "r.run, line 2: the file contains binary data (byte 0x00), not text. Upload a plain-text or "
+     "gzip-compressed file.\n    '\\x00\\x01garbage'", 2),
+    ("latin-1", b"301 Q0 d1 1 2.5 t\n301 Q0 caf\xe9 2 1.5 t\n",
+     "r.run, line 2: the text is not valid UTF-8 (byte 0xe9). Save the file as UTF-8 and upload it again.\n"
+     "    '301 Q0 caf\ufffd 2 1.5 t'", 2),
+    ("msmarco bad rank", b"301\td1\t1\n301\td2\ttwo\n",
+     "r.run, line 2: rank 'two' is not a whole number. Use ranks 1, 2, 3, ... (the score is derived from "
+     "the rank).\n    '301\\td2\\ttwo'", 2),
+    ("truncated gzip", gzip.compress(GOOD_RUN)[:20], None, None),
+]
+
+
+@pytest.mark.parametrize("case,data,message,line", RUN_CASES, ids=[c[0] for c in RUN_CASES])
+def test_bad_run_is_rejected_and_store_unchanged(store, case, data, message, line):
+    before = snapshot(store)
+    exc = error_of(store.add_run, "c", data, filename="r.run")
+    if message is not None:
+        assert str(exc) == message
+    assert exc.problems[0].line == line
+    assert exc.problems[0].file == "r.run"
+    assert snapshot(store) == before
+    assert str(error_of(read_run, data, filename="r.run")) == str(exc)  # the parser alone says the same
+
+
+QRELS_CASES = [
+    ("looks like a run", b"301 0 d1 1\n301 Q0 d2 1 2.5 tag\n",
+     "q.txt, line 2: found 6 fields but a qrels line needs 4 (qid iter docno rel); this looks like a run "
+     "file. Upload it as a run instead.\n    '301 Q0 d2 1 2.5 tag'", 2),
+    ("non-integer grade", b"301 0 d1 1\n301 0 d2 1.5\n",
+     "q.txt, line 2: relevance grade '1.5' is not a whole number. Use an integer grade such as 0, 1 or 2 "
+     "(negative grades are allowed).\n    '301 0 d2 1.5'", 2),
+    ("duplicate judgment", b"301 0 d1 1\n301 0 d1 0\n",
+     "q.txt, line 2: document 'd1' is judged twice for topic '301' (first on line 1). Keep one judgment "
+     "per document and remove the other.\n    '301 0 d1 0'", 2),
+    ("empty", b"\n", "q.txt: the file is empty. Choose a file with at least one line of data.", None),
+]
+
+
+@pytest.mark.parametrize("case,data,message,line", QRELS_CASES, ids=[c[0] for c in QRELS_CASES])
+def test_bad_qrels_is_rejected_and_store_unchanged(store, case, data, message, line):
+    before = snapshot(store)
+    exc = error_of(store.add_qrels, "c", data, filename="q.txt", assessor="B")
+    assert str(exc) == message
+    assert exc.problems[0].line == line
+    assert snapshot(store) == before
+
+
+def test_run_sharing_no_topics_with_qrels(store):
+    before = snapshot(store)
+    exc = error_of(store.add_run, "c", b"999 Q0 d1 1 1.0 x\n998 Q0 d1 1 1.0 x\n", filename="other.run")
+    assert str(exc) == ("other.run: none of the run's 2 topics (998, 999) appear in the collection's qrels "
+                        "(2 topics: 301, 302). Check that you chose the right collection, or load the matching "
+                        "qrels first.")
+    assert exc.problems[0].line is None
+    assert snapshot(store) == before
+
+
+def test_existing_run_name_offers_replace_or_rename(store):
+    before = snapshot(store)
+    exc = error_of(store.add_run, "c", GOOD_RUN, filename="again.run")
+    assert str(exc) == ("again.run: a run named 'tagA' already exists in collection 'c'. Choose replace to "
+                        "overwrite it, or rename to load it as 'tagA-2'.")
+    assert snapshot(store) == before
+    renamed = store.add_run("c", GOOD_RUN, filename="again.run", on_conflict="rename")
+    assert renamed.name == "tagA-2"
+    assert "loaded as 'tagA-2'" in renamed.warnings[0]
+    assert sorted(store.runs("c")["name"]) == ["tagA", "tagA-2"]
+
+
+def test_topic_mismatch_is_a_warning_with_counts(store):
+    rep = store.add_run("c", b"301 Q0 d1 1 1.0 w\n303 Q0 d1 1 1.0 w\n304 Q0 d1 1 1.0 w\n", filename="w.run")
+    assert rep.warnings == [
+        "2 of the run's 3 topics have no judgments in the qrels (303, 304); evaluation ignores them.",
+        "1 of the 2 judged topics are missing from the run (302); trec_eval skips them unless -c counts them as 0.",
+    ]
+
+
+def test_at_most_20_problems_then_and_n_more():
+    data = b"".join(b"301 Q0 d%d 1 x%d t\n" % (i, i) for i in range(25))
+    exc = error_of(read_run, data, filename="many.run")
+    text = str(exc).splitlines()
+    assert len(exc.problems) == 20 and exc.total == 25
+    assert text[-1] == "...and 5 more"
+    assert [p.line for p in exc.problems] == list(range(1, 21))
+
+
+def test_problems_of_different_kinds_are_listed_in_line_order():
+    data = b"301 Q0 d1 1 1.0 t\n301 Q0 d2 2 nan? t\n301 Q0 d1 3 0.5 t\n301 Q0 d4 4\n"
+    exc = error_of(read_run, data, filename="mixed.run")
+    assert [p.line for p in exc.problems] == [2, 3, 4]
+    assert "score 'nan?' is not a number" in exc.problems[0].message
+    assert "appears twice" in exc.problems[1].message
+    assert "found 4 fields" in exc.problems[2].message
+
+
+def test_topics_errors_name_the_line():
+    exc = error_of(read_topics, b"301\tfirst\n302 no tab here\n", filename="t.tsv")
+    assert str(exc) == ("t.tsv, line 2: found no tab between the qid and the text. Write each topic as "
+                        "'qid<TAB>text' on one line.\n    '302 no tab here'")
+    exc = error_of(read_topics, b'{"qid": "1", "text": "a"}\n{"qid": 2, \n', filename="t.jsonl")
+    assert exc.problems[0].line == 2 and "not valid JSON" in str(exc)
+    exc = error_of(read_topics, b"301\ta\n301\tb\n", filename="t.tsv")
+    assert str(exc) == "t.tsv, line 2: topic '301' appears twice (first on line 1). Keep one entry per topic."
+
+
+def test_failed_cli_style_batch_leaves_nothing(store):
+    """A transaction that fails on its second file rolls back the first one too."""
+    from core import ingest
+    before = snapshot(store)
+    with pytest.raises(UploadError):
+        with store.transaction() as cur:
+            ingest.add_run(cur, ingest.collection_id(cur, "c"), GOOD_RUN.replace(b"tagA", b"tagB"), filename="ok.run")
+            ingest.add_run(cur, ingest.collection_id(cur, "c"), b"301 Q0 d1 1 bad t\n", filename="bad.run")
+    assert snapshot(store) == before
