@@ -1,0 +1,73 @@
+"""`python -m core agreement`: text and JSON output on real qrels files."""
+from __future__ import annotations
+
+import argparse
+import json
+
+import pytest
+from sklearn.metrics import cohen_kappa_score
+
+from core import cli_agreement
+from core.errors import EvalError
+
+
+def run_cli(capsys, *argv) -> str:
+    parser = argparse.ArgumentParser()
+    cli_agreement.add_arguments(parser)
+    assert cli_agreement.run(parser.parse_args([str(a) for a in argv])) == 0
+    return capsys.readouterr().out
+
+
+@pytest.fixture
+def files(tmp_path):
+    a = tmp_path / "judge_a.qrels"
+    b = tmp_path / "judge_b.qrels"
+    c = tmp_path / "judge_c.qrels"
+    a.write_text("1 0 d1 0\n1 0 d2 1\n1 0 d3 2\n1 0 d4 1\n2 0 d5 0\n2 0 d6 2\n")
+    b.write_text("1 0 d1 0\n1 0 d2 2\n1 0 d3 2\n2 0 d5 1\n2 0 d6 2\n2 0 d7 0\n")
+    c.write_text("1 0 d1 1\n1 0 d2 1\n1 0 d3 2\n2 0 d5 0\n2 0 d6 2\n")
+    return a, b, c
+
+
+def test_json_for_two_files(capsys, files):
+    a, b, _ = files
+    doc = json.loads(run_cli(capsys, a, b, "--format", "json"))
+    assert len(doc["pairs"]) == 1 and "fleiss_kappa" not in doc
+    pair = doc["pairs"][0]
+    for key in ("cohen_kappa", "pooled_kappa", "p_observed", "p_expected", "n_common", "only_a", "only_b",
+                "confusion"):
+        assert key in pair
+    assert (pair["n_common"], pair["only_a"], pair["only_b"]) == (5, 1, 1)
+    assert pair["cohen_kappa"] == pytest.approx(cohen_kappa_score([0, 1, 2, 0, 2], [0, 2, 2, 1, 2]))
+    assert pair["confusion"]["labels"] == [0, 1, 2]
+    assert pair["confusion"]["counts"] == [[1, 1, 0], [0, 0, 1], [0, 0, 2]]
+    assert pair["p_observed"] == pytest.approx(3 / 5)
+
+
+def test_json_three_files_binary_weighted(capsys, files):
+    doc = json.loads(run_cli(capsys, *files, "-l", "2", "--weights", "quadratic", "--format", "json"))
+    assert len(doc["pairs"]) == 3
+    assert doc["rel_level"] == 2 and doc["pairs"][0]["confusion"]["labels"] == [0, 1]
+    assert doc["pairs"][0]["weighted_kappa"] is not None
+    assert "fleiss_kappa" in doc and "krippendorff_alpha" in doc
+    assert doc["n_items_all"] == 5     # d1 d2 d3 d5 d6
+
+
+def test_text_output(capsys, files):
+    out = run_cli(capsys, *files, "--weights", "linear")
+    assert "judge_a.qrels vs judge_b.qrels (raw grades)" in out
+    assert "Cohen's kappa" in out and "Scott's pi (pooled)" in out and "weighted kappa (linear)" in out
+    assert "Fleiss' kappa" in out
+
+
+def test_groups_reads_a_qrels_jg_file(capsys, reference):
+    doc = json.loads(run_cli(capsys, reference / "trec_eval_test/qrels.123", "--groups", "-l", "1",
+                             "--format", "json"))
+    assert [(p["a"], p["b"]) for p in doc["pairs"]] == [("jg0", "jg1"), ("jg0", "jg2"), ("jg1", "jg2")]
+    assert doc["pairs"][0]["cohen_kappa"] == pytest.approx(0.923155, abs=5.1e-7)   # kappa_reference CSV
+    assert doc["n_items_all"] == 2644
+
+
+def test_one_assessor_is_an_error(files):
+    with pytest.raises(EvalError, match="at least two assessors"):
+        cli_agreement.load_assessors([str(files[0])], groups=False)
