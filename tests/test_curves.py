@@ -1,0 +1,125 @@
+"""Curves: seed 002's worked examples, trec_eval's iprec_at_recall_*, and sklearn's ROC AUC."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import pytrec_eval
+from sklearn.metrics import roc_auc_score
+
+from core.curves import IPREC_LEVELS, canonical_ranking, pr_curve, pr_points, roc_auc, roc_curve
+
+# seed 002: the relevant set R_q and the ranking of its recall/precision table (ERRATA 5: the table's
+# ranking has d48 at 11 and d3 at 14; the R-precision slide's has d38 at 11, d48 at 12, d3 at 15)
+RELEVANT = ["d3", "d5", "d9", "d25", "d39", "d44", "d56", "d71", "d89", "d123"]
+TABLE_RANKING = "d123 d84 d56 d6 d8 d9 d511 d129 d187 d25 d48 d250 d113 d3".split()
+SLIDE_RANKING = "d123 d84 d56 d6 d8 d9 d511 d129 d187 d25 d38 d48 d250 d113 d3".split()
+QRELS = pd.DataFrame({"qid": "q", "docno": RELEVANT, "rel": 1})
+
+
+def _run(docnos, qid="q", run="seed002") -> pd.DataFrame:
+    return pd.DataFrame({"run": run, "qid": qid, "docno": docnos, "score": np.arange(len(docnos), 0, -1.0)})
+
+
+@pytest.mark.parametrize("ranking,last_rank", [(TABLE_RANKING, 14), (SLIDE_RANKING, 15)])
+def test_seed002_recall_precision_pairs(ranking, last_rank):
+    pts = pr_points(_run(ranking), QRELS)
+    # (1/10, 1/1) (2/10, 2/3) (3/10, 3/6) (4/10, 4/10) (5/10, 5/14): derived from the definitions
+    expected_ranks = [1, 3, 6, 10, last_rank]
+    assert pts["docno"].tolist() == ["d123", "d56", "d9", "d25", "d3"]
+    assert pts["rank"].tolist() == expected_ranks
+    np.testing.assert_allclose(pts["recall"], [k / 10 for k in range(1, 6)], rtol=0, atol=1e-15)
+    np.testing.assert_allclose(pts["precision"], [k / r for k, r in zip(range(1, 6), expected_ranks)],
+                               rtol=0, atol=1e-15)
+    assert (pts["x"] == pts["recall"]).all() and (pts["y"] == pts["precision"]).all()
+    every = pr_points(_run(ranking), QRELS, at="rank")
+    assert len(every) == len(ranking) and every["rank"].tolist() == list(range(1, len(ranking) + 1))
+    assert every.loc[1, "precision"] == 0.5 and every.loc[1, "recall"] == 0.1  # d84: 1 of 2, 1 of 10
+
+
+def test_seed002_two_query_average_table():
+    q1 = [80, 80, 60, 60, 40, 40, 30, 30, 20, 20]
+    q2 = [60, 50, 40, 30, 25, 20, 15, 10, 5, 5]
+    per_query = pd.DataFrame([("sys", qid, f"IPrec@{level / 10:g}", value / 100)
+                              for qid, values in (("1", q1), ("2", q2))
+                              for level, value in zip(range(1, 11), values)],
+                             columns=["run", "qid", "measure", "value"])
+    avg = pr_curve(per_query)
+    assert avg["qid"].eq("all").all() and avg["recall"].tolist() == pytest.approx([k / 10 for k in range(1, 11)])
+    # ERRATA 2: at 90% and 100% recall the average of 20 and 5 is 12.5 (the seed prints 11.5)
+    expected = [70, 65, 50, 45, 32.5, 30, 22.5, 20, 12.5, 12.5]
+    np.testing.assert_allclose(avg["precision"] * 100, expected, rtol=0, atol=1e-12)
+    both = pr_curve(per_query, per_topic=True)
+    assert sorted(both["qid"].unique()) == ["1", "2", "all"]
+
+
+def _trec_eval_file(path) -> pd.DataFrame:
+    df = pd.read_csv(path, sep=r"\s+", header=None, names=["measure", "qid", "value"], dtype=str)
+    return df[df["measure"].str.startswith("iprec_at_recall_")].assign(value=lambda d: d["value"].astype(float))
+
+
+@pytest.fixture(scope="module")
+def robust(reference):
+    base = reference / "trectools_robust03"
+    qrels = pd.read_csv(base / "robust03_qrels.txt", sep=r"\s+", header=None, names=["qid", "it", "docno", "rel"],
+                        dtype={"qid": str, "docno": str, "rel": int})
+    runs = {name: pd.read_csv(base / "runs" / f"input.{name}.gz", sep=r"\s+", header=None, usecols=[0, 2, 4],
+                              names=["qid", "docno", "score"], dtype={"qid": str, "docno": str, "score": float})
+            for name in ("InexpC2", "NLPR03vb10")}
+    return base, qrels, runs
+
+
+def test_interpolated_average_matches_trec_eval_all_rows(robust):
+    base, qrels, runs = robust
+    evaluator = pytrec_eval.RelevanceEvaluator(
+        {q: dict(zip(g["docno"], g["rel"])) for q, g in qrels.groupby("qid")}, {"iprec_at_recall"})
+    for name, run in runs.items():
+        res = evaluator.evaluate({q: dict(zip(g["docno"], g["score"])) for q, g in run.groupby("qid")})
+        per_query = pd.DataFrame([(name, q, m, v) for q, ms in res.items() for m, v in ms.items()],
+                                 columns=["run", "qid", "measure", "value"])
+        curve = pr_curve(per_query)
+        ref = _trec_eval_file(base / "reference_trec_eval_9.0.8" / f"input.{name}.all_trec.q.txt")
+        ref_all = ref[ref["qid"] == "all"].set_index("measure")["value"]
+        assert curve["recall"].tolist() == list(IPREC_LEVELS)
+        for level, precision in zip(curve["recall"], curve["precision"]):
+            assert precision == pytest.approx(ref_all[f"iprec_at_recall_{level:.2f}"], abs=5e-5)
+
+
+def _auc_oracle(ranked: pd.DataFrame, qrels: pd.DataFrame) -> float:
+    """sklearn on the judged documents: retrieved ones scored by rank, the rest tied below them."""
+    judged = qrels[qrels["rel"] >= 0].merge(ranked[["docno", "rank"]], on="docno", how="left")
+    score = -judged["rank"].fillna(judged["rank"].max() + 1 if judged["rank"].notna().any() else 1)
+    return roc_auc_score(judged["rel"] >= 1, score)
+
+
+def test_roc_auc_matches_sklearn_and_the_average_curve_area_is_the_mean(robust):
+    _, qrels, runs = robust
+    run = pd.concat([r.assign(run=name) for name, r in runs.items()], ignore_index=True)
+    curve = roc_curve(run, qrels)
+    auc = roc_auc(curve)
+    ranked = canonical_ranking(run)
+    per_topic = auc[auc["qid"] != "all"]
+    assert len(per_topic) == 200
+    for (name, qid), value in per_topic.set_index(["run", "qid"])["auc"].items():
+        sub = ranked[(ranked["run"] == name) & (ranked["qid"] == qid)]
+        assert value == pytest.approx(_auc_oracle(sub, qrels[qrels["qid"] == qid]), abs=1e-12), (name, qid)
+    means = per_topic.groupby("run")["auc"].mean()
+    for name in runs:
+        assert auc[(auc["run"] == name) & (auc["qid"] == "all")]["auc"].item() == pytest.approx(means[name], abs=1e-12)
+    assert (curve["x"].between(0, 1) & curve["y"].between(0, 1)).all()
+    assert {"fpr", "tpr"} <= set(curve.columns)
+
+
+def test_roc_by_hand_with_and_without_num_docs():
+    # ranking R U N R (U unjudged); one more relevant and one more judged non-relevant unretrieved
+    run = _run(["r1", "u1", "n1", "r2"], qid="t")
+    qrels = pd.DataFrame({"qid": "t", "docno": ["r1", "r2", "r3", "n1", "n2"], "rel": [1, 2, 1, 0, 0]})
+    curve = roc_curve(run, qrels, average=False)
+    np.testing.assert_allclose(curve[["x", "y"]].to_numpy(),
+                               [(0, 0), (0, 1 / 3), (0.5, 1 / 3), (0.5, 2 / 3), (1, 1)], atol=1e-15)
+    assert roc_auc(curve)["auc"].item() == pytest.approx(7 / 12)  # 3.5 of 6 pairs ordered correctly
+    # -N 10: 7 negatives; the unjudged u1 is one of them; 5 negatives tie with r3 at the end
+    big = roc_curve(run, qrels, num_docs=10, average=False)
+    assert roc_auc(big)["auc"].item() == pytest.approx(29 / 42)  # (7 + 5 + 2.5) / 21
+    assert roc_auc(roc_curve(run, qrels.assign(rel=[1, 1, 1, 2, 2]), rel_level=2))["auc"].iloc[0] == pytest.approx(
+        _auc_oracle(canonical_ranking(run), qrels.assign(rel=[0, 0, 0, 1, 1])))
