@@ -83,9 +83,8 @@ def does_it_matter(store, collection, measure: str, qrels_ids=None, *, options=N
     with `core.results.evaluate_stored`, and correlate the system orderings pairwise."""
     from core.results import evaluate_stored   # imported late: the measures layer is heavy
     from core.measures import parse_measure
-    from core.evaluate import EvalOptions
 
-    options = options or EvalOptions()
+    extra = {} if options is None else {"options": options}     # None: the engine's defaults
     canonical = parse_measure(measure).name
     sets = store.qrels_sets(collection)
     if qrels_ids is not None:
@@ -95,13 +94,15 @@ def does_it_matter(store, collection, measure: str, qrels_ids=None, *, options=N
     runs = store.runs(collection)
     if runs.empty:
         raise EvalError("The collection has no runs to rank.")
+    names = dict(zip(runs["run_id"], runs["name"]))
     columns, ids = {}, {}
     for row in sets.itertuples():
         label = _unique_label(str(row.assessor or f"qrels {row.qrels_id}"), columns)
         result = evaluate_stored(store, collection, runs["run_id"].tolist(), [canonical],
-                                 qrels_id=int(row.qrels_id), options=options)
+                                 qrels_id=int(row.qrels_id), **extra)
         summary = result.summary[result.summary["measure"] == canonical]
-        columns[label] = summary.set_index("run")["value"]
+        columns[label] = pd.Series(summary["value"].to_numpy(),       # keyed by run name
+                                   index=[names.get(r, r) for r in summary["run"]])
         ids[label] = int(row.qrels_id)
     scores = pd.DataFrame(columns).rename_axis("run")
     return DoesItMatter(measure=canonical, scores=scores, correlations=correlation_table(scores),
