@@ -98,12 +98,14 @@ def _tsv(text: str, file: str, kind: str) -> pd.DataFrame:
 
 
 def _jsonl(text: str, file: str, kind: str) -> pd.DataFrame:
-    data = text.encode("utf-8")
+    lineno = split_lines(text, file, sep="\x00", max_splits=0).lineno
     try:
-        table = pj.read_json(io.BytesIO(data), parse_options=pj.ParseOptions(newlines_in_values=False))
-    except pa.ArrowException:
-        _first_bad_json(text, file)
-        raise UploadError(Problem(file, None, "the JSON lines cannot be read", "Write one JSON object per line"))
+        table = pj.read_json(io.BytesIO(text.encode("utf-8")),
+                             parse_options=pj.ParseOptions(newlines_in_values=False))
+    except pa.ArrowException:  # bad JSON, or mixed types (ids as numbers and strings): the slow path
+        table = _jsonl_slow(text, file)
+    if table.num_rows != len(lineno):  # e.g. two objects on one line
+        table = _jsonl_slow(text, file)
     names = {n.lower(): n for n in table.column_names}
     id_col = next((names[k] for k in ID_KEYS[kind] if k in names), None)
     text_col = next((names[k] for k in TEXT_KEYS[kind] if k in names), None)
@@ -117,17 +119,18 @@ def _jsonl(text: str, file: str, kind: str) -> pd.DataFrame:
     except pa.ArrowException:
         raise UploadError(Problem(file, None, f"the '{id_col}' and '{text_col}' values must be strings or numbers",
                                   "Write them as plain JSON strings")) from None
-    lineno = split_lines(text, file, sep="\x00", max_splits=0).lineno
-    empty = ids.isna() | texts.isna()
+    empty = (ids.isna() | texts.isna()).to_numpy()
     if empty.any():
-        i = int(np.flatnonzero(empty.to_numpy())[0])
-        raise UploadError(Problem(file, int(lineno[i]), f"this object has no '{id_col}' or no '{text_col}'",
-                                  f"Give every {kind} both fields", text.split("\n")[lineno[i] - 1]))
-    return pd.DataFrame({"qid": ids.astype(object), "text": texts.astype(object), "line": lineno[:len(ids)]})
+        n = int(lineno[np.flatnonzero(empty)[0]])
+        raise UploadError(Problem(file, n, f"this object has no '{id_col}' or no '{text_col}'",
+                                  f"Give every {kind} both fields", text.split("\n")[n - 1]))
+    return pd.DataFrame({"qid": ids.astype(object), "text": texts.astype(object), "line": lineno})
 
 
-def _first_bad_json(text: str, file: str) -> None:
-    for n, line in enumerate(text.split("\n"), 1):  # error path only
+def _jsonl_slow(text: str, file: str) -> pa.Table:
+    """Line-by-line JSON (only when the fast reader fails): names the bad line, stringifies values."""
+    records = []
+    for n, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
         try:
@@ -137,6 +140,12 @@ def _first_bad_json(text: str, file: str) -> None:
                                       "Write one JSON object per line", line)) from None
         if not isinstance(obj, dict):
             raise UploadError(Problem(file, n, "this line is not a JSON object", "Write one {...} object per line", line))
+        records.append({k: v if v is None or isinstance(v, str) else json.dumps(v) for k, v in obj.items()})
+    if len(records) != len(split_lines(text, file, sep="\x00", max_splits=0).lineno):
+        raise UploadError(Problem(file, None, "some lines hold no JSON object or more than one",
+                                  "Write exactly one JSON object per line"))
+    keys = list(dict.fromkeys(k for r in records for k in r))
+    return pa.table({k: pa.array([r.get(k) for r in records], pa.string()) for k in keys})
 
 
 def _check_duplicates(df: pd.DataFrame, file: str, kind: str) -> None:

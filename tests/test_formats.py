@@ -1,0 +1,122 @@
+"""The file variants people really have: whitespace, comments, gzip, MS MARCO, CSV, Parquet, topics, docs."""
+from __future__ import annotations
+
+import gzip
+import io
+import json
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from core.formats import read_documents, read_qrels, read_run, read_topics
+
+IR_METADATA = b"""# ir_metadata.start
+# tag: bm25-tuned
+# research goal:
+#   description: a baseline
+# platform:
+#   software:
+#     libraries:
+#       - pyserini
+#       - numpy
+# ir_metadata.end
+"""
+
+
+def rows(parsed) -> list[tuple]:
+    t = parsed.table
+    return list(zip(*(t[c].to_pylist() for c in t.column_names)))
+
+
+def test_trec_run_any_whitespace_crlf_comments_scientific_negative():
+    data = (IR_METADATA + b"0301 Q0  d1\t1 2.5e3 bm25\r\n\n  0301\tQ0 d#2 2 -1.5E-2 bm25 \r\n"
+            b"302 Q0 d3 1 +7 bm25\n")
+    run = read_run(data, filename="run.txt")
+    assert rows(run) == [("0301", "d1", 2500.0), ("0301", "d#2", -0.015), ("302", "d3", 7.0)]
+    assert run.tag == "bm25" and run.format == "trec"
+    assert run.table.schema.field("qid").type == pa.string()
+    assert run.metadata["tag"] == "bm25-tuned"
+    assert run.metadata["research goal"] == {"description": "a baseline"}
+    assert run.metadata["platform"]["software"]["libraries"] == ["pyserini", "numpy"]
+    assert run.metadata["header"].startswith("# ir_metadata.start")
+
+
+def test_gzip_detected_by_magic_bytes_without_extension(tmp_path):
+    path = tmp_path / "input.myrun"
+    path.write_bytes(gzip.compress(b"301 Q0 d1 1 1.0 myrun\n"))
+    run = read_run(path)
+    assert rows(run) == [("301", "d1", 1.0)] and run.tag == "myrun"
+    assert read_run(io.BytesIO(path.read_bytes()), filename="x").n_rows == 1
+
+
+def test_msmarco_three_column_run_keeps_rank_order():
+    run = read_run(b"1048585\t7187158\t1\n1048585\t7187157\t2\n1048585\t10\t3\n", filename="dev.tsv")
+    assert run.format == "msmarco" and run.tag is None
+    assert rows(run) == [("1048585", "7187158", -1.0), ("1048585", "7187157", -2.0), ("1048585", "10", -3.0)]
+
+
+def test_csv_with_named_columns_any_order_and_aliases():
+    run = read_run(b'score,docid,query_id\n1.5,"d1",301\n0.5,d2,301\n', filename="run.csv")
+    assert run.format == "csv" and rows(run) == [("301", "d1", 1.5), ("301", "d2", 0.5)]
+    exc_data = b"qid,docno,score\n301,d1,1.0\n301,d2\n"
+    with pytest.raises(Exception) as info:
+        read_run(exc_data, filename="bad.csv")
+    assert str(info.value) == ("bad.csv, line 3: found 2 fields but the header names 3 columns. Give every run "
+                               "line the same columns as the header.\n    '301,d2'")
+
+
+def test_parquet_run_casts_ids_to_strings():
+    buf = io.BytesIO()
+    pq.write_table(pa.table({"qid": [301, 302], "docno": ["a", "b"], "score": [1.0, -2.0]}), buf)
+    run = read_run(buf.getvalue(), filename="run.parquet")
+    assert run.format == "parquet" and rows(run) == [("301", "a", 1.0), ("302", "b", -2.0)]
+
+
+def test_several_tags_warn():
+    run = read_run(b"1 Q0 a 1 1 x\n1 Q0 b 2 0 y\n", filename="r")
+    assert run.tag == "x" and run.warnings == ["The run has 2 different tags in column 6 (x, y); using 'x'."]
+
+
+def test_qrels_negative_grades_and_string_ids():
+    q = read_qrels(b"0301 0 d1 -1\n0301 0 d2 2\n10 0 d3 0\n", filename="q")
+    assert rows(q) == [("0301", "d1", -1), ("0301", "d2", 2), ("10", "d3", 0)]
+    assert q.table.schema.field("rel").type == pa.int32()
+
+
+def test_qrels_judgment_groups(shared):
+    q = read_qrels(shared / "reference/trec_eval_test/qrels.123", judgment_groups=True)
+    groups = q.by_group()
+    assert {g: t.num_rows for g, t in groups.items()} == {"0": 3681, "1": 3681, "2": 3000}
+
+
+def test_topics_sgml_tsv_jsonl(shared):
+    topics = read_topics(shared / "reference/anserini_tools/topics/topics.robust04.txt")
+    assert len(topics) == 250
+    first = topics.iloc[0]
+    assert (first.qid, first.text) == ("301", "International Organized Crime")
+    assert first.description.startswith("Identify organizations that participate")
+    tsv = read_topics(b"156493\tdo goldfish grow\n1110199\twhat is wifi\tvs bluetooth\n", filename="t.tsv")
+    assert tsv.to_dict("list") == {"qid": ["156493", "1110199"], "text": ["do goldfish grow", "what is wifi\tvs bluetooth"]}
+    jl = read_topics(b'{"id": 464, "title": "community"}\n\n{"id": "200", "title": "holocaust"}\n', filename="t.jsonl")
+    assert jl.to_dict("list") == {"qid": ["464", "200"], "text": ["community", "holocaust"]}
+
+
+def test_documents_tsv_and_jsonl():
+    docs = read_documents(gzip.compress(b"d1\tHello world\nd2\tSecond doc\n"), filename="docs.tsv.gz")
+    assert docs.to_dict("list") == {"docno": ["d1", "d2"], "text": ["Hello world", "Second doc"]}
+    lines = "\n".join(json.dumps({"docid": f"D{i}", "contents": f"text {i}"}) for i in range(3)).encode()
+    docs = read_documents(lines, filename="docs.jsonl")
+    assert list(docs.docno) == ["D0", "D1", "D2"] and docs.text.iat[2] == "text 2"
+
+
+def test_reference_runs_parse_exactly(shared):
+    """Every line of a real run survives: same count and same (qid, docno, score) as a naive parse."""
+    path = shared / "reference/trectools_robust03/runs/input.MU03rob01.gz"
+    run = read_run(path)
+    naive = pd.read_csv(path, sep=r"\s+", header=None, dtype=str, names=["qid", "q0", "docno", "rank", "score", "tag"])
+    assert run.n_rows == len(naive) == 100000
+    assert run.table["qid"].to_pylist() == naive["qid"].tolist()
+    assert run.table["docno"].to_pylist() == naive["docno"].tolist()
+    assert run.table["score"].to_pylist() == naive["score"].astype(float).tolist()

@@ -1,0 +1,71 @@
+"""Random bytes and random line mutations: the parsers raise UploadError or succeed, never anything else."""
+from __future__ import annotations
+
+import gzip
+import os
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from core.errors import UploadError
+from core.formats import read_documents, read_qrels, read_run, read_topics
+
+PARSERS = [read_run, read_qrels, read_topics, read_documents]
+SEED_RUN = ("# ir_metadata.start\n# tag: x\n# ir_metadata.end\n"
+            "301 Q0 FT-1 1 12.5 tag\n301 Q0 FT-2 2 -1e-3 tag\n302\tQ0\tLA#3\t1\t3\ttag\n").splitlines()
+SEED_QRELS = "301 0 FT-1 1\n301 0 FT-2 0\n302 0 LA#3 -1\n".splitlines()
+SEED_TOPICS = "<top>\n<num> Number: 301\n<title> Crime\n<desc> Description:\nabc\n</top>\n".splitlines()
+SEED_TSV = "301\tinternational crime\n302\tpolio\n".splitlines()
+SEED_CSV = "qid,docno,score\n301,a,1.5\n301,b,0.5\n".splitlines()
+SEED_JSONL = ['{"qid": "1", "text": "a"}', '{"qid": "2", "text": "b"}']
+SEEDS = [SEED_RUN, SEED_QRELS, SEED_TOPICS, SEED_TSV, SEED_CSV, SEED_JSONL]
+TOKENS = ["", " ", "\t", "#", "Q0", "301", "1.5", "-2", "1e999", "nan", "x" * 300, "\x00", "\ufeff", "<top>",
+          "</top>", "<num>", "<title>", "{", "}", '"', ",", "\r", "é", "{\"qid\": 1}", "PAR1"]
+
+
+def check(data: bytes) -> None:
+    for parse in PARSERS:
+        try:
+            parse(data, filename="fuzz")
+        except UploadError as exc:
+            assert exc.problems and str(exc)
+
+
+@settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", 150)), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.binary(max_size=400))
+def test_random_bytes_only_raise_upload_error(data):
+    check(data)
+    check(gzip.compress(data))
+
+
+@st.composite
+def mutated(draw):
+    lines = list(draw(st.sampled_from(SEEDS)))
+    for _ in range(draw(st.integers(1, 4))):
+        op = draw(st.sampled_from(["delete", "duplicate", "insert", "replace_field", "truncate", "swap"]))
+        i = draw(st.integers(0, max(len(lines) - 1, 0)))
+        if not lines:
+            lines.append(draw(st.sampled_from(TOKENS)))
+        elif op == "delete":
+            lines.pop(i)
+        elif op == "duplicate":
+            lines.insert(i, lines[i])
+        elif op == "insert":
+            lines.insert(i, " ".join(draw(st.lists(st.sampled_from(TOKENS), max_size=7))))
+        elif op == "replace_field":
+            fields = lines[i].split() or [""]
+            fields[draw(st.integers(0, len(fields) - 1))] = draw(st.sampled_from(TOKENS) | st.text(max_size=5))
+            lines[i] = draw(st.sampled_from([" ", "\t", ","])).join(fields)
+        elif op == "truncate":
+            lines[i] = lines[i][: draw(st.integers(0, len(lines[i])))]
+        else:
+            j = draw(st.integers(0, len(lines) - 1))
+            lines[i], lines[j] = lines[j], lines[i]
+    sep = draw(st.sampled_from(["\n", "\r\n"]))
+    return sep.join(lines).encode("utf-8", "surrogatepass")
+
+
+@settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", 250)), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutated())
+def test_mutated_lines_only_raise_upload_error(data):
+    check(data)
