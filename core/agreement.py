@@ -116,6 +116,7 @@ class PairAgreement:
             "reading": self.reading,
             "confusion": {"labels": labels, "rows": self.names[0], "columns": self.names[1],
                           "counts": self.confusion.to_numpy().astype(int).tolist()},
+            "kappa_by_threshold": kappa_by_threshold(self).to_dict(orient="records"),
             "topics_kappa_undefined": self.per_topic.loc[self.per_topic["undefined"], "qid"].tolist()
             if len(self.per_topic) else [],
         }
@@ -242,6 +243,23 @@ def agreement(qrels_a, qrels_b, *, rel_level: int | None = None, weights: str | 
                          per_topic=per_topic_kappa(pairs), **stats)
 
 
+def kappa_by_threshold(pair: PairAgreement) -> pd.DataFrame:
+    """Binary kappa at every threshold that splits the observed grades (rel >= L), from the graded
+    confusion matrix: collapsing it into 2x2 equals agreement(..., rel_level=L)."""
+    grades, counts = pair.confusion.index.to_numpy(), pair.confusion.to_numpy()
+    rows = []
+    for level in grades[1:]:                      # a handful of grades, never the pairs
+        hi = grades >= level
+        two = np.array([[counts[np.ix_(~hi, ~hi)].sum(), counts[np.ix_(~hi, hi)].sum()],
+                        [counts[np.ix_(hi, ~hi)].sum(), counts[np.ix_(hi, hi)].sum()]])
+        k = kappa_from_confusion(two, np.array([0, 1]))
+        rows.append({"rel_level": int(level), "relevant_a": int(two[1].sum()), "relevant_b": int(two[:, 1].sum()),
+                     "p_observed": k["p_observed"], "cohen_kappa": k["cohen_kappa"],
+                     "pooled_kappa": k["pooled_kappa"]})
+    return pd.DataFrame(rows, columns=["rel_level", "relevant_a", "relevant_b", "p_observed",
+                                       "cohen_kappa", "pooled_kappa"])
+
+
 @dataclass(frozen=True)
 class MultiAgreement:
     names: tuple[str, ...]
@@ -318,3 +336,6 @@ def multi_agreement(qrels_list, *, names=None, rel_level: int | None = None,
                           fleiss_kappa=fleiss_kappa(full),
                           alpha={lv: alpha_from_coincidence(o, grades, lv) for lv in LEVELS},
                           pairwise=pd.DataFrame(rows))
+
+
+from core.rankcorr import does_it_matter  # noqa: E402  (re-exported: the contract lists it under agreement)

@@ -12,7 +12,7 @@ import json
 from itertools import combinations
 from pathlib import Path
 
-from core.agreement import LEVELS, agreement, multi_agreement, reading
+from core.agreement import LEVELS, agreement, kappa_by_threshold, multi_agreement, reading
 from core.errors import EvalError
 from core.formats.qrels import read_qrels
 
@@ -79,6 +79,10 @@ def format_pair(p) -> str:
     if p.weights:
         lines.append(f"  weighted kappa ({p.weights}) {_f(p.weighted_kappa)}   (weights from grade values)")
     lines.append("  Krippendorff's alpha    " + "   ".join(f"{lv} {_f(p.alpha[lv])}" for lv in LEVELS))
+    by_level = kappa_by_threshold(p)
+    if p.rel_level is None and len(by_level) > 1:
+        lines.append("  binary Cohen's kappa    " + "   ".join(
+            f">={r.rel_level} {_f(r.cohen_kappa)}" for r in by_level.itertuples()))
     lines.append(f"  confusion (rows {p.names[0]}, columns {p.names[1]}):")
     lines += ["    " + row for row in p.confusion.to_string().splitlines()]
     flagged = p.per_topic[p.per_topic["undefined"]]["qid"].tolist() if len(p.per_topic) else []

@@ -58,6 +58,7 @@ def test_text_output(capsys, files):
     assert "judge_a.qrels vs judge_b.qrels (raw grades)" in out
     assert "Cohen's kappa" in out and "Scott's pi (pooled)" in out and "weighted kappa (linear)" in out
     assert "Fleiss' kappa" in out
+    assert "binary Cohen's kappa    >=1 " in out
 
 
 def test_groups_reads_a_qrels_jg_file(capsys, reference):

@@ -137,3 +137,17 @@ def test_pairwise_alpha_matches_krippendorff_package(label_sets, name_a, name_b)
     for level in ("nominal", "ordinal", "interval"):
         expected = krippendorff.alpha(reliability_data=data, level_of_measurement=level)
         assert res.alpha[level] == pytest.approx(expected, abs=1e-10), level
+
+
+def test_kappa_by_threshold_collapses_the_graded_matrix(label_sets):
+    from core.agreement import kappa_by_threshold
+    res = agreement(label_sets["rag25 NIST"], label_sets["umbrela2"])
+    table = kappa_by_threshold(res).set_index("rel_level")
+    assert list(table.index) == [1, 2, 3, 4]
+    assert table.loc[1, "cohen_kappa"] == pytest.approx(0.367239, abs=TOL)     # CSV: binary rel>=1
+    assert table.loc[2, "cohen_kappa"] == pytest.approx(0.431042, abs=TOL)     # CSV: binary rel>=2
+    assert (table.loc[2, "relevant_a"], table.loc[2, "relevant_b"]) == (5166, 5361)
+    for level in (3, 4):
+        direct = agreement(label_sets["rag25 NIST"], label_sets["umbrela2"], rel_level=level)
+        assert table.loc[level, "cohen_kappa"] == pytest.approx(direct.cohen_kappa, abs=1e-12)
+        assert table.loc[level, "pooled_kappa"] == pytest.approx(direct.pooled_kappa, abs=1e-12)
