@@ -55,8 +55,9 @@ def add_list_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--collection", default=None, help="only this collection")
 
 
-def read_with_progress(path: str, out=sys.stderr) -> bytes:
+def read_with_progress(path: str, out=None) -> bytes:
     """Read a file, drawing a progress bar on stderr when it is large."""
+    out = out or sys.stderr
     size = Path(path).stat().st_size
     if size < PROGRESS_MIN_BYTES:
         return Path(path).read_bytes()

@@ -1,0 +1,98 @@
+"""`python -m core load` / `list`, wired as core/cli.py wires them (top-level --store)."""
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+import core.cli_load as cli_load
+from core.errors import RankboardError
+from core.store import Store
+from tests.test_upload_errors import snapshot
+
+
+def cli(*argv: str) -> int:
+    """The same wiring as core/cli.py, limited to the two commands this part owns."""
+    parser = argparse.ArgumentParser(prog="python -m core")
+    parser.add_argument("--store")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name in ("load", "list"):
+        p = sub.add_parser(name)
+        getattr(cli_load, f"add_{name}_arguments")(p)
+        p.set_defaults(_run=getattr(cli_load, f"run_{name}"))
+    args = parser.parse_args(argv)
+    try:
+        return args._run(args)
+    except RankboardError as exc:
+        print(f"error: {exc}")
+        return 2
+
+
+@pytest.fixture
+def files(tmp_path):
+    (tmp_path / "q.txt").write_text("301 0 d1 1\n301 0 d2 0\n302 0 d3 2\n")
+    (tmp_path / "q2.txt").write_text("301 0 d1 0\n301 0 d2 1\n302 0 d3 2\n")
+    (tmp_path / "a.run").write_text("301 Q0 d1 1 2.0 sysA\n301 Q0 d2 2 1.0 sysA\n302 Q0 d3 1 1.0 sysA\n")
+    (tmp_path / "b.run").write_text("301 Q0 d2 1 2.0 sysB\n302 Q0 d3 1 1.0 sysB\n")
+    (tmp_path / "bad.run").write_text("301 Q0 d2 1 2.0 sysC\n301 Q0 d3 x 1.0\n")
+    (tmp_path / "t.tsv").write_text("301\tfirst topic\n302\tsecond topic\n")
+    (tmp_path / "docs.jsonl").write_text('{"docno": "d1", "text": "hello"}\n')
+    return tmp_path
+
+
+def test_load_then_list(files, capsys):
+    store = str(files / "s.duckdb")
+    rc = cli("--store", store, "load", "--collection", "toy", "--qrels", str(files / "q.txt"), "--assessor", "NIST",
+             "--qrels", str(files / "q2.txt"), "--run", str(files / "a.run"), "--name", "A",
+             "--run", str(files / "b.run"), "--topics", str(files / "t.tsv"), "--docs", str(files / "docs.jsonl"))
+    out, err = capsys.readouterr()
+    assert rc == 0
+    assert "[2/6] qrels q.txt as 'NIST': 3 rows" in err and "[6/6] run b.run as 'sysB': 2 rows" in err
+    assert "Loaded 6 file(s) into collection 'toy'" in out
+    assert cli("--store", store, "list", "--collection", "toy") == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "toy (id 2): 2 topics, 2 qrels sets, 2 runs, 1 documents" in out
+    assert any(line.split()[:3] == ["qrels", "3", "NIST"] and line.endswith("(default)") for line in out)
+    assert any(line.split()[:3] == ["run", "6", "A"] for line in out)
+    with Store.open(store) as s:
+        assert list(s.runs("toy").name) == ["A", "sysB"]
+        assert list(s.qrels_sets("toy").assessor) == ["NIST", "q2.txt"]
+
+
+def test_a_rejected_file_rolls_back_the_whole_load(files, capsys):
+    store = str(files / "s.duckdb")
+    assert cli("--store", store, "load", "--collection", "toy", "--qrels", str(files / "q.txt")) == 0
+    with Store.open(store) as s:
+        before = snapshot(s)
+    rc = cli("--store", store, "load", "--collection", "toy", "--run", str(files / "a.run"),
+             "--run", str(files / "bad.run"))
+    out = capsys.readouterr().out
+    assert rc == 2
+    assert ("error: bad.run, line 2: found 5 fields but a run line needs 6 (qid Q0 docno rank score tag). "
+            "Separate the fields with spaces or tabs and remove extra fields.\n    '301 Q0 d3 x 1.0'") in out
+    with Store.open(store) as s:
+        assert snapshot(s) == before
+
+
+def test_on_conflict_and_argument_errors(files, capsys):
+    store = str(files / "s.duckdb")
+    args = ["--store", store, "load", "--collection", "toy", "--run", str(files / "a.run")]
+    assert cli(*args) == 0
+    assert cli(*args) == 2
+    assert "a run named 'sysA' already exists in collection 'toy'" in capsys.readouterr().out
+    assert cli(*args, "--on-conflict", "rename") == 0
+    assert cli(*args, "--on-conflict", "replace") == 0
+    with Store.open(store) as s:
+        assert sorted(s.runs("toy").name) == ["sysA", "sysA-2"]
+    with pytest.raises(SystemExit):
+        cli("--store", store, "load", "--assessor", "X", "--qrels", str(files / "q.txt"))
+    assert "--assessor must follow the --qrels it names" in capsys.readouterr().err
+    assert cli("--store", store, "load") == 2
+
+
+def test_progress_bar_for_large_files(files, capsys, monkeypatch):
+    monkeypatch.setattr(cli_load, "PROGRESS_MIN_BYTES", 0)
+    monkeypatch.setattr(cli_load, "CHUNK", 16)
+    assert cli("--store", str(files / "s.duckdb"), "load", "--collection", "x", "--run", str(files / "a.run")) == 0
+    err = capsys.readouterr().err
+    assert "reading a.run [" in err and "] 100%" in err and err.count("\r") > 2
