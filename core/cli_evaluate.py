@@ -1,0 +1,89 @@
+"""`python -m core evaluate QRELS RUN [RUN ...]`: trec_eval-compatible evaluation of run files.
+
+With `--format trec` the output is laid out exactly as trec_eval's (`%-22s\\t%s\\t%.4f`, counts without
+decimals, per-query lines first when -q, then the runid/num_q/"all" block), so `diff` against
+trec_eval's output works; csv and json give the long (run, qid, measure, value) table.
+"""
+from __future__ import annotations
+
+import json
+import sys
+
+from core.evaluate import EvalOptions, EvalResult, evaluate_files
+from core.measures import labelled
+
+
+def add_arguments(p) -> None:
+    p.add_argument("qrels", help="qrels file (qid iter docno rel)")
+    p.add_argument("runs", nargs="+", metavar="RUN", help="run file(s) in TREC format (gzip is fine)")
+    p.add_argument("-m", dest="measures", action="append", metavar="MEASURE",
+                   help="measure or set: nDCG@10, P(rel=2)@10, map, ndcg_cut_10, official, all_trec "
+                        "(repeatable; default official)")
+    p.add_argument("-q", dest="per_query", action="store_true", help="also print per-topic values")
+    p.add_argument("-c", dest="complete", action="store_true",
+                   help="average over all qrels topics; topics missing from a run count with nothing retrieved")
+    p.add_argument("-l", dest="rel_level", type=int, default=1, metavar="LEVEL",
+                   help="relevance level: grades >= LEVEL are relevant (default 1)")
+    p.add_argument("-M", dest="max_depth", type=int, default=None, metavar="DEPTH",
+                   help="evaluate only the top DEPTH documents of each ranking")
+    p.add_argument("-J", dest="judged_only", action="store_true", help="drop unjudged documents before evaluating")
+    p.add_argument("-N", dest="num_docs", type=int, default=None, metavar="SIZE",
+                   help="number of documents in the collection (utility, AUC)")
+    p.add_argument("--compat", type=int, choices=(9, 10), default=9,
+                   help="trec_eval version to match: 9 (9.0.8, default) or 10 (10.0 interpolation rounding)")
+    p.add_argument("--format", choices=("trec", "csv", "json"), default="trec")
+
+
+def run(args) -> int:
+    options = EvalOptions(rel_level=args.rel_level, complete=args.complete, max_depth=args.max_depth,
+                          judged_only=args.judged_only, num_docs=args.num_docs, compat=args.compat)
+    pairs = labelled(args.measures or ["official"], compat=args.compat)
+    result = evaluate_files(args.qrels, args.runs, [m for _, m in pairs], options)
+    for w in result.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    out = sys.stdout
+    if args.format == "trec":
+        out.write(format_trec(result, pairs, per_query=args.per_query))
+    elif args.format == "csv":
+        table = result.per_query if args.per_query else result.summary.assign(qid="all")
+        table[["run", "qid", "measure", "value"]].to_csv(out, index=False)
+    else:
+        payload = {"summary": result.summary.to_dict(orient="records"),
+                   "missing_topics": result.missing_topics, "warnings": result.warnings}
+        if args.per_query:
+            payload["per_query"] = result.per_query.to_dict(orient="records")
+        json.dump(payload, out, indent=1)
+        out.write("\n")
+    return 0
+
+
+def _fmt(label: str, qid: str, value, ints: bool) -> str:
+    text = str(int(round(value))) if ints else f"{value:.4f}"
+    return f"{label:<22s}\t{qid}\t{text}\n"
+
+
+def format_trec(result: EvalResult, pairs, per_query: bool = False) -> str:
+    """trec_eval's layout, one block per run (in the order given)."""
+    lines: list[str] = []
+    pq = result.per_query.set_index(["run", "measure", "qid"])["value"] if per_query else None
+    tx = result.text.set_index(["run", "measure", "qid"])["text"] if per_query and len(result.text) else None
+    sm = result.summary.set_index(["run", "measure"])["value"]
+    for run in result.runs:
+        if per_query:
+            qids = sorted(result.per_query.loc[result.per_query["run"] == run, "qid"].unique()) if len(result.per_query) \
+                else sorted(result.text.loc[result.text["run"] == run, "qid"].unique())
+            for qid in qids:
+                for label, m in pairs:
+                    if m.family.summary_only:
+                        continue
+                    if m.family.agg == "text":
+                        lines.append(f"{label:<22s}\t{qid}\t'{tx[(run, m.name, qid)]}'\n")
+                    else:
+                        lines.append(_fmt(label, qid, pq[(run, m.name, qid)], m.family.ints))
+        lines.append(f"{'runid':<22s}\tall\t{run}\n")
+        lines.append(f"{'num_q':<22s}\tall\t{result.num_q.get(run, 0)}\n")
+        for label, m in pairs:
+            if m.family.agg == "text":
+                continue
+            lines.append(_fmt(label, "all", sm[(run, m.name)], m.family.ints))
+    return "".join(lines)

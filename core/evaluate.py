@@ -1,0 +1,222 @@
+"""The evaluation engine: (runs, qrels, measures, options) -> per-query long table plus the summary.
+
+Stage 1 (DuckDB SQL, core/sql/judged_rows.sql): rank every ranking once as trec_eval does (score desc,
+docno desc), cut at -M, join the qrels and keep only the judged rows (~6% of a run) plus num_ret.
+Stage 2 (numpy, core/measures/*): every measure is a vectorised aggregate over those columns.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pandas as pd
+
+from core.errors import EvalError
+from core.measures import EvalOptions, Measure, parse_measures
+from core.measures.context import Data
+
+SQL_DIR = Path(__file__).resolve().parent / "sql"
+MIN_GEO_MEAN = 1e-5
+NO_DEPTH = 2 ** 62
+CANONICAL_RANK = "row_number() OVER (PARTITION BY run, qid ORDER BY score DESC, docno DESC)"
+
+__all__ = ["EvalOptions", "EvalResult", "evaluate", "evaluate_frames", "evaluate_files", "summarise"]
+
+
+@dataclass
+class EvalResult:
+    per_query: pd.DataFrame                      # run, qid, measure, value
+    summary: pd.DataFrame                        # run, measure, value
+    missing_topics: dict[str, list[str]] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    text: pd.DataFrame | None = None             # run, qid, measure, text (string measures: relstring)
+    num_q: dict[str, int] = field(default_factory=dict)
+    measures: list[Measure] = field(default_factory=list)
+    runs: list[str] = field(default_factory=list)
+
+
+def sql(name: str, **identifiers) -> str:
+    text = (SQL_DIR / f"{name}.sql").read_text()
+    return text.format(**identifiers)
+
+
+def _ident(name: str) -> str:
+    return '"' + str(name).replace('"', '""') + '"'
+
+
+def _columns(con, table: str) -> list[str]:
+    return [d[0] for d in con.execute(f"SELECT * FROM {table} LIMIT 0").description]
+
+
+def load(con, run_table: str, qrels_table: str, options: EvalOptions):
+    """Run the SQL stage. Returns (groups DataFrame[run, qid], Data, runs, qrels topics)."""
+    rt, qt = _ident(run_table), _ident(qrels_table)
+    cols = _columns(con, rt)
+    for need in ("run", "qid", "docno"):
+        if need not in cols:
+            raise EvalError(f"Run table {run_table} has no column {need!r}; it needs run, qid, docno, score.")
+    rank_expr = "rank" if "rank" in cols else CANONICAL_RANK
+    depth = int(options.max_depth) if options.max_depth else NO_DEPTH
+    res = con.execute(sql("judged_rows", rank_expr=rank_expr, run_table=rt, qrels_table=qt),
+                      {"depth": depth}).fetchnumpy()
+    runs = [r[0] for r in con.execute(f"SELECT DISTINCT run FROM {rt} ORDER BY run").fetchall()]
+    topics = [r[0] for r in con.execute(f"SELECT DISTINCT qid FROM {qt} ORDER BY qid").fetchall()]
+    levels = con.execute(sql("qrels_levels", qrels_table=qt)).fetchdf()
+
+    run, qid = res["run"].astype(object), res["qid"].astype(object)
+    rank = np.asarray(res["rank"], dtype=np.int64)
+    relm = res["rel"]
+    judged = ~np.ma.getmaskarray(relm)
+    rel = np.ma.filled(relm.astype(np.int64), 0) if np.ma.isMaskedArray(relm) else np.asarray(relm, np.int64)
+    first = np.r_[True, (run[1:] != run[:-1]) | (qid[1:] != qid[:-1])] if len(run) else np.zeros(0, bool)
+    g = np.cumsum(first) - 1
+    groups = pd.DataFrame({"run": run[first], "qid": qid[first]})
+    num_ret = np.asarray(res["n"], dtype=np.int64)[first]
+    g, rank, rel = g[judged], rank[judged], rel[judged]
+    if options.judged_only:
+        keep = rel >= 0
+        g, rel = g[keep], rel[keep]
+        num_ret = np.bincount(g, minlength=len(groups)).astype(np.int64)
+        starts = np.r_[0, np.cumsum(num_ret)[:-1]]
+        rank = np.arange(len(g)) - starts[g] + 1
+    return groups, num_ret, (g, rank, rel), levels, runs, topics
+
+
+def _level_matrix(levels: pd.DataFrame, qids) -> np.ndarray:
+    width = int(levels["rel"].max()) + 1 if len(levels) else 1
+    index = {q: i for i, q in enumerate(pd.unique(levels["qid"]))}
+    mat = np.zeros((len(index) + 1, width), dtype=np.int64)          # last row: topic without judgments
+    if len(levels):
+        mat[levels["qid"].map(index).to_numpy(), levels["rel"].to_numpy(np.int64)] = levels["n"].to_numpy(np.int64)
+    rows = np.array([index.get(q, len(index)) for q in qids], dtype=np.int64)
+    return mat[rows]
+
+
+def evaluate(con, run_table: str, qrels_table: str, measures, options: EvalOptions = EvalOptions()) -> EvalResult:
+    """Evaluate every run in `run_table` (run, qid, docno, score[, rank]) against `qrels_table` (qid, docno, rel)."""
+    ms = parse_measures(measures, compat=options.compat)
+    groups, num_ret, (g, rank, rel), levels, runs, topics = load(con, run_table, qrels_table, options)
+    warnings: list[str] = []
+    missing: dict[str, list[str]] = {}
+    have = groups.groupby("run", sort=False)["qid"].agg(set).to_dict() if len(groups) else {}
+    extra = []
+    for r in runs:
+        miss = [q for q in topics if q not in have.get(r, set())]
+        if miss:
+            missing[r] = miss
+            if options.complete:
+                extra.append(pd.DataFrame({"run": r, "qid": miss}))
+            else:
+                shown = ", ".join(miss[:20]) + (f" ...and {len(miss) - 20} more" if len(miss) > 20 else "")
+                warnings.append(f"{r}: {len(miss)} qrels topic(s) not in the run were skipped "
+                                f"(use -c to count them as zero): {shown}")
+    if extra:
+        groups = pd.concat([groups] + extra, ignore_index=True)
+        num_ret = np.r_[num_ret, np.zeros(len(groups) - len(num_ret), dtype=np.int64)]
+    order = groups.sort_values(["run", "qid"], kind="stable").index.to_numpy()
+    inverse = np.empty_like(order)
+    inverse[order] = np.arange(len(order))
+    groups = groups.iloc[order].reset_index(drop=True)
+    g_new = inverse[g]
+    perm = np.lexsort((rank, g_new))
+    data = Data(num_ret[order], _level_matrix(levels, groups["qid"]), g_new[perm], rank[perm], rel[perm], options)
+    for r in runs:
+        if r not in set(groups["run"]):
+            warnings.append(f"{r}: no topic in common with the qrels; nothing to evaluate.")
+    return _assemble(groups, data, ms, options, runs, missing, warnings)
+
+
+def _values(data: Data, m: Measure, options: EvalOptions):
+    level = m.get("rel") if m.family.rel_param and m.get("rel") is not None else options.rel_level
+    return m.family.compute(data.ctx(level), m)
+
+
+def _assemble(groups, data, ms, options, runs, missing, warnings) -> EvalResult:
+    numeric = [m for m in ms if m.family.agg != "text"]
+    texts = [m for m in ms if m.family.agg == "text"]
+    Q = len(groups)
+    run_col, qid_col = groups["run"].to_numpy(object), groups["qid"].to_numpy(object)
+    vals = [np.asarray(_values(data, m, options), dtype=np.float64) for m in numeric]
+    per_query = pd.DataFrame({
+        "run": np.tile(run_col, len(numeric)), "qid": np.tile(qid_col, len(numeric)),
+        "measure": np.repeat(np.array([m.name for m in numeric], dtype=object), Q),
+        "value": np.concatenate(vals) if vals else np.zeros(0)})
+    text = pd.DataFrame({
+        "run": np.tile(run_col, len(texts)), "qid": np.tile(qid_col, len(texts)),
+        "measure": np.repeat(np.array([m.name for m in texts], dtype=object), Q),
+        "text": np.concatenate([_values(data, m, options) for m in texts]) if texts else np.zeros(0, object)})
+    summary = summarise(run_col, numeric, vals)
+    num_q = groups.groupby("run", sort=False).size().to_dict()
+    return EvalResult(per_query, summary, missing, warnings, text, num_q, list(ms),
+                      [r for r in runs if r in num_q])
+
+
+def summarise(run_col, ms, vals) -> pd.DataFrame:
+    """trec_eval's "all": mean over evaluated topics; sums for counts; geometric mean (floored) for gm_*."""
+    run_names, ridx = np.unique(run_col, return_inverse=True) if len(run_col) else (np.array([], object), np.zeros(0, int))
+    n = np.bincount(ridx, minlength=len(run_names)).astype(np.float64)
+    rows = []
+    for m, v in zip(ms, vals):
+        if m.family.agg == "sum":
+            s = np.bincount(ridx, weights=v, minlength=len(run_names))
+        elif m.family.agg == "gm":
+            s = np.exp(np.bincount(ridx, weights=np.log(np.maximum(v, MIN_GEO_MEAN)), minlength=len(run_names)) / n)
+        else:
+            s = np.bincount(ridx, weights=v, minlength=len(run_names)) / n
+        rows.append(pd.DataFrame({"run": run_names, "measure": m.name, "value": s}))
+    if not rows:
+        return pd.DataFrame({"run": [], "measure": [], "value": []})
+    return pd.concat(rows, ignore_index=True)
+
+
+def evaluate_frames(qrels_df: pd.DataFrame, run_df: pd.DataFrame, measures,
+                    options: EvalOptions = EvalOptions()) -> EvalResult:
+    """DataFrames in (qrels: qid, docno, rel; run: [run,] qid, docno, score), for tests and notebooks."""
+    run_df = run_df.copy()
+    if "run" not in run_df.columns:
+        run_df["run"] = "run"
+    run_df = run_df.astype({"run": str, "qid": str, "docno": str, "score": float})
+    qrels_df = qrels_df[["qid", "docno", "rel"]].astype({"qid": str, "docno": str, "rel": "int64"})
+    con = duckdb.connect()
+    try:
+        cols = ["run", "qid", "docno", "score"] + (["rank"] if "rank" in run_df.columns else [])
+        con.register("_rb_run_src", run_df[cols])
+        con.register("_rb_qrels_src", qrels_df)
+        con.execute("CREATE TEMP TABLE rb_run AS SELECT * FROM _rb_run_src")
+        con.execute("CREATE TEMP TABLE rb_qrels AS SELECT * FROM _rb_qrels_src")
+        return evaluate(con, "rb_run", "rb_qrels", measures, options)
+    finally:
+        con.close()
+
+
+def evaluate_files(qrels_path, run_paths, measures, options: EvalOptions = EvalOptions()) -> EvalResult:
+    """The CLI path: parse the files with core.formats, then evaluate. Run names come from the run tag."""
+    from core.formats import read_qrels, read_run
+
+    if isinstance(run_paths, (str, Path)):
+        run_paths = [run_paths]
+    qrels = read_qrels(qrels_path, filename=Path(str(qrels_path)).name)
+    con = duckdb.connect()
+    try:
+        con.register("_rb_qrels_src", qrels.table)
+        con.execute("CREATE TEMP TABLE rb_qrels AS SELECT CAST(qid AS VARCHAR) AS qid, CAST(docno AS VARCHAR) AS docno,"
+                    " CAST(rel AS INTEGER) AS rel FROM _rb_qrels_src")
+        con.execute("CREATE TEMP TABLE rb_run (run VARCHAR, qid VARCHAR, docno VARCHAR, score DOUBLE)")
+        warnings, seen = list(qrels.warnings), set()
+        for path in run_paths:
+            parsed = read_run(path, filename=Path(str(path)).name)
+            name = parsed.tag or Path(str(path)).name
+            if name in seen:
+                name = f"{name} ({Path(str(path)).name})"
+            seen.add(name)
+            warnings += parsed.warnings
+            con.register("_rb_run_src", parsed.table)
+            con.execute("INSERT INTO rb_run SELECT $name, qid, docno, score FROM _rb_run_src", {"name": name})
+            con.unregister("_rb_run_src")
+        result = evaluate(con, "rb_run", "rb_qrels", measures, options)
+        result.warnings = warnings + result.warnings
+        return result
+    finally:
+        con.close()

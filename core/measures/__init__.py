@@ -1,0 +1,14 @@
+"""The measure registry and name parser.
+
+    from core.measures import parse_measure, parse_measures, REGISTRY, Measure
+    parse_measure("nDCG@10").trec_name == "ndcg_cut_10"
+    parse_measures(["all_trec"], compat=9)   # trec_eval's nickname sets
+
+Each family is declared once, in the module of its kind (precision, ap, gain, misc).
+"""
+from core.measures import ap, gain, misc, precision  # noqa: F401  (registers the families)
+from core.measures.base import REGISTRY, EvalOptions, Family, Measure, Param, family_named
+from core.measures.parse import ALL_TREC_9, ALL_TREC_10, OFFICIAL, labelled, nickname, parse_measure, parse_measures
+
+__all__ = ["REGISTRY", "EvalOptions", "Family", "Measure", "Param", "family_named", "parse_measure",
+           "parse_measures", "labelled", "nickname", "OFFICIAL", "ALL_TREC_9", "ALL_TREC_10"]

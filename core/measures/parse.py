@@ -1,0 +1,186 @@
+"""Measure names -> Measure values: ir_measures syntax first, trec_eval names as aliases, nickname sets."""
+from __future__ import annotations
+
+import ast
+import difflib
+import re
+from functools import lru_cache
+
+from core.errors import EvalError, UnknownMeasureError
+from core.measures.base import REGISTRY, Measure, all_names, family_named, make, trec_patterns
+
+_IR = re.compile(r"(?P<name>[A-Za-z0-9_]+)\s*(?:\((?P<params>[^)]*)\))?\s*(?:@\s*(?P<cutoff>[0-9]*\.?[0-9]+))?\Z")
+_PARAM = re.compile(r"\s*(?P<key>[A-Za-z_]\w*)\s*=\s*(?P<value>'[^']*'|\"[^\"]*\"|[^,]+?)\s*(?:,|\Z)")
+
+_IPREC = [f"iprec_at_recall_{x:.2f}" for x in (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)]
+_CUT = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+OFFICIAL = (["num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank"]
+            + _IPREC + [f"P_{k}" for k in _CUT])
+ALL_TREC_9 = (["num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank"]
+              + _IPREC + [f"P_{k}" for k in _CUT] + ["relstring"] + [f"recall_{k}" for k in _CUT]
+              + ["infAP", "gm_bpref"] + [f"Rprec_mult_{x:.2f}" for x in (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)]
+              + ["utility", "11pt_avg", "binG", "G", "ndcg", "ndcg_rel", "Rndcg"]
+              + [f"ndcg_cut_{k}" for k in _CUT] + [f"map_cut_{k}" for k in _CUT]
+              + [f"relative_P_{k}" for k in _CUT] + ["success_1", "success_5", "success_10"]
+              + ["set_P", "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret"])
+ALL_TREC_10 = ALL_TREC_9 + ["rbp", "rbp_resid", "unj_5", "unj_10", "unj_20"]
+
+
+def nickname(name: str, compat: int = 9) -> list[str] | None:
+    if name == "official":
+        return list(OFFICIAL)
+    if name == "all_trec":
+        return list(ALL_TREC_10 if compat >= 10 else ALL_TREC_9)
+    return None
+
+
+@lru_cache(maxsize=None)
+def _trec_table():
+    return [(rx, t, f) for f in REGISTRY for rx, t in trec_patterns(f)]
+
+
+def _from_trec(name: str) -> Measure | None:
+    for rx, template, fam in _trec_table():
+        mt = rx.match(name)
+        if not mt:
+            continue
+        values = mt.groupdict()
+        cutoff = values.pop("cutoff", None)
+        return make(fam, values, cutoff)
+    return None
+
+
+def _value(text: str):
+    text = text.strip()
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+@lru_cache(maxsize=4096)
+def parse_measure(name) -> Measure:
+    """'nDCG@10', "nDCG(dcg='exp-log2')@10", 'P(rel=2)@10', or a trec_eval name ('ndcg_cut_10', 'map')."""
+    if isinstance(name, Measure):
+        return name
+    if not isinstance(name, str) or not name.strip():
+        raise UnknownMeasureError(f"Measure names are strings like 'nDCG@10', not {name!r}.")
+    text = name.strip()
+    m = _from_trec(text)
+    if m is not None:
+        return m
+    mt = _IR.match(text)
+    fam = family_named(mt.group("name")) if mt else None
+    if fam is None:
+        raise UnknownMeasureError(_unknown(text))
+    params = {}
+    if mt.group("params"):
+        body = mt.group("params")
+        pos = 0
+        for pm in _PARAM.finditer(body):
+            if pm.start() != pos:
+                break
+            params[pm.group("key")] = _value(pm.group("value"))
+            pos = pm.end()
+        if pos != len(body.strip()) and body[pos:].strip():
+            raise EvalError(f"Cannot read the parameters of {text!r}. Write them as key=value, e.g. P(rel=2)@10.")
+    cutoff = mt.group("cutoff")
+    if cutoff is not None:
+        cutoff = float(cutoff) if fam.cutoff_type is float or "." in cutoff else int(cutoff)
+    return make(fam, params, cutoff)
+
+
+def _unknown(text: str) -> str:
+    names = sorted(set(all_names()))
+    base, at, cut = text.partition("@")
+    close = []
+    if at:
+        bases = sorted({f.name for f in REGISTRY if f.cutoff != "none"}
+                       | {a for f in REGISTRY if f.cutoff != "none" for a in f.aliases})
+        close = [b + "@" + cut for b in difflib.get_close_matches(base, bases, n=3, cutoff=0.5)]
+    close = close or difflib.get_close_matches(text, names, n=3, cutoff=0.5)
+    if not close:
+        lower = {n.lower(): n for n in names}
+        close = [lower[c] for c in difflib.get_close_matches(text.lower(), list(lower), n=3, cutoff=0.5)]
+    hint = f" Did you mean {' or '.join(close)}?" if close else " See `python -m core evaluate --list-measures`."
+    return f"Unknown measure {text!r}.{hint}"
+
+
+def _expand_trec(text: str, compat: int) -> list[str] | None:
+    """trec_eval's `-m P` (default cutoffs) and `-m P.5,10` forms."""
+    base, _, params = text.partition(".")
+    for fam in REGISTRY:
+        for t in fam.trec:
+            if "{cutoff" not in t:
+                continue
+            prefix = t.split("{")[0]
+            if prefix.rstrip("_") != base:
+                continue
+            cuts = [c for c in params.split(",") if c] if params else list(fam.trec_defaults)
+            if not cuts:
+                return None
+            return [make(fam, {}, fam.cutoff_type(float(c) if fam.cutoff_type is float else int(float(c)))).name
+                    for c in cuts]
+    if base == "Rprec_mult":
+        vals = [float(c) for c in params.split(",") if c] if params else [0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0]
+        return [f"Rprec_mult_{v:.2f}" for v in vals]
+    return None
+
+
+def parse_measures(names, compat: int = 9) -> list[Measure]:
+    """Names, Measures or nicknames ('official', 'all_trec', trec family names like 'P') -> unique Measures."""
+    if isinstance(names, (str, Measure)):
+        names = [names]
+    out: list[Measure] = []
+    for n in names:
+        if isinstance(n, Measure):
+            items = [n]
+        else:
+            expanded = nickname(n.strip(), compat)
+            if expanded is None:
+                try:
+                    items = [parse_measure(n)]
+                except EvalError:
+                    expanded = _expand_trec(n.strip(), compat) if isinstance(n, str) else None
+                    if expanded is None:
+                        raise
+            if expanded is not None:
+                items = [parse_measure(e) for e in expanded]
+        for m in items:
+            if m not in out:
+                out.append(m)
+    if not out:
+        raise EvalError("No measures given. Use for example -m official or -m nDCG@10.")
+    return out
+
+
+def labelled(names, compat: int = 9) -> list[tuple[str, Measure]]:
+    """Like parse_measures, but keeps the spelling asked for as the output label: trec_eval names stay
+    trec_eval names (so `-m all_trec --format trec` diffs cleanly against trec_eval), others are canonical."""
+    if isinstance(names, (str, Measure)):
+        names = [names]
+    out: list[tuple[str, Measure]] = []
+    for n in names:
+        if isinstance(n, Measure):
+            pairs = [(n.name, n)]
+        else:
+            expanded = nickname(n.strip(), compat)
+            if expanded is None:
+                try:
+                    m = parse_measure(n)
+                    pairs = [(n.strip() if _from_trec(n.strip()) is not None else m.name, m)]
+                except EvalError:
+                    expanded = _expand_trec(n.strip(), compat)
+                    if expanded is None:
+                        raise
+            if expanded is not None:
+                pairs = []
+                for e in expanded:
+                    m = parse_measure(e)
+                    pairs.append((e if _from_trec(e) is not None else m.trec_name or m.name, m))
+        for label, m in pairs:
+            if label not in [l for l, _ in out]:
+                out.append((label, m))
+    if not out:
+        raise EvalError("No measures given. Use for example -m official or -m nDCG@10.")
+    return out
