@@ -109,6 +109,9 @@ def test_documents_tsv_and_jsonl():
     lines = "\n".join(json.dumps({"docid": f"D{i}", "contents": f"text {i}"}) for i in range(3)).encode()
     docs = read_documents(lines, filename="docs.jsonl")
     assert list(docs.docno) == ["D0", "D1", "D2"] and docs.text.iat[2] == "text 2"
+    trec = b"<DOC>\n<DOCNO> LA010189-0001 </DOCNO>\n<HEADLINE>Big</HEADLINE>\n<TEXT>\nnews  today\n</TEXT>\n</DOC>\n"
+    docs = read_documents(trec + trec.replace(b"0001", b"0002"), filename="la.sgml")
+    assert docs.values.tolist() == [["LA010189-0001", "Big news today"], ["LA010189-0002", "Big news today"]]
 
 
 def test_reference_runs_parse_exactly(shared):

@@ -18,9 +18,10 @@ SEED_TOPICS = "<top>\n<num> Number: 301\n<title> Crime\n<desc> Description:\nabc
 SEED_TSV = "301\tinternational crime\n302\tpolio\n".splitlines()
 SEED_CSV = "qid,docno,score\n301,a,1.5\n301,b,0.5\n".splitlines()
 SEED_JSONL = ['{"qid": "1", "text": "a"}', '{"qid": "2", "text": "b"}']
-SEEDS = [SEED_RUN, SEED_QRELS, SEED_TOPICS, SEED_TSV, SEED_CSV, SEED_JSONL]
+SEED_DOCS = "<DOC>\n<DOCNO> LA1 </DOCNO>\n<TEXT>some news</TEXT>\n</DOC>\n".splitlines()
+SEEDS = [SEED_RUN, SEED_QRELS, SEED_TOPICS, SEED_TSV, SEED_CSV, SEED_JSONL, SEED_DOCS]
 TOKENS = ["", " ", "\t", "#", "Q0", "301", "1.5", "-2", "1e999", "nan", "x" * 300, "\x00", "\ufeff", "<top>",
-          "</top>", "<num>", "<title>", "{", "}", '"', ",", "\r", "é", "{\"qid\": 1}", "PAR1"]
+          "</top>", "<num>", "<title>", "<DOC>", "<DOCNO>", "</DOCNO>", "{", "}", '"', ",", "\r", "é", "{\"qid\": 1}", "PAR1"]
 
 
 def check(data: bytes) -> None:

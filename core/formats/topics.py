@@ -51,6 +51,8 @@ def _read(source, filename, kind: str) -> pd.DataFrame:
     head = text.lstrip("\ufeff \t\r\n")
     if kind == "topic" and head[:1] == "<":
         df = _sgml(text, file)
+    elif head[:1] == "<":
+        df = _trec_docs(text, file)
     elif head[:1] in "{[":
         df = _jsonl(text, file, kind)
     else:
@@ -77,6 +79,29 @@ def _sgml(text: str, file: str) -> pd.DataFrame:
         raise UploadError(Problem(file, None, "found no <top> ... </top> topics",
                                   "Upload TREC topics in SGML, or TSV lines 'qid<TAB>text'"))
     return pd.DataFrame(rows, columns=["qid", "text", "description", "narrative", "line"])
+
+
+_DOC = re.compile(r"<DOC>(.*?)(?:</DOC>|(?=<DOC>)|\Z)", re.S | re.I)
+_DOCNO = re.compile(r"<DOCNO>\s*(.*?)\s*</DOCNO>", re.S | re.I)
+_TAG = re.compile(r"<[^>]*>")
+
+
+def _trec_docs(text: str, file: str) -> pd.DataFrame:
+    """TREC <DOC><DOCNO>id</DOCNO> ... </DOC>; the text is everything else, tags removed."""
+    rows, problems = [], Problems(file)
+    for m in _DOC.finditer(text):
+        body, line = m.group(1), text.count("\n", 0, m.start()) + 1
+        docno = _DOCNO.search(body)
+        if not docno or not docno.group(1):
+            problems.add(line, "this <DOC> has no <DOCNO>", "Give every document a <DOCNO>...</DOCNO>",
+                         body.strip().splitlines()[0] if body.strip() else "<DOC>")
+            continue
+        rows.append((docno.group(1), _clean(_TAG.sub(" ", _DOCNO.sub(" ", body))), line))
+    problems.raise_if_any()
+    if not rows:
+        raise UploadError(Problem(file, None, "found no <DOC> ... </DOC> documents",
+                                  "Upload TREC <DOC> files, TSV lines 'docno<TAB>text', or JSONL"))
+    return pd.DataFrame(rows, columns=["qid", "text", "line"])
 
 
 def _clean(s: str) -> str:
