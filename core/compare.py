@@ -174,16 +174,14 @@ def _matrix(per_query: pd.DataFrame, measure: str, runs: list[str], baseline: st
 def _missing_note(missing: str, gaps: dict[str, list[str]], extra: dict[str, int], n: int, baseline: str,
                   all_qids) -> str:
     basis = "the given topic list" if all_qids is not None else f"the baseline {baseline}'s topics"
-    text = f"Topics are aligned on {basis} ({n} topics)."
+    policy = ("Topics missing from a run are skipped: each test pairs only the topics both runs have."
+              if missing == "skip" else "Topics missing from a run count as 0, as with trec_eval -c.")
+    text = f"Topics are aligned on {basis} ({n} topics). {policy}"
     if not gaps:
         text += " Every run has a value for every one of them."
-    action = ("were skipped: each test pairs only the topics both runs have" if missing == "skip"
-              else "count as 0, as trec_eval -c does")
     for run, qids in gaps.items():
         shown = ", ".join(qids[:5]) + (f" and {len(qids) - 5} more" if len(qids) > 5 else "")
         text += f" {run} lacks {len(qids)} of them ({shown})."
-    if gaps:
-        text += f" Missing topics {action}."
     for run, k in extra.items():
         text += f" {run} has {k} topic(s) outside that set; they are ignored."
     return text
