@@ -64,25 +64,34 @@ def line_of(data: bytes, pos: int) -> tuple[int, bytes]:
     return data.count(b"\n", 0, pos) + 1, data[start:end if end >= 0 else len(data)]
 
 
-def decode(data: bytes, file: str) -> str:
-    """Reject binary data and non-UTF-8 text, naming the line; return the decoded text."""
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    if not data.strip():
+_NONSPACE = re.compile(rb"\S")
+
+
+def decode(data: bytes, file: str) -> pa.Array:
+    """Reject empty, binary and non-UTF-8 input, naming the line; return the text as a one-element
+    arrow string array (no Python str copy of a large file)."""
+    start = 3 if data.startswith(b"\xef\xbb\xbf") else 0
+    if _NONSPACE.search(data, start) is None:
         raise UploadError(Problem(file, None, "the file is empty", "Choose a file with at least one line of data"))
-    bad = _BINARY.search(data)
+    bad = _BINARY.search(data, start)
     if bad:
         n, line = line_of(data, bad.start())
         raise UploadError(Problem(file, n, f"the file contains binary data (byte 0x{data[bad.start()]:02x}), "
                                   "not text", "Upload a plain-text or gzip-compressed file",
                                   line.decode("utf-8", "replace")))
+    offsets = pa.py_buffer(np.array([start, len(data)], np.int64))
+    raw = pa.Array.from_buffers(pa.large_binary(), 1, [None, offsets, pa.py_buffer(data)])
     try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        n, line = line_of(data, exc.start)
-        raise UploadError(Problem(file, n, f"the text is not valid UTF-8 (byte 0x{data[exc.start]:02x})",
-                                  "Save the file as UTF-8 and upload it again",
-                                  line.decode("utf-8", "replace"))) from None
+        return raw.cast(pa.large_string())
+    except pa.ArrowInvalid:
+        try:  # error path only: find the offending byte
+            data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            n, line = line_of(data, exc.start)
+            raise UploadError(Problem(file, n, f"the text is not valid UTF-8 (byte 0x{data[exc.start]:02x})",
+                                      "Save the file as UTF-8 and upload it again",
+                                      line.decode("utf-8", "replace"))) from None
+        raise
 
 
 @dataclass
@@ -103,9 +112,12 @@ class Lines:
         return pc.list_element(toks, i)
 
 
-def split_lines(text: str, file: str, *, sep: str | None = None, max_splits: int | None = None) -> Lines:
+def split_lines(text: str | pa.Array, file: str, *, sep: str | None = None,
+                max_splits: int | None = None) -> Lines:
     """Split into lines, drop blank and '#' lines, split the rest on whitespace (or `sep`)."""
-    raw = pc.split_pattern(pa.array([text], pa.large_string()), "\n").flatten()
+    if isinstance(text, str):
+        text = pa.array([text], pa.large_string())
+    raw = pc.split_pattern(text, "\n").flatten()
     raw = pc.replace_substring_regex(raw, r"\r$", "")
     trimmed = pc.ascii_trim_whitespace(raw)
     blank = pc.equal(trimmed, "")
@@ -169,8 +181,8 @@ def duplicate_rows(table: pa.Table, keys: list[str]) -> tuple[np.ndarray, np.nda
     return j["_row"].to_numpy(), j["_row_min"].to_numpy()
 
 
-def text_lines(source, filename: str | None) -> tuple[str, str, bytes]:
-    """(file name, decoded text, decompressed bytes)."""
+def text_lines(source, filename: str | None) -> tuple[str, pa.Array | None, bytes]:
+    """(file name, the text as a one-element arrow array (None for Parquet), decompressed bytes)."""
     file = source_name(source, filename)
     data = decompress(read_source(source), file)
-    return file, (decode(data, file) if not data.startswith(PARQUET_MAGIC) else ""), data
+    return file, (decode(data, file) if not data.startswith(PARQUET_MAGIC) else None), data

@@ -44,10 +44,11 @@ def read_documents(source, *, filename: str | None = None) -> pd.DataFrame:
 
 
 def _read(source, filename, kind: str) -> pd.DataFrame:
-    file, text, data = text_lines(source, filename)
-    if not text:
+    file, arr, data = text_lines(source, filename)
+    if arr is None:
         raise UploadError(Problem(file, None, f"a Parquet file is not a {kind} file",
                                   f"Upload {kind}s as TSV or JSONL"))
+    text = arr[0].as_py()
     head = text.lstrip("\ufeff \t\r\n")
     if kind == "topic" and head[:1] == "<":
         df = _sgml(text, file)
