@@ -17,7 +17,9 @@ st.set_page_config(layout="wide", page_title="Rankboard", page_icon=":material/l
 
 from dashboard import pages  # noqa: E402
 from dashboard.components.sidebar import render_sidebar  # noqa: E402
+from dashboard.components.theme import apply_theme  # noqa: E402
 
 navigation = st.navigation(pages.all_pages())
+apply_theme()
 render_sidebar(key="sidebar")
 navigation.run()

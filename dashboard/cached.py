@@ -32,6 +32,24 @@ def _key() -> str:
     return str(state.get_store().path)
 
 
+def _evaluate_stored():
+    """core's evaluate_stored (the contract puts it in core.evaluate; core.rankcorr imports it from
+    core.results); until it exists, evaluate the stored rows with core.evaluate.evaluate_frames."""
+    for module in ("core.results", "core.evaluate"):
+        try:
+            return getattr(__import__(module, fromlist=["evaluate_stored"]), "evaluate_stored")
+        except (ImportError, AttributeError):
+            continue
+    return _evaluate_via_frames
+
+
+def _evaluate_via_frames(store, collection, run_ids, measures, qrels_id=None):
+    from core.evaluate import evaluate_frames
+    qrels_id = qrels_id if qrels_id is not None else store.default_qrels_id(collection)
+    run_df = pd.concat([store.run_rows(int(r)).assign(run=str(r)) for r in run_ids], ignore_index=True)
+    return evaluate_frames(store.qrels(int(qrels_id)), run_df, list(measures))
+
+
 def run_names(cid: int) -> dict:
     """run id (and its str) -> run name, for tables core keys by id."""
     runs = state.get_store().runs(cid)
@@ -44,7 +62,7 @@ def run_names(cid: int) -> dict:
 @st.cache_data(show_spinner=SPIN, max_entries=256)
 def evaluate(_store, store_key: str, cid: int, run_ids: tuple, measures: tuple, qrels_id, version: str):
     """core.results.evaluate_stored, with the run column mapped to run names."""
-    from core.results import evaluate_stored
+    evaluate_stored = _evaluate_stored()
     result = evaluate_stored(_store, cid, list(run_ids), list(measures), qrels_id=qrels_id)
     names = run_names(cid)
     for frame in (result.per_query, result.summary):
@@ -106,3 +124,100 @@ def does_it_matter(_store, store_key: str, cid: int, measure: str, ids: tuple, v
 def topics(_store, store_key: str, cid: int, version: str) -> dict:
     df = _store.topics(cid)
     return dict(zip(df["qid"].astype(str), df["text"].astype(str)))
+
+
+def canonical_measures(names) -> tuple[list[str], list[str]]:
+    """Measure strings as the registry spells them, plus core's error text for unknown ones."""
+    from core.errors import RankboardError
+    from core.measures import parse_measure
+    out, errors = [], []
+    for name in names:
+        try:
+            canon = parse_measure(str(name)).name
+            if canon not in out:
+                out.append(canon)
+        except RankboardError as err:
+            errors.append(str(err))
+    return out, errors
+
+
+JUDGED = "Judged@10"
+
+
+def judged_at_10(cid: int, run_ids, *, ver: str, qrels_id=None):
+    """Mean Judged@10 per run name, or None when the registry has no Judged measure."""
+    from core.errors import UnknownMeasureError
+    try:
+        result = evaluated(cid, run_ids, [JUDGED], qrels_id=qrels_id, ver=ver)
+    except UnknownMeasureError:
+        return None
+    s = result.summary
+    return s[s["measure"] == JUDGED].set_index("run")["value"]
+
+
+def missing_note(missing_topics: dict) -> str:
+    """How topics absent from a run were treated, when no baseline comparison says it."""
+    gaps = {run: q for run, q in (missing_topics or {}).items() if len(q)}
+    if not gaps:
+        return "Every run has every judged topic; means are over all of them."
+    parts = [f"{run} lacks {len(q)} ({', '.join(map(str, list(q)[:5]))}{' ...' if len(q) > 5 else ''})"
+             for run, q in gaps.items()]
+    return ("Topics in the qrels but missing from a run are skipped, as trec_eval does without -c: "
+            "that run's mean is over the topics it has. " + "; ".join(parts) + ".")
+
+
+def exports(table: pd.DataFrame, comparison) -> tuple[str, str]:
+    """CSV and LaTeX: the Comparison's own when a baseline is set, else the means table."""
+    if comparison is not None:
+        return comparison.to_csv(), comparison.to_latex()
+    csv = table.to_csv(float_format="%.4f")
+    latex = (table.style.format("{:.4f}", na_rep="-", escape="latex")
+             .format_index(escape="latex", axis=0).format_index(escape="latex", axis=1)
+             .to_latex(hrules=True))
+    return csv, latex
+
+
+@st.cache_data(show_spinner=SPIN, max_entries=32)
+def pr_curves(_store, store_key: str, cid: int, run_ids: tuple, version: str) -> pd.DataFrame:
+    """11-point interpolated PR per run and topic (qid 'all' = the average), run names mapped."""
+    from core.curves import pr_curve_stored
+    df = pr_curve_stored(_store, cid, list(run_ids), average=True, per_topic=True)
+    names = run_names(cid)
+    return df.assign(run=df["run"].map(lambda r: names.get(r, str(r))))
+
+
+@st.cache_data(show_spinner=SPIN, max_entries=64)
+def run_frame(_store, store_key: str, run_id: int, name: str, version: str) -> pd.DataFrame:
+    return _store.run_rows(int(run_id)).assign(run=name)
+
+
+def default_qrels_id(cid: int):
+    return state.get_store().default_qrels_id(cid)
+
+
+@st.cache_data(show_spinner=SPIN, max_entries=32)
+def roc_curves(_store, store_key: str, cid: int, runs: tuple, version: str):
+    """Averaged ROC curve per run (qid 'all') and the AUC per run and topic."""
+    from core.curves import roc_auc, roc_curve
+    qrels = qrels_frame(_store, store_key, default_qrels_id(cid), version)
+    frames = [run_frame(_store, store_key, rid, name, version) for name, rid in runs]
+    curve = roc_curve(pd.concat(frames, ignore_index=True), qrels, average=True, per_topic=True)
+    auc = roc_auc(curve)
+    return curve[curve["qid"] == "all"].reset_index(drop=True), auc
+
+
+@st.cache_data(show_spinner=SPIN, max_entries=32)
+def how_different(_per_query: pd.DataFrame, store_key: str, cid: int, a: tuple, b: tuple, measure: str,
+                  version: str) -> pd.DataFrame:
+    """core.perquery.how_different for runs a=(name, id) and b=(name, id): deltas + tau + RBO per topic."""
+    from core.perquery import how_different as core_how
+    store = state.get_store()
+    return core_how(_per_query, run_frame(store, store_key, a[1], a[0], version),
+                    run_frame(store, store_key, b[1], b[0], version), a[0], b[0], measure,
+                    topics=store.topics(cid), depth=100)
+
+
+@st.cache_data(show_spinner=SPIN, max_entries=64)
+def side_by_side(_store, store_key: str, cid: int, id_a: int, id_b: int, qid: str, version: str):
+    from core.perquery import side_by_side_stored
+    return side_by_side_stored(_store, cid, id_a, id_b, qid, depth=100)

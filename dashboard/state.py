@@ -108,15 +108,19 @@ def select_one(label: str, options: Sequence, *, key: str, param: str, default=N
 
 
 def select_many(label: str, options: Sequence, *, key: str, param: str, default: Sequence = (),
-                format_func: Callable = str, where=None, **kwargs) -> list:
-    """A multiselect bound to repeated URL parameter `param`; unknown values are dropped."""
+                format_func: Callable = str, where=None, allow_new: bool = False, **kwargs) -> list:
+    """A multiselect bound to repeated URL parameter `param`; unknown values are dropped, unless
+    `allow_new` (then typed values are accepted and kept as options)."""
     options = list(options)
-    lookup = _by_text(options)
     want = _wanted(key, param, many=True)
     if want is None:
         want = list(default)
     if isinstance(want, (str, int, float)):
         want = [want]
+    if allow_new:
+        options += [str(v) for v in want if str(v) not in map(str, options)]
+        kwargs["accept_new_options"] = True
+    lookup = _by_text(options)
     chosen = [lookup[str(v)] for v in want if str(v) in lookup]
     chosen = list(dict.fromkeys(chosen))
     st.session_state[key] = chosen

@@ -1,4 +1,46 @@
-"""(being built)"""
+"""Curves: 11-point interpolated precision-recall and ROC, one line per run."""
+from __future__ import annotations
+
 import streamlit as st
 
-st.info("This page is being built.")
+from dashboard import cached, state
+from dashboard.components.curves import render_pr, render_roc
+from dashboard.components.feedback import guard
+from dashboard.components.palette import run_colors
+from dashboard.components.runpicker import require_runs
+
+st.title("Precision-recall and ROC")
+coll, ids = require_runs(key="cv_empty")
+names = list(ids)
+ver = cached.version(coll["id"])
+store, skey = state.get_store(), str(state.get_store().path)
+colors = run_colors(names)
+
+chosen = state.select_many("Runs", names, key="cv_runs", param="runs", default=names[:5])
+if not chosen:
+    st.info("Pick at least one run.")
+    st.stop()
+run_ids = tuple(ids[n] for n in chosen)
+st.caption("Save any chart as a PNG with the camera button in its toolbar (top right of the chart).")
+left, right = st.columns(2)
+pr = None
+with left, guard("compute the PR curves"), st.spinner("Interpolating precision at 11 recall levels..."):
+    pr = cached.pr_curves(store, skey, coll["id"], run_ids, ver)
+    render_pr(pr, runs=chosen, colors=colors, title="11-point interpolated PR, averaged over topics",
+              key="cv_pr", filename=f"pr_{coll['name']}")
+with right, guard("compute the ROC curves"), st.spinner("Tracing ROC curves..."):
+    roc, auc = cached.roc_curves(store, skey, coll["id"], tuple((n, ids[n]) for n in chosen), ver)
+    render_roc(roc, auc, runs=chosen, colors=colors, key="cv_roc", filename=f"roc_{coll['name']}")
+
+if pr is None:
+    st.stop()
+st.subheader("One query")
+topics = cached.topics(store, skey, coll["id"], ver)
+with guard("draw the query's PR curve"):
+    qids = sorted(set(pr.loc[pr["qid"] != "all", "qid"]), key=lambda q: (len(q), q))
+    qid = state.select_one("Single-query PR curve", [""] + qids, key="cv_query", param="query",
+                           format_func=lambda q: "Pick a query..." if q == "" else
+                           f"{q}: {topics.get(q, '')}"[:90])
+    if qid:
+        render_pr(pr, runs=chosen, colors=colors, qid=qid, title=f"Query {qid}: interpolated PR",
+                  key="cv_query_pr", filename=f"pr_{coll['name']}_q{qid}")

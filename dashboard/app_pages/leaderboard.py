@@ -1,4 +1,63 @@
-"""(being built)"""
+"""Leaderboard: runs x measures, a baseline with significance tests, CIs, Judged@10, exports."""
+from __future__ import annotations
+
 import streamlit as st
 
-st.info("This page is being built.")
+from dashboard import cached, state
+from dashboard.components import leaderboard as lb
+from dashboard.components.feedback import guard, show_error
+from dashboard.components.palette import run_colors
+from dashboard.components.runpicker import require_runs
+from dashboard.constants import ALPHAS, CORRECTIONS, DEFAULT_MEASURES, MORE_MEASURES, NO_BASELINE, TESTS
+
+st.title("Leaderboard")
+coll, ids = require_runs(key="lb_empty")
+names = list(ids)
+ver = cached.version(coll["id"])
+
+top = st.columns([3, 2])
+chosen = state.select_many("Runs", names, key="lb_runs", param="runs", default=names, where=top[0])
+raw = state.select_many("Measures", DEFAULT_MEASURES + MORE_MEASURES, key="lb_measures", param="measures",
+                        default=DEFAULT_MEASURES, allow_new=True, where=top[1],
+                        help="Pick or type any measure: P@20, nDCG(dcg='exp-log2')@10, map, ndcg_cut_10 ...")
+measures, problems = cached.canonical_measures(raw)
+for text in problems:
+    show_error(text, title="Unknown measure (left out)")
+row = st.columns(4)
+baseline = state.select_one("Baseline", [NO_BASELINE] + chosen, key="lb_baseline", param="baseline",
+                            format_func=lambda r: "No baseline" if r == NO_BASELINE else r, where=row[0])
+test = state.select_one("Test", list(TESTS), key="lb_test", param="test", format_func=TESTS.get, where=row[1])
+correction = state.select_one("Correction", list(CORRECTIONS), key="lb_correction", param="correction",
+                              format_func=CORRECTIONS.get, where=row[2])
+alpha = state.select_one("Significance level", ALPHAS, key="lb_alpha", param="alpha", default="0.05",
+                         format_func=lambda a: f"α = {a}", where=row[3])
+if not chosen or not measures:
+    st.info("Pick at least one run and one measure.")
+    st.stop()
+
+run_ids = [ids[n] for n in chosen]
+with guard("evaluate the runs"):
+    with st.spinner(f"Evaluating {len(chosen)} runs ({', '.join(measures)})..."):
+        result, comparison = cached.compared(coll["id"], run_ids, measures, baseline=baseline or chosen[0],
+                                             test=test, correction=correction, alpha=float(alpha), ver=ver)
+        judged = cached.judged_at_10(coll["id"], run_ids, ver=ver)
+    low = [] if judged is None else [f"{r} ({v:.0%})" for r, v in judged.items() if v < 0.9]
+    if low:
+        st.warning(f"Many unjudged documents in the top 10 of: {', '.join(low)}. Their scores (and any gain) "
+                   "may be an artefact of the judgment pool.", icon=":material/warning:")
+    table = lb.render_table(result.summary, runs=chosen, measures=measures,
+                            comparison=comparison if baseline else None, judged=judged, key="lb_table")
+    st.caption(lb.legend(comparison, has_baseline=bool(baseline)))
+    st.caption(comparison.missing_note if baseline else cached.missing_note(result.missing_topics))
+    tab_chart, tab_details = st.tabs(["Confidence intervals", "Deltas, wins/ties/losses, p-values"])
+    with tab_chart:
+        measure = state.select_one("Chart measure", measures, key="lb_measure", param="measure")
+        lb.render_ci_chart(comparison, measure=measure, colors=run_colors(names), key="lb_ci_chart")
+    with tab_details:
+        if baseline:
+            lb.render_details(comparison, key="lb_details")
+        else:
+            st.info("Pick a baseline to see deltas, wins/ties/losses and p-values.")
+    stem = f"leaderboard_{coll['name']}" + (f"_vs_{baseline}" if baseline else "")
+    csv, latex = cached.exports(table, comparison if baseline else None)
+    lb.render_downloads(csv=csv, latex=latex, stem=stem, key="lb_download")

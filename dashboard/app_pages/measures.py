@@ -1,4 +1,17 @@
-"""(being built)"""
+"""Measures: every measure Rankboard computes, generated from core's registry."""
+from __future__ import annotations
+
 import streamlit as st
 
-st.info("This page is being built.")
+from dashboard.components.feedback import guard
+from dashboard.components.measures import matches, render_registry
+
+st.title("Measures")
+st.caption("Type any of these names (or their trec_eval names) into the Leaderboard's measure box. "
+           "Parameters go in brackets and cutoffs after @, e.g. nDCG(dcg='exp-log2')@10.")
+with guard("read the measure registry"):
+    from core.measures import REGISTRY
+    text = st.text_input("Filter measures", key="ms_filter", placeholder="e.g. ndcg, recall, P_10")
+    families = [f for f in REGISTRY if matches(f, text)]
+    st.caption(f"{len(families)} of {len(REGISTRY)} measure families")
+    render_registry(families, key="ms")

@@ -1,4 +1,71 @@
-"""(being built)"""
+"""Per-query: where does one run beat the baseline, and what do the two rankings look like?"""
+from __future__ import annotations
+
 import streamlit as st
 
-st.info("This page is being built.")
+from dashboard import cached, state
+from dashboard.components import perquery as pq
+from dashboard.components.feedback import guard
+from dashboard.components.notes import render_note
+from dashboard.components.runpicker import require_runs
+from dashboard.constants import DEFAULT_MEASURES, MORE_MEASURES
+
+st.title("Per-query comparison")
+coll, ids = require_runs(key="pq_empty", minimum=2)
+names = list(ids)
+ver = cached.version(coll["id"])
+store, skey = state.get_store(), str(state.get_store().path)
+
+c = st.columns([2, 2, 1.4])
+run_a = state.select_one("Baseline run", names, key="pq_baseline", param="baseline", where=c[0])
+run_b = state.select_one("Compared run", [n for n in names if n != run_a], key="pq_run", param="run", where=c[1])
+measure = state.select_one("Measure", DEFAULT_MEASURES + MORE_MEASURES, key="pq_measure", param="measure",
+                           where=c[2])
+
+diff = None
+with guard("compare the two runs per query"), st.spinner(f"Scoring {run_a} and {run_b} on every topic..."):
+    result = cached.evaluated(coll["id"], [ids[run_a], ids[run_b]], [measure], ver=ver)
+    diff = cached.how_different(result.per_query, skey, coll["id"], (run_a, ids[run_a]), (run_b, ids[run_b]),
+                                measure, ver)
+if diff is None:
+    st.stop()
+if diff.empty:
+    st.info(f"{run_a} and {run_b} share no evaluated topic.")
+    st.stop()
+
+
+def _pick_from_chart() -> None:
+    points = st.session_state["pq_chart"].selection.get("points") or []
+    if points:
+        state.set_choice("pq_query", "query", str(points[0]["x"]))
+
+
+def _pick_from_table() -> None:
+    rows = st.session_state["pq_table"].selection.get("rows") or []
+    if rows:
+        state.set_choice("pq_query", "query", str(diff.iloc[rows[0]]["qid"]))
+
+
+pq.render_delta_chart(diff, run_a=run_a, run_b=run_b, measure=measure, key="pq_chart", on_select=_pick_from_chart)
+with st.expander("Topics, most different first (click a row to open it)", expanded=False):
+    pq.render_table(diff, run_a=run_a, run_b=run_b, key="pq_table", on_select=_pick_from_table)
+
+texts = dict(zip(diff["qid"].astype(str), diff["text"]))
+qid = state.select_one("Query", [""] + diff["qid"].astype(str).tolist(), key="pq_query", param="query",
+                       format_func=lambda q: "Pick a topic (or click a bar or a row)" if q == "" else
+                       f"{q}: {texts.get(q) or ''}"[:100])
+if not qid:
+    st.stop()
+
+row = diff[diff["qid"].astype(str) == qid].iloc[0]
+st.markdown(f"#### Topic {qid} · Δ {row['delta']:+.4f}")
+if isinstance(row["text"], str):
+    st.text(row["text"])
+with guard("load the two rankings"):
+    left_list, right_list = cached.side_by_side(store, skey, coll["id"], ids[run_a], ids[run_b], qid, ver)
+    left, right = st.columns(2)
+    with left:
+        pq.render_ranked_list(left_list, run=f"{run_a} (baseline)", score=float(row["a"]), key="pq_list_a")
+    with right:
+        pq.render_ranked_list(right_list, run=run_b, score=float(row["b"]), key="pq_list_b")
+render_note(coll["id"], qid, key="pq_note")

@@ -43,3 +43,11 @@ def empty_state(message: str, *, key: str, upload_hint: str = "runs and qrels") 
     st.info(message, icon=":material/info:")
     st.page_link(page_file("Data"), label=f"Go to Data to upload {upload_hint}",
                  icon=":material/upload:")
+
+
+_MD_SPECIAL = "\\`*_{}[]()#+-.!|<>~$:"
+
+
+def md_escape(text) -> str:
+    """User text (run names, docnos) made inert inside st.markdown."""
+    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in str(text))

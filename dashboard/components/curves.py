@@ -1,0 +1,56 @@
+"""PR and ROC charts: one line per run, run colours from the palette, PNG export via the toolbar."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from dashboard.components.charts import show, style
+
+MAX_POINTS = 400  # per line; long ROC polylines are thinned for the browser (shape unchanged at screen size)
+
+
+def _thin(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    if len(x) <= MAX_POINTS:
+        return x, y
+    idx = np.unique(np.r_[np.linspace(0, len(x) - 1, MAX_POINTS).astype(int), len(x) - 1])
+    return x[idx], y[idx]
+
+
+def render_pr(curve: pd.DataFrame, *, runs: list[str], colors: dict, qid: str = "all", title: str,
+              key: str, filename: str) -> None:
+    df = curve[curve["qid"] == qid]
+    fig = go.Figure()
+    for run in runs:
+        c = df[df["run"] == run].sort_values("x")
+        if c.empty:
+            continue
+        fig.add_trace(go.Scatter(x=c["x"], y=c["y"], mode="lines+markers", name=run,
+                                 line=dict(color=colors.get(run), width=2.5), marker=dict(size=6),
+                                 hovertemplate="%{fullData.name}<br>recall %{x:.1f}: precision %{y:.4f}"
+                                               "<extra></extra>"))
+    fig.update_xaxes(title="recall", range=[-0.02, 1.02], dtick=0.1)
+    fig.update_yaxes(title="interpolated precision", range=[-0.02, 1.02])
+    style(fig, height=420).update_layout(title=title)
+    show(fig, key=key, filename=filename)
+
+
+def render_roc(curve: pd.DataFrame, auc: pd.DataFrame, *, runs: list[str], colors: dict, key: str,
+               filename: str) -> None:
+    mean_auc = auc[auc["qid"] == "all"].set_index("run")["auc"]
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="chance (AUC 0.5)",
+                             line=dict(color="#9ca3af", dash="dot", width=1), hoverinfo="skip"))
+    for run in runs:
+        c = curve[curve["run"] == run]
+        if c.empty:
+            continue
+        x, y = _thin(c["x"].to_numpy(), c["y"].to_numpy())
+        fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name=f"{run} (AUC {mean_auc.get(run, float('nan')):.3f})",
+                                 line=dict(color=colors.get(run), width=2.5),
+                                 hovertemplate="%{fullData.name}<br>FPR %{x:.3f}, TPR %{y:.3f}<extra></extra>"))
+    fig.update_xaxes(title="false positive rate (judged non-relevant)", range=[0, 1])
+    fig.update_yaxes(title="true positive rate (recall)", range=[0, 1.02])
+    style(fig, height=420).update_layout(title="ROC, averaged over topics (vertical averaging)")
+    show(fig, key=key, filename=filename)

@@ -1,0 +1,121 @@
+"""Leaderboard views over a core `Comparison` and `EvalResult.summary`: the styled runs x measures
+table, the CI bar chart, the per-comparison details, and the CSV/LaTeX downloads."""
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from dashboard.components.charts import show, style
+from dashboard.components.palette import NEGATIVE, POSITIVE
+
+UP, DOWN = "▲", "▼"
+_BG = {UP: "background-color: #d5f0dd; color: #0f5f2c", DOWN: "background-color: #fadcd9; color: #9b1c13"}
+_TEXT = {1: f"color: {POSITIVE}", -1: f"color: {NEGATIVE}"}
+
+
+def _ok(v) -> bool:
+    return v is not None and not (isinstance(v, float) and math.isnan(v))
+
+
+def means_table(summary: pd.DataFrame, *, runs: list[str], measures: list[str]) -> pd.DataFrame:
+    """trec_eval's 'all' values as runs x measures (in the order chosen)."""
+    wide = summary.pivot_table(index="run", columns="measure", values="value", aggfunc="first")
+    return wide.reindex(index=runs, columns=[m for m in measures if m in wide.columns])
+
+
+def _cell_marks(comparison, measures: list[str]) -> dict:
+    """(run, measure) -> (marker or '', sign of delta) from the comparison rows."""
+    marks = {}
+    for r in comparison.rows:
+        if r.measure in measures and r.run != comparison.baseline and _ok(r.delta):
+            sign = 1 if r.delta > 0 else -1 if r.delta < 0 else 0
+            marker = (UP if r.delta > 0 else DOWN) if r.significant else ""
+            marks[(r.run, r.measure)] = (marker, sign)
+    return marks
+
+
+def render_table(summary: pd.DataFrame, *, runs: list[str], measures: list[str], comparison=None,
+                 judged: pd.Series | None = None, key: str) -> pd.DataFrame:
+    """The main leaderboard: one row per run, one column per measure, markers and colours vs the
+    baseline (if any), Judged@10 last. Click a header to sort. Returns the numeric table."""
+    table = means_table(summary, runs=runs, measures=measures)
+    measures = list(table.columns)
+    baseline = comparison.baseline if comparison is not None else None
+    if judged is not None:
+        table["Judged@10"] = judged.reindex(table.index)
+    table = table.sort_values(measures[0], ascending=False) if measures else table
+    table.index = [f"{r} (baseline)" if r == baseline else r for r in table.index]
+    table.index.name = "Run"
+    styler = table.style.format("{:.4f}", na_rep="–")
+    if comparison is not None:
+        for (run, m), (marker, sign) in _cell_marks(comparison, measures).items():
+            if run in table.index and m in table.columns:
+                cell = pd.IndexSlice[[run], [m]]
+                if marker:
+                    styler = styler.format(lambda v, mk=marker: f"{v:.4f} {mk}", subset=cell, na_rep="–")
+                styler = styler.map(lambda _v, s=_BG.get(marker) or _TEXT.get(sign, ""): s, subset=cell)
+    if judged is not None:
+        styler = styler.map(lambda v: "color: #b45309; font-weight: bold" if _ok(v) and v < 0.9 else "",
+                            subset=["Judged@10"])
+    height = 35 * (min(len(table), 12) + 1) + 3
+    st.dataframe(styler, key=key, height=height, width="stretch")
+    return table
+
+
+def legend(comparison, *, has_baseline: bool) -> str:
+    if not has_baseline:
+        return "Pick a baseline to test every other run against it."
+    return (f"{UP} / {DOWN}: significantly better / worse than {comparison.baseline} — {comparison.legend()} "
+            "Green / red text: better / worse, not significant.")
+
+
+def render_ci_chart(comparison, *, measure: str, colors: dict, key: str) -> None:
+    rows = sorted((r for r in comparison.rows if r.measure == measure and _ok(r.mean)),
+                  key=lambda r: r.mean, reverse=True)
+    if not rows:
+        st.info(f"No values for {measure}.")
+        return
+    names = [r.run for r in rows]
+    fig = go.Figure(go.Bar(
+        x=names, y=[r.mean for r in rows], marker_color=[colors.get(n, "#888") for n in names],
+        error_y=dict(type="data", symmetric=False, color="#374151", thickness=1.5,
+                     array=[(r.ci_high - r.mean) if _ok(r.ci_high) else 0 for r in rows],
+                     arrayminus=[(r.mean - r.ci_low) if _ok(r.ci_low) else 0 for r in rows]),
+        customdata=[[r.ci_low, r.ci_high, r.n_queries] for r in rows],
+        hovertemplate="%{x}<br>mean %{y:.4f}<br>95% CI %{customdata[0]:.4f} – %{customdata[1]:.4f}"
+                      "<br>%{customdata[2]} topics<extra></extra>"))
+    fig.update_xaxes(type="category", tickangle=-30 if len(names) > 6 else 0)
+    fig.update_yaxes(title=measure, rangemode="tozero")
+    style(fig, height=400, legend=False).update_layout(title=f"{measure}: mean and 95% bootstrap CI")
+    show(fig, key=key, filename=f"leaderboard_{measure}_ci")
+
+
+def render_details(comparison, *, key: str) -> None:
+    df = comparison.to_dataframe()
+    df = df[df["run"] != comparison.baseline]
+    st.dataframe(df, key=key, hide_index=True, width="stretch", column_config={
+        "run": "Run", "measure": "Measure", "n_queries": st.column_config.NumberColumn("Topics", format="%d"),
+        "mean": st.column_config.NumberColumn("Mean", format="%.4f"),
+        "ci_low": st.column_config.NumberColumn("CI low", format="%.4f"),
+        "ci_high": st.column_config.NumberColumn("CI high", format="%.4f"),
+        "delta": st.column_config.NumberColumn("Δ", format="%+.4f"),
+        "rel_delta": st.column_config.NumberColumn("Δ %", format="percent"),
+        "wins": st.column_config.NumberColumn("Wins", format="%d"),
+        "ties": st.column_config.NumberColumn("Ties", format="%d"),
+        "losses": st.column_config.NumberColumn("Losses", format="%d"),
+        "p_value": st.column_config.NumberColumn("p", format="%.4f"),
+        "p_corrected": st.column_config.NumberColumn("p (corrected)", format="%.4f"),
+        "effect_size": st.column_config.NumberColumn("Effect (d)", format="%.2f"),
+        "significant": st.column_config.CheckboxColumn("Significant"),
+    })
+
+
+def render_downloads(*, csv: str, latex: str, stem: str, key: str) -> None:
+    a, b, _ = st.columns([1, 1, 3])
+    a.download_button("Download CSV", csv, file_name=f"{stem}.csv", mime="text/csv", key=f"{key}_csv",
+                      icon=":material/download:", on_click="ignore")
+    b.download_button("Download LaTeX", latex, file_name=f"{stem}.tex", mime="text/x-tex", key=f"{key}_latex",
+                      icon=":material/download:", on_click="ignore")

@@ -1,0 +1,58 @@
+"""The measure reference, generated from core's registry (so it cannot drift from the code)."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+CUTOFF = {"none": "no", "optional": "optional", "required": "required"}
+
+
+def _params(family) -> str:
+    parts = [f"{p.name}={p.default!r}" for p in family.params]
+    if getattr(family, "rel_param", False):
+        parts.append("rel=<level> (overrides -l)")
+    return ", ".join(parts)
+
+
+def _trec(family) -> str:
+    names = ", ".join(family.trec) if family.trec else "—"
+    if family.trec_defaults:
+        names += f"  (cutoffs {', '.join(map(str, family.trec_defaults))})"
+    return names
+
+
+def _example(family) -> str:
+    if family.cutoff == "required":
+        return f"{family.name}@10"
+    return family.name
+
+
+def overview(families) -> pd.DataFrame:
+    return pd.DataFrame([{"Measure": f.name, "Aliases": ", ".join(f.aliases), "Cutoff": CUTOFF.get(f.cutoff, f.cutoff),
+                          "Parameters": _params(f), "trec_eval": _trec(f), "Description": f.description}
+                         for f in families])
+
+
+def matches(family, text: str) -> bool:
+    text = text.strip().lower()
+    hay = " ".join([family.name, *family.aliases, *family.trec, family.description]).lower()
+    return not text or text in hay
+
+
+def render_registry(families, *, key: str) -> None:
+    st.dataframe(overview(families), key=f"{key}_table", hide_index=True, width="stretch",
+                 column_config={"Description": st.column_config.TextColumn(width="large")})
+    for f in families:
+        with st.expander(f"{f.name} — {f.description}"):
+            if f.formula:
+                st.latex(f.formula)
+            left, right = st.columns(2)
+            left.markdown("**Write it as**")
+            left.code(_example(f) + "".join(f"\n{a}" for a in f.aliases), language=None)
+            right.markdown("**trec_eval equivalent**")
+            right.code(_trec(f), language=None)
+            if f.params:
+                st.dataframe(pd.DataFrame([{"Parameter": p.name, "Type": p.type.__name__, "Default": repr(p.default),
+                                            "Choices": ", ".join(map(repr, p.choices)), "Help": p.help}
+                                           for p in f.params]), hide_index=True, key=f"{key}_{f.name}_params")
+            st.caption(f"Reference: {f.reference}" + (f" · aggregated as {f.agg} over topics" if f.agg != "mean" else ""))

@@ -1,0 +1,92 @@
+"""Per-query views: the sorted delta chart, the "most different" table, two ranked lists side by side."""
+from __future__ import annotations
+
+import math
+from html import escape
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from dashboard.components.charts import show, style
+from dashboard.components.feedback import md_escape
+from dashboard.components.palette import NEGATIVE, NEUTRAL, POSITIVE
+
+GRADE_STYLE = {0: "background-color: #e5e7eb; color: #374151", 1: "background-color: #bbf7d0; color: #14532d",
+               2: "background-color: #4ade80; color: #052e16", 3: "background-color: #15803d; color: #ffffff"}
+UNJUDGED_STYLE = "background-color: #fde68a; color: #78350f"
+NEG_GRADE_STYLE = "background-color: #fecaca; color: #7f1d1d"
+
+
+def render_delta_chart(diff: pd.DataFrame, *, run_a: str, run_b: str, measure: str, key: str, on_select):
+    """Bars = per-topic delta (b - a), sorted, green when b wins; hover shows the topic text."""
+    d = diff.sort_values(["delta", "qid"], ascending=[False, True])
+    colors = [POSITIVE if v > 0 else NEGATIVE if v < 0 else NEUTRAL for v in d["delta"]]
+    text = [escape(str(t))[:120] if isinstance(t, str) else "" for t in d["text"]]
+    fig = go.Figure(go.Bar(x=d["qid"].astype(str), y=d["delta"], marker_color=colors,
+                           customdata=list(zip(text, d["a"], d["b"])),
+                           hovertemplate="topic %{x}: %{customdata[0]}<br>Δ %{y:+.4f}<br>baseline %{customdata[1]:.4f}"
+                                         " → %{customdata[2]:.4f}<extra></extra>"))
+    fig.update_xaxes(type="category", title="topic (sorted by Δ) — click a bar to open it",
+                     showticklabels=len(d) <= 50)
+    fig.update_yaxes(title=f"Δ {measure}", zeroline=True, zerolinecolor="#6b7280")
+    wins, losses = int((d["delta"] > 0).sum()), int((d["delta"] < 0).sum())
+    title = (f"{escape(run_b)} vs {escape(run_a)} on {measure}: better on {wins}, worse on {losses}, "
+             f"tied on {len(d) - wins - losses} topics")
+    style(fig, height=330, legend=False).update_layout(title=title, clickmode="event+select")
+    return show(fig, key=key, filename=f"perquery_{run_b}_vs_{run_a}_{measure}", on_select=on_select,
+                selection_mode="points")
+
+
+def render_table(diff: pd.DataFrame, *, run_a: str, run_b: str, key: str, on_select):
+    view = diff[["qid", "text", "a", "b", "delta", "abs_delta", "overlap", "kendall_tau", "rbo"]]
+    return st.dataframe(view, key=key, hide_index=True, width="stretch", height=300, on_select=on_select,
+                        selection_mode="single-row", column_config={
+                            "qid": "Topic", "text": st.column_config.TextColumn("Query", width="medium"),
+                            "a": st.column_config.NumberColumn(f"{run_a} (baseline)", format="%.4f"),
+                            "b": st.column_config.NumberColumn(run_b, format="%.4f"),
+                            "delta": st.column_config.NumberColumn("Δ", format="%+.4f"),
+                            "abs_delta": st.column_config.NumberColumn("|Δ|", format="%.4f",
+                                                                       help="Sorted by this: most different first"),
+                            "overlap": st.column_config.NumberColumn("Shared in top 100", format="%d"),
+                            "kendall_tau": st.column_config.NumberColumn("Kendall τ", format="%.3f",
+                                                                         help="Over the union of both top 100s"),
+                            "rbo": st.column_config.NumberColumn("RBO", format="%.3f",
+                                                                 help="Rank-biased overlap, p = 0.9")})
+
+
+def _grade_style(v) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return UNJUDGED_STYLE
+    v = int(v)
+    return NEG_GRADE_STYLE if v < 0 else GRADE_STYLE.get(min(v, 3), "")
+
+
+def render_ranked_list(ranked: pd.DataFrame, *, run: str, score: float | None, key: str) -> None:
+    """One run's ranking of the topic: grade colour (yellow = unjudged), rank in the other run."""
+    with st.container(key=key, border=True):
+        n_unj = int(ranked["grade"].isna().sum()) if len(ranked) else 0
+        top10_unj = int(ranked.head(10)["grade"].isna().sum()) if len(ranked) else 0
+        st.markdown(f"**{md_escape(run)}**" + (f" · score {score:.4f}" if score is not None else ""))
+        if top10_unj:
+            st.badge(f"{top10_unj} unjudged in the top 10", color="orange", icon=":material/help:")
+        view = pd.DataFrame({"rank": ranked["rank"], "grade": ranked["grade"].map(
+            lambda g: "unjudged" if g is None or (isinstance(g, float) and math.isnan(g)) else str(int(g))),
+            "docno": ranked["docno"], "other": ranked["other_rank"].map(
+                lambda r: "—" if r is None or (isinstance(r, float) and math.isnan(r)) else str(int(r))),
+            "score": ranked["score"]})
+        styler = view.style.format({"score": "{:.4f}"})
+        styler = styler.apply(lambda col: [_grade_style(g) for g in ranked["grade"]], subset=["grade"])
+        st.dataframe(styler, key=f"{key}_table", hide_index=True, width="stretch", height=390, column_config={
+            "rank": st.column_config.NumberColumn("Rank", format="%d", width="small"),
+            "grade": st.column_config.TextColumn("Grade", width="small"),
+            "docno": "Document", "other": st.column_config.TextColumn("Rank in other run", width="small"),
+            "score": "Score"})
+        st.caption(f"{len(ranked)} documents shown, {n_unj} unjudged. "
+                   "Grades: grey 0, light green 1, green 2, dark green 3+, yellow unjudged.")
+        texts = ranked.dropna(subset=["text"]).head(10) if "text" in ranked else ranked.iloc[:0]
+        if len(texts):
+            with st.expander("Document texts (top 10)"):
+                for r in texts.itertuples():
+                    st.markdown(f"**{int(r.rank)}. {md_escape(r.docno)}**")
+                    st.text(str(r.text)[:2000])
