@@ -13,7 +13,8 @@ the same two values under their own names (recall/precision, fpr/tpr).
   document of the collection is a negative. Retrieved documents come in rank order; all judged
   documents left unretrieved are tied after everything retrieved, so the curve ends with a straight
   segment to (1, 1). Its trapezoid area (`roc_auc`) is the engine's AUC measure and equals
-  sklearn.metrics.roc_auc_score on the judged documents. The per-run curve is the vertical average
+  sklearn.metrics.roc_auc_score on the judged documents. A topic without positives or negatives has
+  no curve (the engine's AUC reports 0 for it). The per-run curve is the vertical average
   (Fawcett 2006, "An introduction to ROC analysis", sec. 8) over the union of every topic's
   breakpoints, so its area is exactly the mean of the topics' AUCs.
 """
@@ -87,8 +88,8 @@ def _judge(run_df, qrels_df, rel_level):
     ranked = canonical_ranking(run_df)
     q = qrels_df.assign(qid=qrels_df["qid"].astype(str), docno=qrels_df["docno"].astype(str))
     ranked = ranked.merge(q[["qid", "docno", "rel"]], on=["qid", "docno"], how="left")
-    ranked["relevant"] = ranked["rel"].ge(rel_level).fillna(False).astype(bool)
-    counts = q.assign(pos=q["rel"] >= rel_level, neg=(q["rel"] >= 0) & (q["rel"] < rel_level)) \
+    ranked["relevant"] = ranked["rel"].ge(max(rel_level, 0)).fillna(False).astype(bool)
+    counts = q.assign(pos=q["rel"] >= max(rel_level, 0), neg=(q["rel"] >= 0) & (q["rel"] < rel_level)) \
         .groupby("qid")[["pos", "neg"]].sum()
     return ranked, counts
 

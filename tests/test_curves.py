@@ -123,3 +123,41 @@ def test_roc_by_hand_with_and_without_num_docs():
     assert roc_auc(big)["auc"].item() == pytest.approx(29 / 42)  # (7 + 5 + 2.5) / 21
     assert roc_auc(roc_curve(run, qrels.assign(rel=[1, 1, 1, 2, 2]), rel_level=2))["auc"].iloc[0] == pytest.approx(
         _auc_oracle(canonical_ranking(run), qrels.assign(rel=[0, 0, 0, 1, 1])))
+
+
+def test_engine_auc_equals_the_curve_area_with_and_without_num_docs(robust):
+    from core.evaluate import EvalOptions, evaluate_frames
+    _, qrels, runs = robust
+    run = pd.concat([r.assign(run=name) for name, r in runs.items()], ignore_index=True)
+    for num_docs in (None, 528_155):
+        engine = evaluate_frames(qrels, run, ["AUC"], EvalOptions(num_docs=num_docs)).per_query
+        area = roc_auc(roc_curve(run, qrels, num_docs=num_docs, average=False))
+        both = engine.merge(area, on=["run", "qid"])
+        assert len(both) == 200
+        np.testing.assert_allclose(both["value"], both["auc"], rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("compat,folder", [(9, "reference_trec_eval_9.0.8"), (10, "reference_trec_eval_10.0")])
+def test_pr_curve_from_the_engine_matches_trec_eval_per_topic_and_all(robust, compat, folder):
+    from core.curves import pr_curve_frames
+    from core.evaluate import EvalOptions
+    base, qrels, runs = robust
+    run = pd.concat([r.assign(run=name) for name, r in runs.items()], ignore_index=True)
+    curve = pr_curve_frames(qrels, run, EvalOptions(compat=compat), per_topic=True)
+    for name in runs:
+        ref = _trec_eval_file(base / folder / f"input.{name}.all_trec.q.txt")
+        ref = ref.assign(x=ref["measure"].str.removeprefix("iprec_at_recall_").astype(float))
+        got = curve[curve["run"] == name].merge(ref, on=["qid", "x"], validate="1:1")
+        assert len(got) == 101 * 11
+        np.testing.assert_allclose(got["y"], got["value"], rtol=0, atol=5e-5 + 1e-12)
+
+
+def test_seed002_interpolated_curve_through_the_engine():
+    from core.curves import pr_curve_frames
+    curve = pr_curve_frames(QRELS, _run(TABLE_RANKING), per_topic=True)
+    one = curve[curve["qid"] == "q"]
+    # interpolated precision at recall r = the best precision at any recall >= r (derived by hand
+    # from the pairs above); recall never passes 5/10, so 0.6..1.0 interpolate to 0
+    expected = [1, 1, 2 / 3, 3 / 6, 4 / 10, 5 / 14, 0, 0, 0, 0, 0]
+    np.testing.assert_allclose(one["precision"], expected, rtol=0, atol=1e-12)
+    assert one["recall"].tolist() == list(IPREC_LEVELS)
