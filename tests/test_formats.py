@@ -123,3 +123,8 @@ def test_reference_runs_parse_exactly(shared):
     assert run.table["qid"].to_pylist() == naive["qid"].tolist()
     assert run.table["docno"].to_pylist() == naive["docno"].tolist()
     assert run.table["score"].to_pylist() == naive["score"].astype(float).tolist()
+
+
+def test_utf8_bom_and_unicode_docnos():
+    run = read_run("\ufeff301 Q0 café-1 1 1.0 t\n".encode(), filename="bom.run")
+    assert rows(run) == [("301", "café-1", 1.0)]
