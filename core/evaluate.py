@@ -22,7 +22,7 @@ MIN_GEO_MEAN = 1e-5
 NO_DEPTH = 2 ** 62
 CANONICAL_RANK = "row_number() OVER (PARTITION BY run, qid ORDER BY score DESC, docno DESC)"
 
-__all__ = ["EvalOptions", "EvalResult", "evaluate", "evaluate_frames", "evaluate_files", "summarise"]
+__all__ = ["EvalOptions", "EvalResult", "evaluate", "evaluate_frames", "evaluate_files", "evaluate_stored", "summarise"]
 
 
 @dataclass
@@ -189,6 +189,12 @@ def evaluate_frames(qrels_df: pd.DataFrame, run_df: pd.DataFrame, measures,
         return evaluate(con, "rb_run", "rb_qrels", measures, options)
     finally:
         con.close()
+
+
+def evaluate_stored(store, collection, run_ids, measures, qrels_id=None, options: EvalOptions = EvalOptions()):
+    """Stored runs, with the per-query cache in the `results` table (implemented in core.results)."""
+    from core.results import evaluate_stored as _stored
+    return _stored(store, collection, run_ids, measures, qrels_id=qrels_id, options=options)
 
 
 def evaluate_files(qrels_path, run_paths, measures, options: EvalOptions = EvalOptions()) -> EvalResult:

@@ -1,0 +1,116 @@
+"""Evaluate stored runs, caching per-query values in the store's `results` table.
+
+The cache key is (run_id, qrels_id, options string, measure); qid 'all' is never stored (the summary
+is recomputed from the per-query values, which is exact for means, sums and geometric means).
+Only (run, measure) pairs without cached rows are computed. Deleting or replacing a run deletes its
+rows (the store does that), so the cache cannot go stale.
+"""
+from __future__ import annotations
+
+import uuid
+
+import numpy as np
+import pandas as pd
+
+from core.errors import EvalError
+from core.evaluate import EvalResult, evaluate, summarise
+from core.measures import EvalOptions, parse_measures
+
+
+def evaluate_stored(store, collection, run_ids, measures, qrels_id=None,
+                    options: EvalOptions = EvalOptions()) -> EvalResult:
+    """EvalResult for stored runs; `run` columns hold run names. qrels_id None = the default qrels set."""
+    ms = parse_measures(measures, compat=options.compat)
+    run_ids = [int(r) for r in dict.fromkeys(run_ids)]
+    if not run_ids:
+        raise EvalError("No runs selected. Pick at least one run to evaluate.")
+    runs = store.runs(collection)
+    known = dict(zip(runs["run_id"].astype(int), runs["name"].astype(str)))
+    unknown = [r for r in run_ids if r not in known]
+    if unknown:
+        raise EvalError(f"Run id(s) {', '.join(map(str, unknown))} are not in collection {collection!r}. "
+                        "Reload the run list.")
+    if qrels_id is None:
+        qrels_id = store.default_qrels_id(collection)
+        if qrels_id is None:
+            raise EvalError(f"Collection {collection!r} has no qrels. Upload a qrels file first.")
+    qrels_id, key = int(qrels_id), options.key()
+    numeric = [m for m in ms if m.family.agg != "text"]
+    names = [m.name for m in numeric]
+    cur = store.cursor()
+    try:
+        cached = cur.execute(
+            "SELECT DISTINCT run_id, measure FROM results WHERE qrels_id = $q AND options = $o "
+            "AND list_contains($runs, run_id) AND list_contains($ms, measure)",
+            {"q": qrels_id, "o": key, "runs": run_ids, "ms": names}).fetchall()
+        have = {(int(r), m) for r, m in cached}
+        todo_runs = [r for r in run_ids if any((r, n) not in have for n in names)]
+        todo_ms = [m for m in numeric if any((r, m.name) not in have for r in todo_runs)]
+        text = None
+        if todo_runs and todo_ms or any(m.family.agg == "text" for m in ms):
+            fresh = _compute(cur, todo_runs or run_ids, todo_ms + [m for m in ms if m.family.agg == "text"],
+                             qrels_id, options)
+            text = fresh.text.assign(run=fresh.text["run"].astype(int).map(known))
+            if todo_runs and todo_ms:
+                _write(store, fresh.per_query, qrels_id, key)
+        per_query = cur.execute(
+            "SELECT run_id, qid, measure, value FROM results WHERE qrels_id = $q AND options = $o "
+            "AND list_contains($runs, run_id) AND list_contains($ms, measure) ORDER BY run_id, qid",
+            {"q": qrels_id, "o": key, "runs": run_ids, "ms": names}).fetchdf()
+        missing, warnings = _missing(cur, run_ids, qrels_id, known, options)
+    finally:
+        cur.close()
+    per_query["run"] = per_query["run_id"].astype(int).map(known)
+    per_query = per_query[["run", "qid", "measure", "value"]]
+    order = {n: i for i, n in enumerate(names)}
+    per_query = per_query.sort_values(["run", "measure", "qid"], key=lambda s: s.map(order) if s.name == "measure"
+                                      else s).reset_index(drop=True)
+    parts = [per_query[per_query["measure"] == m.name] for m in numeric]
+    summary = pd.concat([summarise(p["run"].to_numpy(object), [m], [p["value"].to_numpy(np.float64)])
+                         for m, p in zip(numeric, parts)], ignore_index=True) if parts else summarise([], [], [])
+    num_q = per_query[per_query["measure"] == names[0]].groupby("run").size().to_dict() if names else {}
+    return EvalResult(per_query, summary, missing, warnings,
+                      text if text is not None else pd.DataFrame(columns=["run", "qid", "measure", "text"]),
+                      num_q, list(ms), [known[r] for r in run_ids if known[r] in num_q])
+
+
+def _compute(cur, run_ids, ms, qrels_id, options) -> EvalResult:
+    tag = uuid.uuid4().hex[:8]
+    run_t, qrels_t = f"rb_eval_run_{tag}", f"rb_eval_qrels_{tag}"
+    cur.execute(f"CREATE TEMP TABLE {run_t} AS SELECT CAST(run_id AS VARCHAR) AS run, qid, docno, score, rank "
+                "FROM run_rows WHERE list_contains($runs, run_id)", {"runs": run_ids})
+    cur.execute(f"CREATE TEMP TABLE {qrels_t} AS SELECT qid, docno, rel FROM qrels WHERE qrels_id = $q",
+                {"q": qrels_id})
+    try:
+        return evaluate(cur, run_t, qrels_t, ms, options)
+    finally:
+        cur.execute(f"DROP TABLE IF EXISTS {run_t}")
+        cur.execute(f"DROP TABLE IF EXISTS {qrels_t}")
+
+
+def _write(store, per_query: pd.DataFrame, qrels_id: int, key: str) -> None:
+    frame = pd.DataFrame({"run_id": per_query["run"].astype(int), "qrels_id": qrels_id, "options": key,
+                          "qid": per_query["qid"].astype(str), "measure": per_query["measure"].astype(str),
+                          "value": per_query["value"].astype(float)})
+    with store.transaction() as cur:
+        cur.register("_rb_new_results", frame)
+        cur.execute("DELETE FROM results WHERE qrels_id = $q AND options = $o AND (run_id, measure) IN "
+                    "(SELECT DISTINCT run_id, measure FROM _rb_new_results)", {"q": qrels_id, "o": key})
+        cur.execute("INSERT INTO results SELECT run_id, qrels_id, options, qid, measure, value FROM _rb_new_results")
+        cur.unregister("_rb_new_results")
+
+
+def _missing(cur, run_ids, qrels_id, known, options):
+    rows = cur.execute(
+        "SELECT r.run_id, t.qid FROM (SELECT unnest($runs) AS run_id) r, "
+        "(SELECT DISTINCT qid FROM qrels WHERE qrels_id = $q) t "
+        "WHERE NOT EXISTS (SELECT 1 FROM run_rows x WHERE x.run_id = r.run_id AND x.qid = t.qid) ORDER BY 1, 2",
+        {"runs": run_ids, "q": qrels_id}).fetchall()
+    missing: dict[str, list[str]] = {}
+    for rid, qid in rows:
+        missing.setdefault(known[int(rid)], []).append(qid)
+    warnings = [] if options.complete else [
+        f"{run}: {len(q)} qrels topic(s) not in the run were skipped (use -c to count them as zero): "
+        + ", ".join(q[:20]) + (f" ...and {len(q) - 20} more" if len(q) > 20 else "")
+        for run, q in missing.items()]
+    return missing, warnings
