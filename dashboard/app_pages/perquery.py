@@ -46,8 +46,11 @@ def _pick_from_table() -> None:
         state.set_choice("pq_query", "query", str(diff.iloc[rows[0]]["qid"]))
 
 
-pq.render_delta_chart(diff, run_a=run_a, run_b=run_b, measure=measure, key="pq_chart", on_select=_pick_from_chart)
-with st.expander("Topics, most different first (click a row to open it)", expanded=False):
+tab_chart, tab_table = st.tabs(["Δ per topic (click a bar)", "Topics, most different first (click a row)"])
+with tab_chart:
+    pq.render_delta_chart(diff, run_a=run_a, run_b=run_b, measure=measure, key="pq_chart",
+                          on_select=_pick_from_chart)
+with tab_table:
     pq.render_table(diff, run_a=run_a, run_b=run_b, key="pq_table", on_select=_pick_from_table)
 
 texts = dict(zip(diff["qid"].astype(str), diff["text"]))

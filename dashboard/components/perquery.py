@@ -80,7 +80,7 @@ def render_ranked_list(ranked: pd.DataFrame, *, run: str, score: float | None, k
         st.dataframe(styler, key=f"{key}_table", hide_index=True, width="stretch", height=390, column_config={
             "rank": st.column_config.NumberColumn("Rank", format="%d", width="small"),
             "grade": st.column_config.TextColumn("Grade", width="small"),
-            "docno": "Document", "other": st.column_config.TextColumn("Rank in other run", width="small"),
+            "docno": "Document", "other": st.column_config.TextColumn("Other rank", width="small", help="Rank of this document in the other run (— = not retrieved)"),
             "score": "Score"})
         st.caption(f"{len(ranked)} documents shown, {n_unj} unjudged. "
                    "Grades: grey 0, light green 1, green 2, dark green 3+, yellow unjudged.")
