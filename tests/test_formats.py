@@ -128,3 +128,10 @@ def test_reference_runs_parse_exactly(shared):
 def test_utf8_bom_and_unicode_docnos():
     run = read_run("\ufeff301 Q0 café-1 1 1.0 t\n".encode(), filename="bom.run")
     assert rows(run) == [("301", "café-1", 1.0)]
+
+
+def test_extra_fields_after_the_tag_are_ignored_like_trec_eval(shared):
+    run = read_run(shared / "reference/trec_eval_test/results.trunc")
+    assert run.n_rows == 584 and run.tag == "STANDARD"
+    assert run.warnings == ["5 lines (first: line 1) have more than 6 fields; the extra fields were ignored, "
+                            "as trec_eval does."]

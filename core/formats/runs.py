@@ -57,11 +57,18 @@ def read_run(source, *, filename: str | None = None) -> ParsedRun:
     else:
         values = {"qid": lines.column(0, good), "docno": lines.column(2, good),
                   "score": lines.column(4, good), "tag": lines.column(5, good)}
-    return _finish(file, values, lines.lineno[good], problems, lines, "msmarco" if msmarco else "trec", meta)
+    run = _finish(file, values, lines.lineno[good], problems, lines, "msmarco" if msmarco else "trec", meta)
+    extra = lines.lineno[lines.nfields > expected] if not msmarco else []
+    if len(extra):
+        run.warnings.append(f"{len(extra)} line{'s' if len(extra) != 1 else ''} (first: line {extra[0]}) "
+                            f"{'have' if len(extra) != 1 else 'has'} more than 6 fields; the extra fields were "
+                            "ignored, as trec_eval does.")
+    return run
 
 
 def _check_field_count(lines: Lines, expected: int, problems: Problems) -> np.ndarray:
-    bad = lines.nfields != expected
+    """Too few fields is an error; a TREC line may carry extra fields, which trec_eval ignores."""
+    bad = (lines.nfields < expected) if expected == 6 else (lines.nfields != expected)
     if bad.any():
         bad_lines, counts = lines.lineno[bad], lines.nfields[bad]
         problems.add_many(bad_lines, lambda i: _field_problem(lines, int(bad_lines[i]), int(counts[i]), expected))
