@@ -18,6 +18,8 @@ References
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from scipy import stats as _sp
 from statsmodels.stats.multitest import multipletests
@@ -35,7 +37,9 @@ def paired_t(x: np.ndarray, y: np.ndarray) -> float:
     """Two-sided paired t-test p-value, exactly scipy.stats.ttest_rel(x, y)."""
     if len(x) < 2:
         return float("nan")
-    return float(_sp.ttest_rel(x, y).pvalue)
+    with warnings.catch_warnings():  # near-identical samples: scipy warns, the p-value is still its answer
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return float(_sp.ttest_rel(x, y).pvalue)
 
 
 def wilcoxon(d: np.ndarray) -> float:
@@ -48,7 +52,9 @@ def wilcoxon(d: np.ndarray) -> float:
         return float("nan")
     if not np.any(d != 0):
         return 1.0
-    return float(_sp.wilcoxon(d).pvalue)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return float(_sp.wilcoxon(d).pvalue)
 
 
 def cohens_d(d: np.ndarray) -> float:

@@ -188,3 +188,24 @@ def test_formats_dataframe_csv_latex():
     assert r"base (baseline) & 0.2500 & \textbf{0.2500}" in tex  # P@10 tie: both bold, no marker
     assert "Holm" in tex or "holm" in tex
     assert "good_run" in c.to_text() and c.missing_note in c.to_text()
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1)), min_size=3, max_size=25),
+       st.sampled_from(["t", "wilcoxon", "randomization", "bootstrap"]))
+def test_swapping_run_and_baseline_mirrors_the_row(pairs, test):
+    pq = _frame({"a": {str(i): x for i, (x, _) in enumerate(pairs)}, "b": {str(i): y for i, (_, y) in enumerate(pairs)}})
+    ab = compare(pq, baseline="a", test=test, n_resamples=500).row("b", "AP")
+    ba = compare(pq, baseline="b", test=test, n_resamples=500).row("a", "AP")
+    assert ab.delta == pytest.approx(-ba.delta, abs=1e-12)
+    assert (ab.wins, ab.ties, ab.losses) == (ba.losses, ba.ties, ba.wins)
+    # every test is two-sided and the resamples are seeded, so the p-value is the same both ways
+    assert (ab.p_value is None) == (ba.p_value is None)
+    if ab.p_value is not None:
+        assert ab.p_value == pytest.approx(ba.p_value, abs=1e-9)
+    assert ab.p_value is None or 0 <= ab.p_value <= 1  # scipy's t-test says 0 for a constant non-zero difference
+    if test in ("randomization", "bootstrap"):
+        assert ab.p_value >= 1 / 501  # (b + 1) / (n + 1): never 0
