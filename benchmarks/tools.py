@@ -69,7 +69,8 @@ def rankboard_evaluate(args):
 
 def rankboard_cli(args):
     import subprocess
-    cmd = [sys.executable, "-m", "core", "evaluate", "-m", ",".join(measure_set(args.task)), args.qrels, args.run]
+    cmd = [sys.executable, "-m", "core", "evaluate", *[x for m in measure_set(args.task) for x in ("-m", m)],
+           args.qrels, args.run]
     t0 = time.perf_counter()
     subprocess.run(cmd, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
     return time.perf_counter() - t0, {}, None

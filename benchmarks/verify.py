@@ -13,6 +13,9 @@ import numpy as np
 import pandas as pd
 
 TOL = 1e-9
+# Not comparable per topic: pytrec_eval's per-topic gm_* is log(max(x, 1e-5)) (only its mean is the
+# geometric mean); num_q/runid/relstring are bookkeeping or text.
+SKIP_PER_QUERY = ("gm_", "num_q", "runid", "relstring")
 REFERENCE = "pytrec_eval"
 
 
@@ -48,8 +51,8 @@ def check(spawn, base_args: list[str], tools: list[str], dumpdir: Path, size: in
 
 
 def compare_tool(df: pd.DataFrame, ref: pd.DataFrame, summ: dict, ref_summ: dict) -> dict:
-    df = df[pd.to_numeric(df["value"], errors="coerce").notna()]
-    ref = ref[pd.to_numeric(ref["value"], errors="coerce").notna()]
+    df = df[pd.to_numeric(df["value"], errors="coerce").notna() & ~df["measure"].str.startswith(SKIP_PER_QUERY)]
+    ref = ref[pd.to_numeric(ref["value"], errors="coerce").notna() & ~ref["measure"].str.startswith(SKIP_PER_QUERY)]
     m = ref.merge(df, on=["qid", "measure"], how="outer", suffixes=("_ref", "_tool"), indicator=True)
     per_measure = {}
     for name, g in m.groupby("measure"):
@@ -62,7 +65,7 @@ def compare_tool(df: pd.DataFrame, ref: pd.DataFrame, summ: dict, ref_summ: dict
             "only_in_tool": int((g["_merge"] == "right_only").sum()),
         }
     means = {}
-    for name in sorted(set(summ) | set(ref_summ)):
+    for name in sorted((set(summ) | set(ref_summ)) - {"runid"}):
         a, b = ref_summ.get(name), summ.get(name)
         means[name] = {"reference": a, "tool": b,
                        "abs_diff": None if a is None or b is None else abs(float(a) - float(b))}

@@ -1,0 +1,153 @@
+"""Where Rankboard's evaluate-from-files time goes, stage by stage, plus DuckDB's EXPLAIN ANALYZE
+of the engine's SQL and timed alternatives for each stage (the evidence behind PROFILE.md).
+
+    python benchmarks/explain.py --size 500 [--threads 2] [--plan]
+
+Stages timed in one process: parse (core.formats.read_run / read_qrels), load into DuckDB
+(what evaluate_files does), the judged-rows SQL (core/sql/judged_rows.sql), the numpy measure
+stage, and the alternatives: DuckDB read_csv / pyarrow.csv fast paths, the rank stored at ingest.
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+
+import duckdb  # noqa: E402
+
+RUN_COLS = "{'qid': 'VARCHAR', 'q0': 'VARCHAR', 'docno': 'VARCHAR', 'rank': 'INTEGER', 'score': 'DOUBLE', 'tag': 'VARCHAR'}"
+QRELS_COLS = "{'qid': 'VARCHAR', 'iter': 'VARCHAR', 'docno': 'VARCHAR', 'rel': 'INTEGER'}"
+SEVEN = ["AP", "nDCG@10", "P@10", "R@1000", "RR", "Rprec", "bpref"]
+
+
+class Clock:
+    def __init__(self):
+        self.rows = []
+
+    def __call__(self, label, fn, *a, **kw):
+        t0 = time.perf_counter()
+        out = fn(*a, **kw)
+        dt = time.perf_counter() - t0
+        self.rows.append((label, dt))
+        print(f"  {dt:7.3f} s  {label}", flush=True)
+        return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--size", type=int, default=500)
+    ap.add_argument("--threads", type=int, default=0, help="DuckDB threads (0 = DuckDB's default)")
+    ap.add_argument("--plan", action="store_true", help="print the full EXPLAIN ANALYZE tree")
+    ap.add_argument("--work", type=Path, default=HERE / "work")
+    args = ap.parse_args(argv)
+    d = args.work / f"t{args.size}"
+    qrels_path, run_path = d / "qrels.txt", d / "run00.txt"
+    clock = Clock()
+    from core import evaluate as ev
+    from core.formats import read_qrels, read_run
+    from core.measures import EvalOptions, parse_measures
+
+    print("== the engine's path (evaluate_files), stage by stage ==")
+    qrels = clock("parse qrels: core.formats.read_qrels", read_qrels, qrels_path, filename="qrels.txt")
+    run = clock("parse run: core.formats.read_run", read_run, run_path, filename="run00.txt")
+    con = duckdb.connect()
+    if args.threads:
+        con.execute(f"SET threads = {args.threads}")
+    threads = con.execute("SELECT current_setting('threads')").fetchall()[0][0]
+    print(f"  (DuckDB threads = {threads})")
+    ex = lambda sql, *a: con.execute(sql, *a).fetchall()  # noqa: E731 (DuckDB 2 wants every result fetched)
+    con.register("_q", qrels.table)
+    clock("load qrels into DuckDB", ex, "CREATE TEMP TABLE rb_qrels AS SELECT CAST(qid AS VARCHAR) qid, "
+          "CAST(docno AS VARCHAR) docno, CAST(rel AS INTEGER) rel FROM _q")
+    ex("CREATE TEMP TABLE rb_run (run VARCHAR, qid VARCHAR, docno VARCHAR, score DOUBLE)")
+    con.register("_r", run.table)
+    clock("load run into DuckDB", ex, "INSERT INTO rb_run SELECT 'r', qid, docno, score FROM _r")
+    opts = EvalOptions()
+    loaded = clock("judged-rows SQL + fetch (evaluate.load)", ev.load, con, "rb_run", "rb_qrels", opts)
+    clock("whole evaluate() (SQL + numpy measures + DataFrames)", ev.evaluate, con, "rb_run", "rb_qrels", SEVEN, opts)
+    del loaded
+
+    sql = ev.sql("judged_rows", rank_expr=ev.CANONICAL_RANK, run_table="rb_run", qrels_table="rb_qrels")
+    print("\n== DuckDB profile of judged_rows.sql (operators by time) ==")
+    prof = args.work / "judged_rows-profile.json"
+    ex(f"PRAGMA enable_profiling = 'json'")
+    ex(f"PRAGMA profiling_output = '{prof}'")
+    con.execute(sql, {"depth": ev.NO_DEPTH}).fetchall()
+    ex("PRAGMA disable_profiling")
+    print(operator_times(prof))
+    if args.plan:
+        print(con.execute("EXPLAIN ANALYZE " + sql, {"depth": ev.NO_DEPTH}).fetchall()[0][1])
+
+    print("\n== alternatives ==")
+    clock("read run: DuckDB read_csv(delim=' ', explicit VARCHAR/DOUBLE types) -> table",
+          ex, f"CREATE TEMP TABLE alt_run AS SELECT 'r' AS run, qid, docno, score FROM read_csv('{run_path}', "
+          f"delim=' ', header=false, columns={RUN_COLS})")
+    clock("read qrels: DuckDB read_csv", ex, f"CREATE TEMP TABLE alt_qrels AS SELECT qid, docno, rel FROM "
+          f"read_csv('{qrels_path}', delim=' ', header=false, columns={QRELS_COLS})")
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+    clock("read run: pyarrow.csv.read_csv(delimiter=' ', column types) -> arrow", pacsv.read_csv, run_path,
+          read_options=pacsv.ReadOptions(column_names=["qid", "q0", "docno", "rank", "score", "tag"]),
+          parse_options=pacsv.ParseOptions(delimiter=" "),
+          convert_options=pacsv.ConvertOptions(column_types={"qid": pa.string(), "docno": pa.string(),
+                                                             "score": pa.float64()},
+                                               include_columns=["qid", "docno", "score"]))
+    ex("CREATE TEMP TABLE ranked_run AS SELECT run, qid, docno, score, "
+                f"{ev.CANONICAL_RANK} AS rank FROM rb_run")
+    clock("judged-rows SQL with the rank precomputed (as in the store)", ev.load, con, "ranked_run", "rb_qrels", opts)
+    alt = """
+        WITH j AS (SELECT r.run, r.qid, r.docno, r.score, q.rel FROM rb_run r JOIN rb_qrels q USING (qid, docno)),
+        n AS (SELECT run, qid, count(*) AS n, max(score) AS top FROM rb_run
+              WHERE qid IN (SELECT qid FROM rb_qrels) GROUP BY ALL)
+        SELECT j.run, j.qid, j.rel, n.n,
+               1 + (SELECT count(*) FROM rb_run x WHERE x.run = j.run AND x.qid = j.qid AND
+                    (x.score > j.score OR (x.score = j.score AND x.docno > j.docno))) AS rank
+        FROM j JOIN n USING (run, qid)"""
+    clock("alternative: rank only the judged rows (correlated count; for reference)", lambda: con.execute(alt).fetchall())
+    one_window = f"""
+        SELECT run, qid, {ev.CANONICAL_RANK} AS rank, count(*) OVER (PARTITION BY run, qid) AS n, docno
+        FROM rb_run"""
+    clock("just the two window functions over every row", lambda: con.execute(f"SELECT count(*), max(rank), max(n) FROM ({one_window})").fetchall())
+    clock("just the row_number window over every row",
+          lambda: con.execute(f"SELECT max(r) FROM (SELECT {ev.CANONICAL_RANK} AS r FROM rb_run)").fetchall())
+    clock("sort by (run, qid, score DESC, docno DESC) only",
+          lambda: con.execute("SELECT max(x) FROM (SELECT docno AS x FROM rb_run ORDER BY run, qid, score DESC, docno DESC)").fetchall())
+    print("\n| stage | seconds |\n|---|---|")
+    for label, dt in clock.rows:
+        print(f"| {label} | {dt:.3f} |")
+    return 0
+
+
+def operator_times(path: Path) -> str:
+    """Operators of a DuckDB JSON profile, slowest first: seconds, rows, name, detail."""
+    import json
+    tree = json.loads(path.read_text())
+    found = []
+
+    def walk(node):
+        name = node.get("type") or node.get("operator_name") or node.get("operator_type")
+        t = node.get("timing", node.get("operator_timing"))
+        if name and t is not None:
+            extra = node.get("extra_info") or {}
+            detail = "; ".join(f"{k}: {v}" for k, v in extra.items() if k in ("Projections", "Join Type",
+                                                                                "Conditions", "Order By", "Groups"))
+            rows = node.get("intermediate_rows", node.get("operator_cardinality")) or 0
+            found.append((float(t), int(rows), name.strip(), str(detail)[:160]))
+        for child in node.get("children", []):
+            walk(child)
+    for root in tree.get("operator", [tree]) if isinstance(tree.get("operator"), list) else [tree]:
+        walk(root)
+    total = tree.get("latency") or tree.get("timing") or round(sum(t for t, *_ in found), 3)
+    lines = [f"  {t:6.3f} s  {rows:>12,} rows  {name}  {detail}" for t, rows, name, detail in
+             sorted(found, reverse=True) if t >= 0.001]
+    return "\n".join(lines + [f"  query latency {total} s"])
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
