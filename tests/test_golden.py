@@ -1,0 +1,136 @@
+"""Golden tests: `evaluate --format trec -q -m all_trec` output equals trec_eval's, byte for byte.
+
+Every reference output in ../shared/reference (trec_eval 9.0.8 and 10.0 on the 17 Robust 2003 runs,
+the 5 CAsT 2021 runs with and without -l2, trec_eval's own test files, and the RAG 2024 run) is one
+test case, so a failure names its file and lists the differing lines.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import pandas as pd
+import pytest
+
+from core.cli_evaluate import format_trec
+from core.evaluate import EvalOptions, evaluate_files, evaluate_frames
+from core.measures import ALL_TREC_10, OFFICIAL, labelled
+from tests.conftest import REFERENCE
+
+ROBUST = "trectools_robust03"
+CAST = "treccast/2021"
+TE = "trec_eval_test"
+ROBUST_RUNS = ["InexpC2", "MU03rob01", "NLPR03vb10", "SABIR03BASE", "Sel50", "THUIRr0301", "UAmsT03RDesc",
+               "UIUC03Rd1", "VTcdhgp1", "aplrob03a", "fub03IeOLKe3", "humR03dc", "oce03noXbmD", "pircRBa1",
+               "rutcor03100", "uic0301", "uwmtCR0"]
+CAST_RUNS = ["org_convdr", "org_convdr_bert", "org_manual_ance", "org_manual_ance_bert", "org_manual_bm25"]
+
+
+@dataclass(frozen=True)
+class Case:
+    ref: str
+    qrels: str
+    run: str
+    compat: int = 9
+    options: tuple = ()
+    measures: tuple = ("all_trec",)
+    per_query: bool = True
+    raw_run: bool = False          # run file has trailing junk fields: load it as trec_eval does
+    id: str = field(default="", compare=False)
+
+
+def _cases():
+    out = []
+    for version, compat in (("9.0.8", 9), ("10.0", 10)):
+        for run in ROBUST_RUNS:
+            out.append(Case(f"{ROBUST}/reference_trec_eval_{version}/input.{run}.all_trec.q.txt",
+                            f"{ROBUST}/robust03_qrels.txt", f"{ROBUST}/runs/input.{run}.gz", compat,
+                            id=f"robust-{version}-{run}"))
+        for run in CAST_RUNS:
+            for level in (1, 2):
+                suffix = ".l2" if level == 2 else ""
+                out.append(Case(f"{CAST}/reference_trec_eval_{version}/{run}.all_trec{suffix}.q.txt",
+                                f"{CAST}/trec-cast-qrels-docs.2021.qrel", f"{CAST}/runs_doc/{run}.run", compat,
+                                (("rel_level", level),), id=f"cast-{version}-{run}-l{level}"))
+    relstring20 = tuple("relstring_20" if n == "relstring" else n for n in ALL_TREC_10)
+    out += [
+        Case(f"{TE}/out.test", f"{TE}/qrels.test", f"{TE}/results.test", 10, measures=tuple(OFFICIAL),
+             per_query=False, id="te-out.test"),
+        Case(f"{TE}/out.test.a", f"{TE}/qrels.test", f"{TE}/results.test", 10, per_query=False, id="te-out.test.a"),
+        Case(f"{TE}/out.test.aq", f"{TE}/qrels.test", f"{TE}/results.test", 10, id="te-out.test.aq"),
+        Case(f"{TE}/out.test.aqc", f"{TE}/qrels.test", f"{TE}/results.trunc", 10, (("complete", True),),
+             raw_run=True, id="te-out.test.aqc"),
+        Case(f"{TE}/out.test.aqcM", f"{TE}/qrels.test", f"{TE}/results.trunc", 10,
+             (("complete", True), ("max_depth", 100)), raw_run=True, id="te-out.test.aqcM"),
+        Case(f"{TE}/out.test.aql", f"{TE}/qrels.rel_level", f"{TE}/results.test", 10, (("rel_level", 2),),
+             measures=relstring20, id="te-out.test.aql"),
+        Case(f"{TE}/out.comment.test", f"{TE}/qrels.comment.test", f"{TE}/results.comment.test", 10,
+             measures=tuple(OFFICIAL), per_query=False, id="te-out.comment.test"),
+        Case(f"{TE}/reference_all_trec/rag24.comment.all_trec.q.v9.0.8.txt", f"{TE}/qrels.comment.test",
+             f"{TE}/results.comment.test", 9, id="rag24-9.0.8"),
+        Case(f"{TE}/reference_all_trec/rag24.comment.all_trec.q.v10.txt", f"{TE}/qrels.comment.test",
+             f"{TE}/results.comment.test", 10, id="rag24-10.0"),
+        Case(f"{TE}/reference_all_trec/rag24.comment.all_trec.l2.q.v10.txt", f"{TE}/qrels.comment.test",
+             f"{TE}/results.comment.test", 10, (("rel_level", 2),), id="rag24-10.0-l2"),
+        Case(f"{TE}/reference_all_trec/rag24_full89.comment.all_trec.q.v10.txt",
+             "anserini_tools/qrels/qrels.rag24.test.txt", f"{TE}/results.comment.test", 10, id="rag24-full89-10.0"),
+    ]
+    return out
+
+
+CASES = _cases()
+
+
+def _raw_frames(case: Case):
+    """trec_eval reads only the first six fields of a run line; results.trunc has junk after them."""
+    rows = [line.split() for line in (REFERENCE / case.run).read_text().splitlines() if line.strip()]
+    run = pd.DataFrame({"run": [r[5] for r in rows], "qid": [r[0] for r in rows], "docno": [r[2] for r in rows],
+                        "score": [float(r[4]) for r in rows]})
+    rows = [line.split() for line in (REFERENCE / case.qrels).read_text().splitlines() if line.strip()]
+    qrels = pd.DataFrame({"qid": [r[0] for r in rows], "docno": [r[2] for r in rows],
+                          "rel": [int(r[3]) for r in rows]})
+    return qrels, run
+
+
+@lru_cache(maxsize=None)
+def output(case: Case) -> str:
+    """Evaluated once per session per case."""
+    options = EvalOptions(compat=case.compat, **dict(case.options))
+    pairs = labelled(list(case.measures), compat=case.compat)
+    measures = [m for _, m in pairs]
+    if case.raw_run:
+        qrels, run = _raw_frames(case)
+        result = evaluate_frames(qrels, run, measures, options)
+    else:
+        result = evaluate_files(REFERENCE / case.qrels, [REFERENCE / case.run], measures, options)
+    return format_trec(result, pairs, per_query=case.per_query)
+
+
+def _key(line: str):
+    name, qid, value = line.split("\t")
+    return name.strip(), qid
+
+
+def assert_same_output(got: str, want: str, ref: str) -> None:
+    if got == want:
+        return
+    g = dict((_key(l), l.split("\t")[2]) for l in got.splitlines())
+    w = dict((_key(l), l.split("\t")[2]) for l in want.splitlines())
+    diffs = [f"{k[0]} {k[1]}: got {g.get(k)!r}, trec_eval {v!r}" for k, v in w.items() if g.get(k) != v]
+    extra = [f"{k[0]} {k[1]}: not in trec_eval's output" for k in g if k not in w]
+    order = [] if diffs or extra else ["same values, different line order or layout"]
+    problems = diffs + extra + order
+    pytest.fail(f"{ref}: {len(problems)} difference(s) from trec_eval ({len(w)} values):\n  "
+                + "\n  ".join(problems[:15]))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_matches_trec_eval(case: Case, reference):
+    want = (reference / case.ref).read_text()
+    assert_same_output(output(case), want, case.ref)
+
+
+def test_every_value_compared():
+    """Guard against a vacuous pass: the references hold >600k values and every line is compared."""
+    total = sum(len((REFERENCE / c.ref).read_text().splitlines()) for c in CASES)
+    assert total > 600_000
