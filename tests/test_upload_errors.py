@@ -169,3 +169,19 @@ def test_failed_cli_style_batch_leaves_nothing(store):
             ingest.add_run(cur, ingest.collection_id(cur, "c"), GOOD_RUN.replace(b"tagA", b"tagB"), filename="ok.run")
             ingest.add_run(cur, ingest.collection_id(cur, "c"), b"301 Q0 d1 1 bad t\n", filename="bad.run")
     assert snapshot(store) == before
+
+
+def test_overflowing_score_and_nan_are_rejected():
+    exc = error_of(read_run, b"301 Q0 d1 1 1e999 t\n301 Q0 d2 2 NaN t\n", filename="big.run")
+    assert str(exc) == ("big.run, line 1: score is too large to represent. Use a score between -1e308 and 1e308.\n"
+                        "    '301 Q0 d1 1 1e999 t'\n"
+                        "big.run, line 2: score 'NaN' is not a number. Use a decimal number such as 12.5, -3 or "
+                        "1.2e-3.\n    '301 Q0 d2 2 NaN t'")
+
+
+def test_qrels_sets_need_distinct_assessor_names(store):
+    before = snapshot(store)
+    exc = error_of(store.add_qrels, "c", QRELS, filename="again.txt", assessor="NIST")
+    assert str(exc) == ("again.txt: the collection already has qrels by assessor 'NIST'. Give these judgments a "
+                        "different assessor name.")
+    assert snapshot(store) == before
