@@ -274,27 +274,21 @@ def _row(run: str, measure: str, j: int, s: dict, p_corr, alpha: float) -> Compa
 
 def compare_stored(store, collection, run_ids, measures, baseline_run_id, *, qrels_id=None, options=None,
                    **kwargs) -> Comparison:
-    """Evaluate stored runs (through the results cache) and compare them with the baseline run."""
+    """Evaluate stored runs (through the engine's results cache) and compare them with the baseline run.
+
+    Runs are named by their store names. With options.complete (-c) missing topics count as 0.
+    """
     from core.evaluate import EvalOptions, evaluate_stored
-    run_ids = list(dict.fromkeys([baseline_run_id, *run_ids]))
     options = options or EvalOptions()
+    run_ids = list(dict.fromkeys([int(baseline_run_id), *map(int, run_ids)]))
     result = evaluate_stored(store, collection, run_ids, measures, qrels_id=qrels_id, options=options)
-    names = _run_names(store, collection, run_ids)
-    per_query = result.per_query.assign(run=result.per_query["run"].map(lambda r: names.get(r, str(r))))
-    if options.complete and "all_qids" not in kwargs:
-        kwargs["missing"] = kwargs.get("missing", "zero")
-    return compare(per_query, baseline=names.get(baseline_run_id, str(baseline_run_id)),
+    runs = store.runs(collection)
+    names = dict(zip(runs["run_id"].astype(int), runs["name"].astype(str)))
+    kwargs.setdefault("missing", "zero" if options.complete else "skip")
+    order = {names[i]: k for k, i in enumerate(run_ids)}  # rows in the order the runs were asked for
+    per_query = result.per_query.sort_values("run", key=lambda s: s.map(order), kind="stable")
+    return compare(per_query, baseline=names[int(baseline_run_id)],
                    measures=[getattr(m, "name", m) for m in measures] if measures else None, **kwargs)
-
-
-def _run_names(store, collection, run_ids) -> dict:
-    """Map whatever evaluate_stored puts in the run column (id or name) to the run's display name."""
-    table = store.runs(collection)
-    table = table[table["run_id"].isin(run_ids)]
-    names = dict(zip(table["run_id"], table["name"].astype(str)))
-    names.update({str(k): v for k, v in names.items()})
-    names.update({v: v for v in list(names.values())})
-    return names
 
 
 __all__ = ["compare", "compare_stored", "Comparison", "ComparisonRow", "ROW_FIELDS", "TEST_NAMES"]

@@ -209,3 +209,22 @@ def test_swapping_run_and_baseline_mirrors_the_row(pairs, test):
     assert ab.p_value is None or 0 <= ab.p_value <= 1  # scipy's t-test says 0 for a constant non-zero difference
     if test in ("randomization", "bootstrap"):
         assert ab.p_value >= 1 / 501  # (b + 1) / (n + 1): never 0
+
+
+def test_compare_stored_equals_compare_on_the_engine_frames(tmp_path):
+    from core.compare import compare_stored
+    from core.evaluate import evaluate_frames
+    from tests.fixtures_store import SAMPLE_COLLECTION, sample_store
+    with sample_store(tmp_path) as store:
+        runs = store.runs(SAMPLE_COLLECTION)
+        ids, names = runs["run_id"].astype(int).tolist(), runs["name"].tolist()
+        stored = compare_stored(store, SAMPLE_COLLECTION, ids[1:], ["AP", "P@10"], ids[0], test="wilcoxon")
+        qrels = store.qrels(store.default_qrels_id(SAMPLE_COLLECTION))
+        run_df = pd.concat([store.run_rows(i).assign(run=n) for i, n in zip(ids, names)], ignore_index=True)
+        frames = compare(evaluate_frames(qrels, run_df, ["AP", "P@10"]).per_query, baseline=names[0],
+                         test="wilcoxon")
+        assert stored.baseline == names[0] and list(stored.runs) == names
+        def by_run(c):  # the engine's frames come back in name order; the store's in the order asked
+            return c.to_dataframe().sort_values(["run", "measure"]).reset_index(drop=True)
+        pd.testing.assert_frame_equal(by_run(stored), by_run(frames), check_exact=False, rtol=0, atol=1e-12)
+        assert len(stored.rows) == 2 * len(ids)
