@@ -1,0 +1,188 @@
+"""Worked values for the textbook variants and the engine's edge cases (ties, grades, missing topics, switches).
+
+Every expected value is derived from the measure's definition by hand (see ../shared/seeds/ERRATA.md for
+the seeds' arithmetic slips), not copied from the engine.
+"""
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from core.errors import EvalError, UnknownMeasureError
+from core.evaluate import EvalOptions, evaluate_frames
+from core.measures import parse_measure
+
+L2 = math.log2
+
+
+def ranking(pattern: str, total_rel: int | None = None, grades=None, qid="q1", extra_judged=0):
+    """'R N R ...' (or grades) -> (qrels, run). Scores strictly decrease; relevant docs not retrieved are
+    added to the qrels so that R = total_rel; `extra_judged` adds unretrieved judged non-relevant docs."""
+    labels = grades if grades is not None else [1 if c == "R" else 0 for c in pattern.split()]
+    docs = [f"d{i:03d}" for i in range(len(labels))]
+    run = pd.DataFrame({"qid": qid, "docno": docs, "score": [100.0 - i for i in range(len(docs))]})
+    qrels = [(qid, d, g) for d, g in zip(docs, labels) if g is not None]
+    found = sum(1 for g in labels if g is not None and g >= 1)
+    qrels += [(qid, f"missing{i}", 1) for i in range((total_rel or found) - found)]
+    qrels += [(qid, f"judged{i}", 0) for i in range(extra_judged)]
+    return pd.DataFrame(qrels, columns=["qid", "docno", "rel"]), run
+
+
+def value(qrels, run, measure, **options):
+    res = evaluate_frames(qrels, run, [measure], EvalOptions(**options))
+    s = res.summary
+    return float(s.loc[s["measure"] == parse_measure(measure).name, "value"].iloc[0])
+
+
+EX81 = "R R N N N N N N R N R N N N R N N N N R"          # seed 004, exercise 8/1 (ERRATA 4), R = 8
+SEED1 = "R N R R R R N N N R"                               # seed 001: precisions 1, .67, .75, .8, .83, .6
+GRADES = [3, 2, 3, 0, 0, 1, 2, 2, 3, 0]                     # seeds 000/002 DCG example
+
+# (measure, ranking kwargs, expected) -- families exercised here count as "worked examples" in test_registry
+WORKED = [
+    ("P@20", dict(pattern=EX81, total_rel=8), 6 / 20),
+    ("R@20", dict(pattern=EX81, total_rel=8), 6 / 8),
+    ("Rcap@20", dict(pattern=EX81, total_rel=8), 6 / 8),
+    ("Rcap@5", dict(pattern=EX81, total_rel=8), 2 / 5),
+    ("F@20", dict(pattern=EX81, total_rel=8), 2 * 0.3 * 0.75 / (0.3 + 0.75)),
+    ("E(beta=1)@20", dict(pattern=EX81, total_rel=8), 1 - 2 * 0.3 * 0.75 / (0.3 + 0.75)),
+    ("F(beta=2)@20", dict(pattern=EX81, total_rel=8), 5 * 0.3 * 0.75 / (4 * 0.3 + 0.75)),
+    ("SetF(beta=0.5)", dict(pattern=EX81, total_rel=8), 1.25 * 0.3 * 0.75 / (0.25 * 0.3 + 0.75)),
+    ("set_F", dict(pattern=EX81, total_rel=8), 2 * 0.3 * 0.75 / (0.3 + 0.75)),
+    ("SetP", dict(pattern=EX81, total_rel=8), 0.3),
+    ("SetR", dict(pattern=EX81, total_rel=8), 0.75),
+    ("SetRelP", dict(pattern=EX81, total_rel=8), 6 / 8),
+    ("SetAP", dict(pattern=EX81, total_rel=8), 36 / (20 * 8)),
+    ("AP@20", dict(pattern=EX81, total_rel=8), (1 + 1 + 3 / 9 + 4 / 11 + 5 / 15 + 6 / 20) / 8),
+    ("AP(norm='found')@20", dict(pattern=EX81, total_rel=8), (1 + 1 + 3 / 9 + 4 / 11 + 5 / 15 + 6 / 20) / 6),
+    ("RR@20", dict(pattern=EX81, total_rel=8), 1.0),
+    ("IPrec@0.33", dict(pattern=EX81, total_rel=8), 4 / 11),        # 9.x: (long)(0.33*8+0.9) = 3 rel docs
+    ("Success@1", dict(pattern="N R", total_rel=1), 0.0),
+    ("RR@1", dict(pattern="N R", total_rel=1), 0.0),
+    ("RR", dict(pattern="N R", total_rel=1), 0.5),
+    ("AP", dict(pattern=SEED1), (1 + 2 / 3 + 3 / 4 + 4 / 5 + 5 / 6 + 6 / 10) / 6),
+    ("AP(norm='found')@5", dict(pattern=SEED1), (1 + 2 / 3 + 3 / 4 + 4 / 5) / 4),
+    ("AP@5", dict(pattern=SEED1), (1 + 2 / 3 + 3 / 4 + 4 / 5) / 6),
+    ("DCG(dcg='jk')@4", dict(pattern="", grades=GRADES), 3 + 2 + 3 / L2(3)),
+    ("nDCG(dcg='jk')@4", dict(pattern="", grades=GRADES), (3 + 2 + 3 / L2(3)) / (3 + 3 + 3 / L2(3) + 2 / 2)),
+    ("DCG@2", dict(pattern="", grades=GRADES), 3 + 2 / L2(3)),
+    ("nDCG@2", dict(pattern="", grades=GRADES), (3 + 2 / L2(3)) / (3 + 3 / L2(3))),
+    ("nDCG(dcg='exp-log2')@3", dict(pattern="", grades=GRADES),
+     (7 + 3 / L2(3) + 7 / 2) / (7 + 7 / L2(3) + 7 / 2)),
+    ("DCG(dcg='exp-log2')@3", dict(pattern="", grades=GRADES), 7 + 3 / L2(3) + 7 / 2),
+    ("Judged@4", dict(pattern="", grades=[1, None, 0, None]), 2 / 4),
+    ("Judged@10", dict(pattern="", grades=[1, None, 0, None]), 2 / 10),
+    ("Unj@4", dict(pattern="", grades=[1, None, 0, None]), 2 / 4),
+    ("NumRet", dict(pattern=EX81, total_rel=8), 20),
+    ("NumRel", dict(pattern=EX81, total_rel=8), 8),
+    ("NumRelRet", dict(pattern=EX81, total_rel=8), 6),
+    ("NumNonRelJudgedRet", dict(pattern=EX81, total_rel=8), 14),
+    ("Rprec", dict(pattern=EX81, total_rel=8), 2 / 8),
+    ("Rprec(mult=2)", dict(pattern=EX81, total_rel=8), 5 / 16),
+    # AUC: positives at ranks 1, 3; negatives at 2, 4 and one unretrieved judged negative (tied last)
+    ("AUC", dict(pattern="R N R N", extra_judged=1), (3 + 2) / (2 * 3)),
+    ("Bpref", dict(pattern="R N R N", extra_judged=1), (1 + (1 - 1 / 2)) / 2),
+    ("binG", dict(pattern="R N R", total_rel=2), (1 / L2(2) + 1 / L2(3)) / 2),
+    ("RBP", dict(pattern="R N R", total_rel=2), 0.1 * (1 + 0.81)),
+    ("RBP(p=0.5)", dict(pattern="R N R", total_rel=2), 0.5 * (1 + 0.25)),
+    ("utility", dict(pattern="R N R", total_rel=3), 2 - 1),
+    ("infAP", dict(pattern="R N R", total_rel=2), (1 + 1 / 3 + (2 / 3) * (2 / 2) * ((1 + 1e-5) / (2 + 2e-5))) / 2),
+]
+
+
+@pytest.mark.parametrize("measure,kw,expected", WORKED, ids=[w[0] for w in WORKED])
+def test_worked_value(measure, kw, expected):
+    qrels, run = ranking(**kw)
+    assert value(qrels, run, measure) == pytest.approx(expected, abs=1e-9)
+
+
+def test_auc_with_collection_size_counts_unjudged_as_negative():
+    qrels, run = ranking("", grades=[1, None, 0, 1])        # ranks: pos, unjudged, neg, pos
+    # N = 10 docs, R = 2 -> 8 negatives; 2 retrieved negatives (ranks 2, 3), 6 unretrieved tied last.
+    # rank-1 positive beats all 8; rank-4 positive beats the 6 unretrieved.
+    assert value(qrels, run, "AUC", num_docs=10) == pytest.approx((8 + 6) / 16)
+    assert value(qrels, run, "AUC") == pytest.approx((1 + 0) / 2)   # judged only: one negative, at rank 3
+
+
+def test_score_ties_break_by_docno_descending():
+    qrels = pd.DataFrame({"qid": ["1"], "docno": ["a"], "rel": [1]})
+    run = pd.DataFrame({"qid": ["1"] * 3, "docno": ["a", "b", "c"], "score": [1.0, 1.0, 1.0]})
+    assert value(qrels, run, "RR") == pytest.approx(1 / 3)                 # c, b, a
+    run["rank"] = [1, 2, 3]                                                 # a precomputed rank is trusted
+    assert value(qrels, run, "RR") == pytest.approx(1.0)
+
+
+def test_qids_stay_strings_and_sort_bytewise():
+    qrels = pd.DataFrame({"qid": ["10", "9", "010"], "docno": ["a", "a", "a"], "rel": [1, 1, 1]})
+    run = pd.DataFrame({"qid": ["10", "9", "010"], "docno": ["a", "b", "a"], "score": [1.0, 1.0, 1.0]})
+    res = evaluate_frames(qrels, run, ["P@1"])
+    assert list(res.per_query["qid"]) == ["010", "10", "9"]
+    assert list(res.per_query["value"]) == [1.0, 1.0, 0.0]
+
+
+def test_missing_topics_skipped_with_warning_or_counted_with_c():
+    qrels = pd.DataFrame({"qid": ["1", "2"], "docno": ["a", "a"], "rel": [1, 1]})
+    run = pd.DataFrame({"qid": ["1", "3"], "docno": ["a", "a"], "score": [1.0, 1.0]})   # 3: run only
+    res = evaluate_frames(qrels, run, ["AP", "NumRel"])
+    assert res.missing_topics == {"run": ["2"]}
+    assert any("2" in w and "-c" in w for w in res.warnings)
+    assert res.num_q == {"run": 1}
+    res_c = evaluate_frames(qrels, run, ["AP", "NumRel"], EvalOptions(complete=True))
+    s = res_c.summary.set_index("measure")["value"]
+    assert s["AP"] == pytest.approx(0.5) and s["NumRel"] == 2 and res_c.num_q == {"run": 2}
+
+
+def test_negative_grades_are_pooled_but_unjudged():
+    qrels, run = ranking("", grades=[1, -1, 0, 1])
+    assert value(qrels, run, "NumRel") == 2
+    # infAP skips the pooled-but-unjudged doc at rank 2 when estimating precision above rank 4
+    assert value(qrels, run, "infAP") == pytest.approx((1 + (1 / 4 + (3 / 4) * (3 / 3) * ((1 + 1e-5) / (2 + 2e-5)))) / 2)
+    assert value(qrels, run, "Judged@4") == pytest.approx(3 / 4)
+    assert value(qrels, run, "NumRet", judged_only=True) == 3
+    assert value(qrels, run, "P@2", judged_only=True) == pytest.approx(1 / 2)   # -J: ranks become 1, 2, 3
+
+
+def test_max_depth_and_rel_level():
+    qrels, run = ranking("", grades=[2, 1, 0, 2])
+    assert value(qrels, run, "NumRet", max_depth=2) == 2
+    assert value(qrels, run, "AP", max_depth=2) == pytest.approx(2 / 3)
+    assert value(qrels, run, "P@4", rel_level=2) == pytest.approx(2 / 4)
+    assert value(qrels, run, "P(rel=2)@4") == pytest.approx(2 / 4)
+    assert value(qrels, run, "P@4") == pytest.approx(3 / 4)
+
+
+def test_empty_ranking_counts_zero_with_c():
+    qrels, _ = ranking("R N")
+    run = pd.DataFrame({"qid": ["other"], "docno": ["x"], "score": [1.0]})
+    res = evaluate_frames(qrels, run, ["AP", "nDCG@10", "RR"], EvalOptions(complete=True))
+    assert res.summary["value"].tolist() == [0.0, 0.0, 0.0]
+
+
+def test_compat_10_rounds_recall_levels():
+    qrels, run = ranking("R R R R R N N N N N R", total_rel=13)
+    # 0.4 * 13 = 5.2: trec_eval 9.x cuts at (long)(6.1) = 6 relevant docs, 10.0 at lround(5.2) = 5
+    assert value(qrels, run, "IPrec@0.4") == pytest.approx(6 / 11)
+    assert value(qrels, run, "IPrec@0.4", compat=10) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("bad", ["P@0", "nDCG(dcg='cubic')@10", "SetF(beta=-1)", "P(foo=1)@5", "AP@x",
+                                 "P", "Bpref@10", "RBP(p='high')"])
+def test_invalid_parameters_raise(bad):
+    with pytest.raises(EvalError):
+        parse_measure(bad)
+
+
+def test_unknown_measure_suggests():
+    with pytest.raises(UnknownMeasureError, match=r"Did you mean nDCG@10\?"):
+        parse_measure("nDGC@10")
+    with pytest.raises(UnknownMeasureError, match="Did you mean"):
+        parse_measure("mapp")
+
+
+def test_bad_options_raise():
+    with pytest.raises(EvalError):
+        EvalOptions(compat=11)
+    with pytest.raises(EvalError):
+        EvalOptions(max_depth=0)
