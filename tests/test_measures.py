@@ -175,7 +175,7 @@ def test_invalid_parameters_raise(bad):
 
 
 def test_unknown_measure_suggests():
-    with pytest.raises(UnknownMeasureError, match=r"Did you mean nDCG@10\?"):
+    with pytest.raises(UnknownMeasureError, match=r"Did you mean nDCG@10 "):
         parse_measure("nDGC@10")
     with pytest.raises(UnknownMeasureError, match="Did you mean"):
         parse_measure("mapp")

@@ -94,7 +94,7 @@ def _unknown(text: str) -> str:
     names = sorted(set(all_names()))
     base, at, cut = text.partition("@")
     close = []
-    if at:
+    if at and cut:
         bases = sorted({f.name for f in REGISTRY if f.cutoff != "none"}
                        | {a for f in REGISTRY if f.cutoff != "none" for a in f.aliases})
         close = [b + "@" + cut for b in difflib.get_close_matches(base, bases, n=3, cutoff=0.5)]
