@@ -15,7 +15,8 @@ coll = state.collection()
 store = state.get_store()
 sets = store.qrels_sets(coll["id"]) if coll else None
 if sets is None or len(sets) < 2:
-    empty_state("Agreement needs two or more qrels sets in this collection (one per assessor).", key="ag_empty",
+    empty_state("Agreement needs two or more qrels sets in this collection, one per assessor. Upload another "
+                "qrels file with its assessor name first.", key="ag_empty",
                 upload_hint="a second qrels file with its assessor name")
     st.stop()
 

@@ -8,6 +8,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from dashboard.components.table import table as show_table
+
 from core.agreement import reading
 from dashboard.components.charts import show, style
 
@@ -37,7 +39,7 @@ def render_multi_summary(multi, *, key: str) -> None:
     cols[2].metric("Judges", len(multi.names))
     st.markdown(f"**Fleiss' κ: {reading(multi.fleiss_kappa)}**")
     table = multi.pairwise.assign(reading=[reading(k) for k in multi.pairwise["cohen_kappa"]])
-    st.dataframe(table, key=f"{key}_pairwise", hide_index=True, column_config={
+    show_table(table, key=f"{key}_pairwise", hide_index=True, column_config={
         "a": "Judge A", "b": "Judge B", "n_common": st.column_config.NumberColumn("Both judged", format="localized"),
         "cohen_kappa": st.column_config.NumberColumn("Cohen's κ", format="%.3f"),
         "pooled_kappa": st.column_config.NumberColumn("Scott's π", format="%.3f"), "reading": "Reading"})
@@ -92,4 +94,4 @@ def render_slopegraph(dim, *, colors: dict, key: str) -> None:
     show(fig, key=key, filename=f"slopegraph_{dim.measure}")
     table = dim.correlations.rename(columns={"a": "Qrels A", "b": "Qrels B", "kendall_tau": "Kendall's τ",
                                              "tau_ap": "τ_AP (B vs A)", "tau_ap_reversed": "τ_AP (A vs B)"})
-    st.dataframe(table, key=f"{key}_taus", hide_index=True)
+    show_table(table, key=f"{key}_taus", hide_index=True)

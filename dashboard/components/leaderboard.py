@@ -8,6 +8,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from dashboard.components.table import table as show_table
+
 from dashboard.components.charts import show, style
 from dashboard.components.palette import NEGATIVE, POSITIVE
 
@@ -61,7 +63,7 @@ def render_table(summary: pd.DataFrame, *, runs: list[str], measures: list[str],
         styler = styler.map(lambda v: "color: #b45309; font-weight: bold" if _ok(v) and v < 0.9 else "",
                             subset=["Judged@10"])
     height = 35 * (min(len(table), 12) + 1) + 3
-    st.dataframe(styler, key=key, height=height, width="stretch")
+    show_table(styler, key=key, height=height, width="stretch")
     return table
 
 
@@ -96,7 +98,7 @@ def render_ci_chart(comparison, *, measure: str, colors: dict, key: str) -> None
 def render_details(comparison, *, key: str) -> None:
     df = comparison.to_dataframe()
     df = df[df["run"] != comparison.baseline]
-    st.dataframe(df, key=key, hide_index=True, width="stretch", column_config={
+    show_table(df, key=key, hide_index=True, width="stretch", column_config={
         "run": "Run", "measure": "Measure", "n_queries": st.column_config.NumberColumn("Topics", format="%d"),
         "mean": st.column_config.NumberColumn("Mean", format="%.4f"),
         "ci_low": st.column_config.NumberColumn("CI low", format="%.4f"),

@@ -4,6 +4,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from dashboard.components.table import table as show_table
+
 CUTOFF = {"none": "no", "optional": "optional", "required": "required"}
 
 
@@ -40,7 +42,7 @@ def matches(family, text: str) -> bool:
 
 
 def render_registry(families, *, key: str) -> None:
-    st.dataframe(overview(families), key=f"{key}_table", hide_index=True, width="stretch",
+    show_table(overview(families), key=f"{key}_table", hide_index=True, width="stretch",
                  column_config={"Description": st.column_config.TextColumn(width="large")})
     for f in families:
         with st.expander(f"{f.name} — {f.description}"):
@@ -52,7 +54,7 @@ def render_registry(families, *, key: str) -> None:
             right.markdown("**trec_eval equivalent**")
             right.code(_trec(f), language=None)
             if f.params:
-                st.dataframe(pd.DataFrame([{"Parameter": p.name, "Type": p.type.__name__, "Default": repr(p.default),
+                show_table(pd.DataFrame([{"Parameter": p.name, "Type": p.type.__name__, "Default": repr(p.default),
                                             "Choices": ", ".join(map(repr, p.choices)), "Help": p.help}
                                            for p in f.params]), hide_index=True, key=f"{key}_{f.name}_params")
             st.caption(f"Reference: {f.reference}" + (f" · aggregated as {f.agg} over topics" if f.agg != "mean" else ""))

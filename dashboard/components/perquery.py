@@ -8,6 +8,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from dashboard.components.table import table as show_table
+
 from dashboard.components.charts import show, style
 from dashboard.components.feedback import md_escape
 from dashboard.components.palette import NEGATIVE, NEUTRAL, POSITIVE
@@ -77,7 +79,7 @@ def render_ranked_list(ranked: pd.DataFrame, *, run: str, score: float | None, k
             "score": ranked["score"]})
         styler = view.style.format({"score": "{:.4f}"})
         styler = styler.apply(lambda col: [_grade_style(g) for g in ranked["grade"]], subset=["grade"])
-        st.dataframe(styler, key=f"{key}_table", hide_index=True, width="stretch", height=390, column_config={
+        show_table(styler, key=f"{key}_table", hide_index=True, width="stretch", height=390, column_config={
             "rank": st.column_config.NumberColumn("Rank", format="%d", width="small"),
             "grade": st.column_config.TextColumn("Grade", width="small"),
             "docno": "Document", "other": st.column_config.TextColumn("Other rank", width="small", help="Rank of this document in the other run (— = not retrieved)"),

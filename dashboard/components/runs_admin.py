@@ -4,6 +4,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from dashboard.components.table import table as show_table
+
 from core.errors import RankboardError
 from dashboard.components.feedback import show_error
 
@@ -19,7 +21,7 @@ def render_counts(row: pd.Series, *, qrels: pd.DataFrame, key: str) -> None:
 
 def render_run_table(runs: pd.DataFrame, *, key: str) -> None:
     view = runs[["name", "tag", "filename", "n_topics", "depth", "n_rows", "uploaded_at"]]
-    st.dataframe(view, key=key, hide_index=True, width="stretch", column_config={
+    show_table(view, key=key, hide_index=True, width="stretch", column_config={
         "name": "Run", "tag": "Tag", "filename": "File",
         "n_topics": st.column_config.NumberColumn("Topics", format="%d"),
         "depth": st.column_config.NumberColumn("Depth", format="%d", help="Most documents retrieved for a topic"),
@@ -30,7 +32,7 @@ def render_run_table(runs: pd.DataFrame, *, key: str) -> None:
 
 def render_qrels_table(qrels: pd.DataFrame, *, key: str) -> None:
     view = qrels[["assessor", "filename", "is_default", "n_judgments", "n_topics"]]
-    st.dataframe(view, key=key, hide_index=True, width="stretch", column_config={
+    show_table(view, key=key, hide_index=True, width="stretch", column_config={
         "assessor": "Assessor", "filename": "File",
         "is_default": st.column_config.CheckboxColumn("Default", help="Used by the Leaderboard and Per-query pages"),
         "n_judgments": st.column_config.NumberColumn("Judgments", format="localized"),
@@ -48,12 +50,19 @@ def _do(action, key: str) -> None:
 
 def render_run_admin(runs: pd.DataFrame, *, rename, delete, key: str) -> None:
     """Pick a run, then rename it or delete it (delete asks for confirmation)."""
-    names = dict(zip(runs["run_id"].astype(int), runs["name"]))
-    run_id = st.selectbox("Run", list(names), format_func=names.get, key=f"{key}_manage_run")
+    ids = dict(zip(runs["name"].astype(str), runs["run_id"].astype(int)))
+    names = {i: n for n, i in ids.items()}
+    chosen = st.selectbox("Run", list(ids), key=f"{key}_manage_run")
+    run_id = ids[chosen]
     left, right = st.columns([3, 2], vertical_alignment="bottom")
-    new_name = left.text_input("New name", key=f"{key}_rename_to", placeholder=names[run_id])
-    right.button("Rename", key=f"{key}_rename", disabled=not new_name.strip(),
-                 on_click=_do, args=(lambda: rename(run_id, new_name.strip()), key))
+    new_name = left.text_input("New name", key=f"{key}_rename_to", placeholder=chosen)
+
+    def _rename() -> None:
+        rename(run_id, new_name.strip())
+        st.session_state[f"{key}_manage_run"] = new_name.strip()   # keep the renamed run selected
+        st.session_state[f"{key}_rename_to"] = ""
+
+    right.button("Rename", key=f"{key}_rename", disabled=not new_name.strip(), on_click=_do, args=(_rename, key))
     confirm_key = f"{key}_confirm_delete"
     if st.session_state.get(confirm_key) != run_id:
         st.button("Delete run", key=f"{key}_delete", icon=":material/delete:",

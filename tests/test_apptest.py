@@ -1,0 +1,229 @@
+"""AppTest: every dashboard page renders on a store seeded from data/, and the main widgets work.
+
+The app opens the store named by $RANKBOARD_STORE (a copy of the sample collection per test module).
+"Unexpected error" is what the pages print when something other than a RankboardError escapes, so a
+test that finds it fails just like one that finds an exception.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.fixtures_store import SAMPLE_COLLECTION, fresh_store, sample_store  # noqa: F401
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "dashboard" / "app.py")
+PAGES = {"leaderboard": "Leaderboard", "perquery": "Per-query comparison", "curves": "Precision-recall and ROC",
+         "agreement": "Judge agreement", "data": "Data", "measures": "Measures"}
+TIMEOUT = 120
+
+
+@pytest.fixture(scope="module")
+def store_path(tmp_path_factory) -> str:
+    tmp = tmp_path_factory.mktemp("apptest")
+    sample_store(tmp).close()
+    return str(tmp / "sample.duckdb")
+
+
+@pytest.fixture
+def app(store_path, monkeypatch):
+    monkeypatch.setenv("RANKBOARD_STORE", store_path)
+    return AppTest.from_file(APP, default_timeout=TIMEOUT)
+
+
+def texts(at) -> str:
+    parts = [e.value for kind in ("markdown", "caption", "info", "warning", "success", "title", "subheader")
+             for e in getattr(at, kind)]
+    return "\n".join(map(str, parts))
+
+
+def assert_clean(at) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    errors = [e.value for e in at.error]
+    assert not any("Unexpected error" in str(e) for e in errors), errors + [c.value for c in at.code]
+
+
+def open_page(at, page: str, **params):
+    """Open `page` as a fresh browser would open a link to it (query params included)."""
+    for k, v in params.items():
+        at.query_params[k] = v
+    at.run()                                  # st.navigation must have run once before switch_page
+    if page == "leaderboard":
+        return at
+    at.switch_page(f"app_pages/{page}.py")
+    for k, v in params.items():
+        at.query_params[k] = v
+    return at.run()
+
+
+def keyed(at, key: str):
+    """The container the app keyed `key` (read-only tables and lists sit in one)."""
+    def walk(node):
+        for child in getattr(node, "children", {}).values():
+            pid = getattr(getattr(child, "proto", None), "id", "")
+            if isinstance(pid, str) and pid.endswith("-" + key):
+                return child
+            found = walk(child)
+            if found is not None:
+                return found
+        return None
+    block = walk(at.main) or walk(at.sidebar)
+    assert block is not None, f"no element keyed {key!r}"
+    return block
+
+
+def frame(at, key: str):
+    return keyed(at, key).dataframe[0].value
+
+
+def url(at, key: str) -> list[str]:
+    """A URL query parameter as a list of values (AppTest keeps single values as plain strings)."""
+    value = at.query_params.get(key, [])
+    return [value] if isinstance(value, str) else list(value)
+
+
+@pytest.mark.parametrize("page", list(PAGES))
+def test_every_page_renders(app, page):
+    at = open_page(app, page)
+    assert_clean(at)
+    assert at.title[0].value == PAGES[page]
+    assert at.selectbox(key="sidebar_collection").value == SAMPLE_COLLECTION
+
+
+def test_leaderboard_baseline_adds_significance(app):
+    at = app.run()
+    assert_clean(at)
+    assert at.selectbox(key="lb_baseline").value == ""
+    assert "Pick a baseline" in texts(at)
+    runs = at.multiselect(key="lb_runs").value
+    assert len(runs) == 5
+    at.selectbox(key="lb_baseline").set_value(runs[0]).run()
+    assert_clean(at)
+    assert url(at, "baseline") == [runs[0]]
+    assert f"significantly better / worse than {runs[0]}" in texts(at)
+    table = frame(at, "lb_table")
+    assert f"{runs[0]} (baseline)" in list(table.index)
+    assert list(table.columns)[:5] == ["AP", "nDCG@10", "P@10", "R@1000", "RR"]
+    at.selectbox(key="lb_test").set_value("wilcoxon").run()
+    at.selectbox(key="lb_correction").set_value("holm").run()
+    assert_clean(at)
+    assert "Wilcoxon" in texts(at) and "holm" in texts(at)
+    assert url(at, "test") == ["wilcoxon"] and url(at, "correction") == ["holm"]
+
+
+def test_leaderboard_measures_and_unknown_measure(app):
+    at = app.run()
+    at.multiselect(key="lb_measures").set_value(["AP", "ndcg_cut_20", "nDGC@10"]).run()
+    assert not at.exception
+    assert "Unknown measure" in " ".join(e.value for e in at.error)
+    assert any("nDCG@10" in c.value for c in at.code)      # core's "did you mean" text, verbatim
+    table = frame(at, "lb_table")
+    assert list(table.columns)[:2] == ["AP", "nDCG@20"]
+
+
+def test_url_reproduces_the_view(app):
+    at = open_page(app, "leaderboard", runs=["aplrob03a", "humR03dc"], baseline="aplrob03a",
+                   measures=["P@10", "AP"], test="t", alpha="0.01")
+    assert_clean(at)
+    assert at.multiselect(key="lb_runs").value == ["aplrob03a", "humR03dc"]
+    assert at.multiselect(key="lb_measures").value == ["P@10", "AP"]
+    assert at.selectbox(key="lb_baseline").value == "aplrob03a"
+    assert at.selectbox(key="lb_alpha").value == "0.01"
+    assert list(frame(at, "lb_table").columns)[:2] == ["P@10", "AP"]
+
+
+def test_perquery_opens_a_query(app):
+    at = open_page(app, "perquery", baseline="pircRBa1", run="aplrob03a", measure="nDCG@10")
+    assert_clean(at)
+    assert at.selectbox(key="pq_baseline").value == "pircRBa1"
+    assert at.selectbox(key="pq_run").value == "aplrob03a"
+    query = at.selectbox(key="pq_query")
+    assert query.value == ""
+    qid = query.options[1].split(":")[0]
+    query.set_value(qid).run()
+    assert_clean(at)
+    assert url(at, "query") == [qid]
+    a, b = frame(at, "pq_list_a_table"), frame(at, "pq_list_b_table")
+    assert len(a) > 0 and len(b) > 0
+    assert list(a.columns) == ["rank", "grade", "docno", "other", "score"]
+    assert at.text_area(key="pq_note").value == ""
+    at.text_area(key="pq_note").input("Lost on the acronym.")
+    at.button(key="pq_note_save").click().run()
+    assert_clean(at)
+    other = open_page(AppTest.from_file(APP, default_timeout=TIMEOUT), "perquery", baseline="pircRBa1",
+                      run="aplrob03a", measure="nDCG@10", query=qid)
+    assert other.text_area(key="pq_note").value == "Lost on the acronym."
+
+
+def test_curves_single_query(app):
+    at = open_page(app, "curves", runs=["pircRBa1", "humR03dc"])
+    assert_clean(at)
+    assert at.multiselect(key="cv_runs").value == ["pircRBa1", "humR03dc"]
+    qid = at.selectbox(key="cv_query").options[1].split(":")[0]
+    at.selectbox(key="cv_query").set_value(qid).run()
+    assert_clean(at)
+    assert url(at, "query") == [qid]
+
+
+def test_agreement_binary_and_measure(app):
+    at = open_page(app, "agreement")
+    assert_clean(at)
+    assert at.multiselect(key="ag_qrels").value == ["NIST", "simulated-B"]
+    assert "Cohen's κ:" in texts(at)
+    at.selectbox(key="ag_rel_level").set_value("1").run()
+    at.selectbox(key="ag_measure").set_value("P@10").run()
+    assert_clean(at)
+    assert "Kendall" in " ".join(str(m.value) for m in at.get("plotly_chart")) or keyed(at, "ag_slope_taus")
+
+
+def test_measures_filter(app):
+    at = open_page(app, "measures")
+    at.text_input(key="ms_filter").input("ndcg").run()
+    assert_clean(at)
+    names = list(frame(at, "ms_table")["Measure"])
+    assert names and all("dcg" in n.lower() for n in names)
+
+
+def test_data_rename_and_delete_ask_first(app):
+    at = open_page(app, "data")
+    assert_clean(at)
+    assert [m.label for m in at.metric][:3] == ["Runs", "Topics", "Qrels sets"]
+    assert at.metric[0].value == "5"
+    at.selectbox(key="data_manage_run").set_value("humR03dc").run()
+    at.text_input(key="data_rename_to").input("renamed-run").run()
+    at.button(key="data_rename").click().run()
+    assert_clean(at)
+    assert "renamed-run" in list(frame(at, "data_runs_table")["name"])
+    at.button(key="data_delete").click().run()
+    assert "cannot be undone" in texts(at) and at.metric[0].value == "5"
+    at.button(key="data_delete_cancel").click().run()
+    assert at.metric[0].value == "5"
+    at.button(key="data_delete").click().run()
+    at.button(key="data_delete_confirm").click().run()
+    assert_clean(at)
+    assert at.metric[0].value == "4"
+    assert "renamed-run" not in list(frame(at, "data_runs_table")["name"])
+
+
+def test_create_collection_and_empty_states(app):
+    at = open_page(app, "data")
+    at.text_input(key="data_new_collection").input("empty-one").run()
+    at.button(key="data_create_collection").click().run()
+    assert_clean(at)
+    assert at.selectbox(key="sidebar_collection").value == "empty-one"
+    for page in ("leaderboard", "perquery", "curves", "agreement"):
+        at.switch_page(f"app_pages/{page}.py").run()
+        assert_clean(at)
+        assert "Upload" in texts(at) or "upload" in texts(at)
+        assert at.get("page_link"), page
+
+
+def test_store_that_cannot_open_is_reported(tmp_path, monkeypatch):
+    bad = tmp_path / "not-a-store.duckdb"
+    bad.write_text("this is not a DuckDB file")
+    monkeypatch.setenv("RANKBOARD_STORE", str(bad))
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    assert not at.exception
+    assert "cannot open its store" in at.error[0].value
