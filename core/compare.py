@@ -190,7 +190,13 @@ def _missing_note(missing: str, gaps: dict[str, list[str]], extra: dict[str, int
 def compare(per_query: pd.DataFrame, *, baseline: str, measures=None, test: str = "t",
             correction: str = "none", alpha: float = 0.05, missing: str = "skip", all_qids=None,
             tie_tol: float = 1e-9, n_resamples: int = 10_000, seed: int = 0) -> Comparison:
-    """Compare every run in `per_query` with `baseline`, for each measure. See Comparison/ComparisonRow."""
+    """Compare every run in `per_query` (run, qid, measure, value) with `baseline`, for each measure.
+
+    Topics are aligned on the baseline's topics (or `all_qids`). missing='skip' pairs only the topics
+    both runs have; 'zero' counts a missing topic as 0. Differences within `tie_tol` are ties (also
+    for Wilcoxon, which drops them). Tests are two-sided; see core.stats for their definitions.
+    The correction runs over every non-baseline (run, measure) row at once.
+    """
     per_query = per_query.assign(run=per_query["run"].astype(str), qid=per_query["qid"].astype(str))
     runs = _validate(per_query, baseline, test, correction, missing)
     measure_list = _resolve_measures(measures, list(dict.fromkeys(per_query["measure"])))
