@@ -101,6 +101,32 @@ def main(argv=None) -> int:
     ex("CREATE TEMP TABLE ranked_run AS SELECT run, qid, docno, score, "
                 f"{ev.CANONICAL_RANK} AS rank FROM rb_run")
     clock("judged-rows SQL with the rank precomputed (as in the store)", ev.load, con, "ranked_run", "rb_qrels", opts)
+    stored = """
+        WITH n AS (SELECT run, qid, least(count(*), $depth) AS n FROM ranked_run
+                   WHERE qid IN (SELECT DISTINCT qid FROM rb_qrels) GROUP BY ALL)
+        SELECT r.run, r.qid, r.rank, q.rel, n.n
+        FROM ranked_run r JOIN n USING (run, qid) LEFT JOIN rb_qrels q ON q.qid = r.qid AND q.docno = r.docno
+        WHERE r.rank <= $depth AND (q.rel IS NOT NULL OR r.rank = 1) ORDER BY r.run, r.qid, r.rank"""
+    clock("proposed stored-rank SQL: n by GROUP BY (no window), same join",
+          lambda: con.execute(stored, {"depth": ev.NO_DEPTH}).fetchnumpy())
+    ex("CREATE TEMP TABLE dict AS SELECT docno, (row_number() OVER ())::INTEGER AS doc_id FROM "
+       "(SELECT DISTINCT docno FROM rb_qrels)")
+    ex("CREATE TEMP TABLE enc_qrels AS SELECT qid::INTEGER AS qid, doc_id, rel FROM rb_qrels JOIN dict USING (docno)")
+    clock("encode the run at ingest: qid -> INTEGER, docno -> qrels dictionary id (NULL = unjudged)", ex,
+          "CREATE TEMP TABLE enc_run AS SELECT run, qid::INTEGER AS qid, d.doc_id, rank FROM ranked_run "
+          "LEFT JOIN dict d USING (docno)")
+    enc = """
+        WITH n AS (SELECT run, qid, count(*) AS n FROM enc_run GROUP BY ALL)
+        SELECT r.run, r.qid, r.rank, q.rel, n.n
+        FROM enc_run r JOIN n USING (run, qid) LEFT JOIN enc_qrels q ON q.qid = r.qid AND q.doc_id = r.doc_id
+        WHERE (q.rel IS NOT NULL OR r.rank = 1) ORDER BY r.run, r.qid, r.rank"""
+    clock("judged rows on integer-encoded stored run (join on INTEGER keys)",
+          lambda: con.execute(enc).fetchnumpy())
+    enc2 = """
+        SELECT r.run, r.qid, r.rank, q.rel FROM enc_run r JOIN enc_qrels q ON q.qid = r.qid AND q.doc_id = r.doc_id
+        WHERE r.doc_id IS NOT NULL ORDER BY r.run, r.qid, r.rank"""
+    clock("  same, judged rows only (doc_id IS NOT NULL prunes before the join); n from runs metadata",
+          lambda: con.execute(enc2).fetchnumpy())
     alt = """
         WITH j AS (SELECT r.run, r.qid, r.docno, r.score, q.rel FROM rb_run r JOIN rb_qrels q USING (qid, docno)),
         n AS (SELECT run, qid, count(*) AS n, max(score) AS top FROM rb_run

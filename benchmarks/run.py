@@ -101,8 +101,12 @@ def lines(path: Path) -> int:
 
 def template_store(d: Path, runs: list[Path], name: str) -> Path:
     """A store with collection 'bench', the qrels and `runs`, built once (not timed)."""
-    path = d / f"{name}.duckdb"
+    import hashlib
+    code = b"".join((ROOT / "core" / f).read_bytes() for f in ("store.py", "ingest.py") if (ROOT / "core" / f).exists())
+    path = d / f"{name}-{hashlib.sha1(code).hexdigest()[:8]}.duckdb"   # rebuilt when the store code changes
     if not path.exists():
+        for old in d.glob(f"{name}-*.duckdb*"):
+            old.unlink()
         tmp = d / f"{name}.building.duckdb"
         for p in (tmp, Path(str(tmp) + ".wal")):
             p.unlink(missing_ok=True)
