@@ -195,15 +195,21 @@ def default_qrels_id(cid: int):
     return state.get_store().default_qrels_id(cid)
 
 
-@st.cache_data(show_spinner=SPIN, max_entries=32)
-def roc_curves(_store, store_key: str, cid: int, runs: tuple, version: str):
-    """Averaged ROC curve per run (qid 'all') and the AUC per run and topic."""
+@st.cache_data(show_spinner=SPIN, max_entries=128)
+def roc_curve_one(_store, store_key: str, cid: int, name: str, run_id: int, version: str):
+    """One run's averaged ROC curve (qid 'all') and its AUC per topic and overall; cached per run,
+    so adding a run to the selection computes only that run."""
     from core.curves import roc_auc, roc_curve
     qrels = qrels_frame(_store, store_key, default_qrels_id(cid), version)
-    frames = [run_frame(_store, store_key, rid, name, version) for name, rid in runs]
-    curve = roc_curve(pd.concat(frames, ignore_index=True), qrels, average=True, per_topic=True)
+    curve = roc_curve(run_frame(_store, store_key, run_id, name, version), qrels, average=True, per_topic=True)
     auc = roc_auc(curve)
     return curve[curve["qid"] == "all"].reset_index(drop=True), auc
+
+
+def roc_curves(_store, store_key: str, cid: int, runs: tuple, version: str):
+    parts = [roc_curve_one(_store, store_key, cid, name, rid, version) for name, rid in runs]
+    return (pd.concat([p[0] for p in parts], ignore_index=True),
+            pd.concat([p[1] for p in parts], ignore_index=True))
 
 
 @st.cache_data(show_spinner=SPIN, max_entries=32)
