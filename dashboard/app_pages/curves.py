@@ -21,16 +21,18 @@ if not chosen:
     st.info("Pick at least one run.")
     st.stop()
 run_ids = tuple(ids[n] for n in chosen)
-st.caption("Save any chart as a PNG with the camera button in its toolbar (top right of the chart).")
+st.caption("PR: trec_eval's 11-point interpolated precision, averaged over topics. ROC: positives are the "
+           "relevant documents, negatives the judged non-relevant ones; AUC in the legend. "
+           "Save any chart as a PNG with the camera button in its toolbar.")
 left, right = st.columns(2)
 pr = None
 with left, guard("compute the PR curves"), st.spinner("Interpolating precision at 11 recall levels..."):
     pr = cached.pr_curves(store, skey, coll["id"], run_ids, ver)
-    render_pr(pr, runs=chosen, colors=colors, title="11-point interpolated PR, averaged over topics",
-              key="cv_pr", filename=f"pr_{coll['name']}")
+    render_pr(pr, runs=chosen, colors=colors, title="Interpolated PR (11 points, mean)",
+              key="cv_pr", filename=f"pr_{coll['name']}", half=True)
 with right, guard("compute the ROC curves"), st.spinner("Tracing ROC curves..."):
     roc, auc = cached.roc_curves(store, skey, coll["id"], tuple((n, ids[n]) for n in chosen), ver)
-    render_roc(roc, auc, runs=chosen, colors=colors, key="cv_roc", filename=f"roc_{coll['name']}")
+    render_roc(roc, auc, runs=chosen, colors=colors, key="cv_roc", filename=f"roc_{coll['name']}", half=True)
 
 if pr is None:
     st.stop()

@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 from html import escape
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
@@ -27,7 +28,7 @@ def render_pair_summary(pair, *, key: str) -> None:
     cols[1].metric("Scott's π", _fmt(pair.pooled_kappa), help="Chance from the pooled label rates")
     cols[2].metric("Weighted κ (linear)", _fmt(pair.weighted_kappa), help="Near-miss grades count partly")
     cols[3].metric("Krippendorff's α", _fmt(pair.alpha.get("ordinal")), help="Ordinal level")
-    cols[4].metric("Raw agreement", f"{pair.p_observed:.1%}" if pair.n_common else "n/a")
+    cols[4].metric("Raw agreement", f"{pair.p_observed:.2%}" if pair.n_common else "n/a")
     st.caption(f"Judged only by {a}: {pair.only_a:,} · only by {b}: {pair.only_b:,} (not compared).")
 
 
@@ -49,12 +50,14 @@ def render_confusion(pair, *, key: str) -> None:
     conf: pd.DataFrame = pair.confusion
     a, b = pair.names
     labels = [str(v) for v in conf.index]
-    fig = go.Figure(go.Heatmap(z=conf.to_numpy(), x=[str(v) for v in conf.columns], y=labels,
-                               colorscale="Blues", text=conf.to_numpy(), texttemplate="%{text:,}",
-                               hovertemplate="row %{y}, column %{x}: %{z:,} documents<extra></extra>"))
+    counts = conf.to_numpy()
+    fig = go.Figure(go.Heatmap(z=np.log10(counts + 1), x=[str(v) for v in conf.columns], y=labels,
+                               colorscale="Blues", text=counts, texttemplate="%{text:,}", showscale=False,
+                               customdata=counts,
+                               hovertemplate="row %{y}, column %{x}: %{customdata:,} documents<extra></extra>"))
     fig.update_xaxes(title=f"grade by {escape(b)} (column)", type="category", side="bottom")
     fig.update_yaxes(title=f"grade by {escape(a)} (row)", type="category", autorange="reversed")
-    style(fig, height=340, legend=False).update_layout(title="Confusion matrix")
+    style(fig, height=340, legend=False).update_layout(title="Confusion matrix (colour: log count)")
     show(fig, key=key, filename=f"confusion_{a}_vs_{b}")
 
 

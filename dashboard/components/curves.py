@@ -18,7 +18,7 @@ def _thin(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def render_pr(curve: pd.DataFrame, *, runs: list[str], colors: dict, qid: str = "all", title: str,
-              key: str, filename: str) -> None:
+              key: str, filename: str, half: bool = False) -> None:
     df = curve[curve["qid"] == qid]
     fig = go.Figure()
     for run in runs:
@@ -29,14 +29,14 @@ def render_pr(curve: pd.DataFrame, *, runs: list[str], colors: dict, qid: str = 
                                  line=dict(color=colors.get(run), width=2.5), marker=dict(size=6),
                                  hovertemplate="%{fullData.name}<br>recall %{x:.1f}: precision %{y:.4f}"
                                                "<extra></extra>"))
-    fig.update_xaxes(title="recall", range=[-0.02, 1.02], dtick=0.1)
+    fig.update_xaxes(title="recall", range=[-0.02, 1.02], dtick=0.1 if not half else 0.2)
     fig.update_yaxes(title="interpolated precision", range=[-0.02, 1.02])
-    style(fig, height=420).update_layout(title=title)
+    style(fig, height=480 if half else 420, legend_below=half).update_layout(title=title)
     show(fig, key=key, filename=filename)
 
 
 def render_roc(curve: pd.DataFrame, auc: pd.DataFrame, *, runs: list[str], colors: dict, key: str,
-               filename: str) -> None:
+               filename: str, half: bool = False) -> None:
     mean_auc = auc[auc["qid"] == "all"].set_index("run")["auc"]
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="chance (AUC 0.5)",
@@ -49,7 +49,7 @@ def render_roc(curve: pd.DataFrame, auc: pd.DataFrame, *, runs: list[str], color
         fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name=f"{run} (AUC {mean_auc.get(run, float('nan')):.3f})",
                                  line=dict(color=colors.get(run), width=2.5),
                                  hovertemplate="%{fullData.name}<br>FPR %{x:.3f}, TPR %{y:.3f}<extra></extra>"))
-    fig.update_xaxes(title="false positive rate (judged non-relevant)", range=[0, 1])
-    fig.update_yaxes(title="true positive rate (recall)", range=[0, 1.02])
-    style(fig, height=420).update_layout(title="ROC, averaged over topics (vertical averaging)")
+    fig.update_xaxes(title="false positive rate", range=[0, 1], dtick=0.2)
+    fig.update_yaxes(title="true positive rate", range=[0, 1.02])
+    style(fig, height=480 if half else 420, legend_below=half).update_layout(title="ROC (vertical average)")
     show(fig, key=key, filename=filename)

@@ -30,9 +30,9 @@ def _example(family) -> str:
 
 
 def overview(families) -> pd.DataFrame:
-    return pd.DataFrame([{"Measure": f.name, "Aliases": ", ".join(f.aliases), "Cutoff": CUTOFF.get(f.cutoff, f.cutoff),
-                          "Parameters": _params(f), "trec_eval": _trec(f), "Description": f.description}
-                         for f in families])
+    return pd.DataFrame([{"Measure": f.name, "Description": f.description, "trec_eval": _trec(f),
+                          "Aliases": ", ".join(f.aliases), "Cutoff": CUTOFF.get(f.cutoff, f.cutoff),
+                          "Parameters": _params(f)} for f in families])
 
 
 def matches(family, text: str) -> bool:
@@ -43,7 +43,8 @@ def matches(family, text: str) -> bool:
 
 def render_registry(families, *, key: str) -> None:
     show_table(overview(families), key=f"{key}_table", hide_index=True, width="stretch",
-                 column_config={"Description": st.column_config.TextColumn(width="large")})
+                 column_config={"Description": st.column_config.TextColumn(width="large"),
+                                "Measure": st.column_config.TextColumn(pinned=True)})
     for f in families:
         with st.expander(f"{f.name} — {f.description}"):
             if f.formula:
