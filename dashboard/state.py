@@ -151,3 +151,14 @@ def set_collection(value: dict | None) -> None:
 def collection() -> dict | None:
     """The collection picked in the sidebar: {'id': int, 'name': str}, or None on an empty store."""
     return st.session_state.get(_COLLECTION)
+
+
+def include(param: str, values) -> None:
+    """Add values to a remembered multi-selection (e.g. a just-uploaded run joins the chosen runs)."""
+    memory = _memory()
+    current = memory.get(param)
+    if isinstance(current, list):
+        memory[param] = current + [v for v in values if v not in current]
+    if param in st.query_params:
+        have = st.query_params.get_all(param)
+        st.query_params[param] = have + [str(v) for v in values if str(v) not in have]

@@ -69,6 +69,7 @@ tab_runs, tab_qrels, tab_topics, tab_docs = st.tabs(["Runs", "Qrels", "Topics", 
 with tab_runs:
     render_uploader(key="data_runs", label="Run files", button="Load runs", noun="runs",
                     load=_locked(store.add_run), options=_run_options,
+                    on_loaded=lambda reports: state.include("runs", [r.name for r in reports if r.name]),
                     help="TREC run format (qid Q0 docno rank score tag), any file name, gzip is fine.")
 with tab_qrels:
     render_uploader(key="data_qrels", label="Qrels files", button="Load qrels", noun="qrels files",

@@ -5,7 +5,7 @@ import streamlit as st
 
 from dashboard import cached, state
 from dashboard.components import leaderboard as lb
-from dashboard.components.feedback import guard, show_error
+from dashboard.components.feedback import guard, show_error, show_warnings
 from dashboard.components.palette import run_colors
 from dashboard.components.runpicker import require_runs
 from dashboard.constants import ALPHAS, CORRECTIONS, DEFAULT_MEASURES, MORE_MEASURES, NO_BASELINE, TESTS
@@ -41,6 +41,7 @@ with guard("evaluate the runs"):
         result, comparison = cached.compared(coll["id"], run_ids, measures, baseline=baseline or chosen[0],
                                              test=test, correction=correction, alpha=float(alpha), ver=ver)
         judged = cached.judged_at_10(coll["id"], run_ids, ver=ver)
+    show_warnings(result.warnings, title="Evaluation warnings")
     low = [] if judged is None else [f"{r} ({v:.0%})" for r, v in judged.items() if v < 0.9]
     if low:
         st.warning(f"Many unjudged documents in the top 10 of: {', '.join(low)}. Their scores (and any gain) "

@@ -19,7 +19,7 @@ def style(fig: go.Figure, *, height: int = 380, legend: bool = True, legend_belo
     fig.update_layout(height=height, font=FONT, margin=dict(l=10, r=10, t=40, b=10),
                       showlegend=legend, legend=dict(font=dict(size=13), **where),
                       hoverlabel=dict(font_size=13), template="plotly_white",
-                      title=dict(font=dict(size=16)))
+                      title=dict(font=dict(size=16)), modebar=dict(orientation="v"))
     return fig
 
 

@@ -63,7 +63,7 @@ def render_table(summary: pd.DataFrame, *, runs: list[str], measures: list[str],
         styler = styler.map(lambda v: "color: #b45309; font-weight: bold" if _ok(v) and v < 0.9 else "",
                             subset=["Judged@10"])
     height = 35 * (min(len(table), 12) + 1) + 3
-    show_table(styler, key=key, height=height, width="stretch")
+    show_table(styler, key=key, height=height, width="stretch", row_height=35)
     return table
 
 

@@ -35,7 +35,7 @@ def render_delta_chart(diff: pd.DataFrame, *, run_a: str, run_b: str, measure: s
     wins, losses = int((d["delta"] > 0).sum()), int((d["delta"] < 0).sum())
     title = (f"{escape(run_b)} vs {escape(run_a)} on {measure}: better on {wins}, worse on {losses}, "
              f"tied on {len(d) - wins - losses} topics")
-    style(fig, height=330, legend=False).update_layout(title=title, clickmode="event+select")
+    style(fig, height=290, legend=False).update_layout(title=title, clickmode="event+select")
     return show(fig, key=key, filename=f"perquery_{run_b}_vs_{run_a}_{measure}", on_select=on_select,
                 selection_mode="points")
 

@@ -43,12 +43,16 @@ def render_results(results: list[dict], *, key: str) -> None:
 
 
 def render_uploader(*, key: str, label: str, button: str, noun: str, load: Callable,
-                    help: str | None = None, options: Callable[[], dict] | None = None) -> None:
+                    help: str | None = None, options: Callable[[], dict] | None = None,
+                    on_loaded: Callable[[list], None] | None = None) -> None:
     """File uploader (any extension, several files) + load button. `options()` renders extra widgets
     and returns keyword arguments for `load(file, **kwargs)`."""
     files = st.file_uploader(label, type=None, accept_multiple_files=True, key=f"{key}_files", help=help)
     kwargs = options() if options else {}
     if st.button(button, key=f"{key}_load", type="primary", disabled=not files):
-        st.session_state[f"{key}_results"] = _load_all(files, lambda f: load(f, **kwargs), noun=noun)
+        results = _load_all(files, lambda f: load(f, **kwargs), noun=noun)
+        st.session_state[f"{key}_results"] = results
+        if on_loaded:
+            on_loaded([r["report"] for r in results if r["ok"]])
         st.rerun()  # so the sidebar counts and run lists show the new state
     render_results(st.session_state.get(f"{key}_results", []), key=key)
