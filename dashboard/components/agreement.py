@@ -57,7 +57,7 @@ def render_confusion(pair, *, key: str) -> None:
                                hovertemplate="row %{y}, column %{x}: %{customdata:,} documents<extra></extra>"))
     fig.update_xaxes(title=f"grade by {escape(b)} (column)", type="category", side="bottom")
     fig.update_yaxes(title=f"grade by {escape(a)} (row)", type="category", autorange="reversed")
-    style(fig, height=340, legend=False).update_layout(title="Confusion matrix (colour: log count)")
+    style(fig, height=340, legend=False).update_layout(title="Confusion matrix")
     show(fig, key=key, filename=f"confusion_{a}_vs_{b}")
 
 
@@ -97,4 +97,6 @@ def render_slopegraph(dim, *, colors: dict, key: str) -> None:
     show(fig, key=key, filename=f"slopegraph_{dim.measure}")
     table = dim.correlations.rename(columns={"a": "Qrels A", "b": "Qrels B", "kendall_tau": "Kendall's τ",
                                              "tau_ap": "τ_AP (B vs A)", "tau_ap_reversed": "τ_AP (A vs B)"})
-    show_table(table, key=f"{key}_taus", hide_index=True)
+    fmt = st.column_config.NumberColumn(format="%.3f")
+    show_table(table, key=f"{key}_taus", hide_index=True,
+               column_config={c: fmt for c in ("Kendall's τ", "τ_AP (B vs A)", "τ_AP (A vs B)")})
