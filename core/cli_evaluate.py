@@ -62,28 +62,40 @@ def _fmt(label: str, qid: str, value, ints: bool) -> str:
     return f"{label:<22s}\t{qid}\t{text}\n"
 
 
+def _column(label: str, m, qids, values) -> list[str]:
+    head = f"{label:<22s}\t"
+    if m.family.agg == "text":
+        return [f"{head}{q}\t'{v}'\n" for q, v in zip(qids, values)]
+    if m.family.ints:
+        return [f"{head}{q}\t{int(round(v))}\n" for q, v in zip(qids, values)]
+    return [f"{head}{q}\t{v:.4f}\n" for q, v in zip(qids, values)]
+
+
+def _per_query_lines(result: EvalResult, pairs, run: str) -> list[str]:
+    pq = result.per_query[result.per_query["run"] == run]
+    tx = result.text[result.text["run"] == run] if result.text is not None and len(result.text) else None
+    values = pq.pivot(index="qid", columns="measure", values="value") if len(pq) else None
+    texts = tx.pivot(index="qid", columns="measure", values="text") if tx is not None else None
+    qids = sorted(set(values.index if values is not None else []) | set(texts.index if texts is not None else []))
+    columns = []
+    for label, m in pairs:
+        if m.family.summary_only:
+            continue
+        table = texts if m.family.agg == "text" else values
+        columns.append(_column(label, m, qids, table[m.name].reindex(qids).to_numpy()))
+    return ["".join(row) for row in zip(*columns)]
+
+
 def format_trec(result: EvalResult, pairs, per_query: bool = False) -> str:
-    """trec_eval's layout, one block per run (in the order given)."""
+    """trec_eval's layout, one block per run (in the order given): per-topic lines (-q), then "all"."""
     lines: list[str] = []
-    pq = result.per_query.set_index(["run", "measure", "qid"])["value"] if per_query else None
-    tx = result.text.set_index(["run", "measure", "qid"])["text"] if per_query and len(result.text) else None
     sm = result.summary.set_index(["run", "measure"])["value"]
     for run in result.runs:
         if per_query:
-            qids = sorted(result.per_query.loc[result.per_query["run"] == run, "qid"].unique()) if len(result.per_query) \
-                else sorted(result.text.loc[result.text["run"] == run, "qid"].unique())
-            for qid in qids:
-                for label, m in pairs:
-                    if m.family.summary_only:
-                        continue
-                    if m.family.agg == "text":
-                        lines.append(f"{label:<22s}\t{qid}\t'{tx[(run, m.name, qid)]}'\n")
-                    else:
-                        lines.append(_fmt(label, qid, pq[(run, m.name, qid)], m.family.ints))
+            lines += _per_query_lines(result, pairs, run)
         lines.append(f"{'runid':<22s}\tall\t{run}\n")
         lines.append(f"{'num_q':<22s}\tall\t{result.num_q.get(run, 0)}\n")
         for label, m in pairs:
-            if m.family.agg == "text":
-                continue
-            lines.append(_fmt(label, "all", sm[(run, m.name)], m.family.ints))
+            if m.family.agg != "text":
+                lines.append(_fmt(label, "all", sm[(run, m.name)], m.family.ints))
     return "".join(lines)
