@@ -227,3 +227,24 @@ def test_store_that_cannot_open_is_reported(tmp_path, monkeypatch):
     at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
     assert not at.exception
     assert "cannot open its store" in at.error[0].value
+
+
+def test_ranked_lists_show_grades_and_document_text(tmp_path, monkeypatch):
+    store = sample_store(tmp_path)
+    run_id = int(store.runs(SAMPLE_COLLECTION).iloc[0]["run_id"])
+    rows = store.run_rows(run_id)
+    qid = str(rows["qid"].iloc[0])
+    top = rows[rows["qid"] == qid].sort_values("rank").head(3)["docno"].tolist()
+    docs = "".join(f"{d}\tText of <b>{d}</b> *not bold*\n" for d in top)
+    store.add_documents(SAMPLE_COLLECTION, docs.encode(), filename="docs.tsv")
+    store.close()
+    monkeypatch.setenv("RANKBOARD_STORE", str(tmp_path / "sample.duckdb"))
+    names = None
+    at = open_page(AppTest.from_file(APP, default_timeout=TIMEOUT), "perquery", query=qid)
+    assert_clean(at)
+    names = [at.selectbox(key="pq_baseline").value, at.selectbox(key="pq_run").value]
+    assert len(set(names)) == 2
+    lists = [frame(at, "pq_list_a_table"), frame(at, "pq_list_b_table")]
+    assert all(set(df["grade"]) <= {"0", "1", "2", "3", "unjudged"} for df in lists)
+    shown = [t.value for t in keyed(at, "pq_list_a").text] + [t.value for t in keyed(at, "pq_list_b").text]
+    assert any(f"Text of <b>{top[0]}</b> *not bold*" == s for s in shown)   # plain text, never HTML

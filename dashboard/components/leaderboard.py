@@ -48,10 +48,17 @@ def render_table(summary: pd.DataFrame, *, runs: list[str], measures: list[str],
     baseline = comparison.baseline if comparison is not None else None
     if judged is not None:
         table["Judged@10"] = judged.reindex(table.index)
+    wtl = None
+    if comparison is not None and measures:
+        wtl = f"W/T/L {measures[0]}"
+        rows = {r.run: r for r in comparison.rows if r.measure == measures[0]}
+        table[wtl] = [f"{rows[r].wins}/{rows[r].ties}/{rows[r].losses}"
+                      if r in rows and rows[r].wins is not None else "" for r in table.index]
     table = table.sort_values(measures[0], ascending=False) if measures else table
     table.index = [f"{r} (baseline)" if r == baseline else r for r in table.index]
     table.index.name = "Run"
-    styler = table.style.format("{:.4f}", na_rep="–")
+    numeric = [c for c in table.columns if c != wtl]
+    styler = table.style.format("{:.4f}", na_rep="–", subset=numeric)
     if comparison is not None:
         for (run, m), (marker, sign) in _cell_marks(comparison, measures).items():
             if run in table.index and m in table.columns:
