@@ -10,6 +10,7 @@ from sklearn.metrics import cohen_kappa_score
 from core.agreement import agreement, multi_agreement, reading
 from core.consensus import consensus
 from core.errors import EvalError
+from core.evaluate import evaluate_frames
 
 # Seed 004, exercise 8/4: 12 documents, one query; the system returns {4, 5, 6, 7, 8}.
 JUDGE_1 = [0, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0]
@@ -35,18 +36,20 @@ def test_seed_004_8_4_a_kappa():
 
 
 def _set_prf(qrels_df: pd.DataFrame, retrieved: set[str]) -> tuple[float, float, float]:
-    """Set-based precision, recall and F1 from the definitions in seed 004 (Defs. 1-3)."""
-    relevant = set(qrels_df.loc[qrels_df["rel"] >= 1, "docno"])
-    hit = len(relevant & retrieved)
-    p, r = hit / len(retrieved), hit / len(relevant)
-    return p, r, (2 * p * r / (p + r) if p + r else 0.0)
+    """Set-based precision, recall and F1 of the system through the evaluation engine (trec_eval's
+    set_P, set_recall, set_F); the expected values below are worked from seed 004's Defs. 1-3."""
+    run = pd.DataFrame({"qid": "q1", "docno": sorted(retrieved), "score": 1.0})
+    summary = evaluate_frames(qrels_df, run, ["set_P", "set_recall", "set_F"]).summary
+    values = dict(zip(summary["measure"], summary["value"]))
+    return values["SetP"], values["SetR"], values["SetF"]
 
 
 def test_seed_004_8_4_b_relevant_if_the_judges_agree():
     agreed = consensus([qrels(JUDGE_1), qrels(JUDGE_2)], "agree")
     assert sorted(agreed.loc[agreed["rel"] == 1, "docno"], key=int) == ["3", "4"]
     p, r, f = _set_prf(agreed, RETRIEVED)
-    assert (p, r) == (pytest.approx(1 / 5), pytest.approx(1 / 2))                 # doc 4 only
+    # relevant {3, 4}; retrieved {4..8}: one hit. P = 1/5, R = 1/2, F = 2PR/(P+R) = 0.2/0.7
+    assert (p, r) == (pytest.approx(1 / 5), pytest.approx(1 / 2))
     assert f == pytest.approx(2 * 0.2 * 0.5 / 0.7)                                 # 0.2857
 
 
@@ -54,6 +57,7 @@ def test_seed_004_8_4_c_relevant_if_at_least_one_judge_says_so():
     union = consensus([qrels(JUDGE_1), qrels(JUDGE_2)], "union")
     assert sorted(union.loc[union["rel"] == 1, "docno"], key=int) == [str(d) for d in range(3, 13)]
     p, r, f = _set_prf(union, RETRIEVED)
+    # relevant {3..12} (10 docs); all 5 retrieved are relevant. P = 1, R = 1/2, F = 2/3
     assert (p, r) == (pytest.approx(1.0), pytest.approx(5 / 10))
     assert f == pytest.approx(2 / 3)
 
