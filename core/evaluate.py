@@ -20,7 +20,7 @@ from core.measures.context import Data
 SQL_DIR = Path(__file__).resolve().parent / "sql"
 MIN_GEO_MEAN = 1e-5
 NO_DEPTH = 2 ** 62
-CANONICAL_RANK = "row_number() OVER (PARTITION BY run, qid ORDER BY score DESC, docno DESC)"
+CANONICAL_RANK = "row_number() OVER (PARTITION BY {partition} ORDER BY score DESC, docno DESC)"
 
 __all__ = ["EvalOptions", "EvalResult", "evaluate", "evaluate_frames", "evaluate_files", "evaluate_stored", "summarise"]
 
@@ -50,18 +50,25 @@ def _columns(con, table: str) -> list[str]:
     return [d[0] for d in con.execute(f"SELECT * FROM {table} LIMIT 0").description]
 
 
-def load(con, run_table: str, qrels_table: str, options: EvalOptions):
-    """Run the SQL stage. Returns (groups DataFrame[run, qid], Data, runs, qrels topics)."""
+def load(con, run_table: str, qrels_table: str, options: EvalOptions, run_name: str | None = None):
+    """Run the SQL stage over a table of runs (or, with run_name, a table holding one run and no run column).
+    Returns (groups DataFrame[run, qid], num_ret, (g, rank, rel) judged rows, qrels level counts, runs, topics)."""
     rt, qt = _ident(run_table), _ident(qrels_table)
     cols = _columns(con, rt)
-    for need in ("run", "qid", "docno"):
+    for need in ("qid", "docno") + (() if run_name is not None else ("run",)):
         if need not in cols:
             raise EvalError(f"Run table {run_table} has no column {need!r}; it needs run, qid, docno, score.")
-    rank_expr = "rank" if "rank" in cols else CANONICAL_RANK
+    partition = "qid" if run_name is not None else "run, qid"
+    rank_expr = "rank" if "rank" in cols else CANONICAL_RANK.format(partition=partition)
     depth = int(options.max_depth) if options.max_depth else NO_DEPTH
-    res = con.execute(sql("judged_rows", rank_expr=rank_expr, run_table=rt, qrels_table=qt),
-                      {"depth": depth}).fetchnumpy()
-    runs = [r[0] for r in con.execute(f"SELECT DISTINCT run FROM {rt} ORDER BY run").fetchall()]
+    params = {"depth": depth} | ({"run": run_name} if run_name is not None else {})
+    query = sql("judged_rows", rank_expr=rank_expr, run_table=rt, qrels_table=qt, partition=partition,
+                run_expr="$run" if run_name is not None else "run")
+    res = con.execute(query, params).fetchnumpy()
+    if run_name is not None:
+        runs = [run_name]
+    else:
+        runs = [r[0] for r in con.execute(f"SELECT DISTINCT run FROM {rt} ORDER BY run").fetchall()]
     topics = [r[0] for r in con.execute(f"SELECT DISTINCT qid FROM {qt} ORDER BY qid").fetchall()]
     levels = con.execute(sql("qrels_levels", qrels_table=qt)).fetchdf()
 
@@ -94,10 +101,12 @@ def _level_matrix(levels: pd.DataFrame, qids) -> np.ndarray:
     return mat[rows]
 
 
-def evaluate(con, run_table: str, qrels_table: str, measures, options: EvalOptions = EvalOptions()) -> EvalResult:
-    """Evaluate every run in `run_table` (run, qid, docno, score[, rank]) against `qrels_table` (qid, docno, rel)."""
+def evaluate(con, run_table: str, qrels_table: str, measures, options: EvalOptions = EvalOptions(), *,
+             run_name: str | None = None) -> EvalResult:
+    """Evaluate every run in `run_table` (run, qid, docno, score[, rank]) against `qrels_table` (qid, docno, rel).
+    With `run_name`, `run_table` holds a single run and needs no run column."""
     ms = parse_measures(measures, compat=options.compat)
-    groups, num_ret, (g, rank, rel), levels, runs, topics = load(con, run_table, qrels_table, options)
+    groups, num_ret, (g, rank, rel), levels, runs, topics = load(con, run_table, qrels_table, options, run_name)
     warnings: list[str] = []
     missing: dict[str, list[str]] = {}
     have = groups.groupby("run", sort=False)["qid"].agg(set).to_dict() if len(groups) else {}
@@ -198,7 +207,8 @@ def evaluate_stored(store, collection, run_ids, measures, qrels_id=None, options
 
 
 def evaluate_files(qrels_path, run_paths, measures, options: EvalOptions = EvalOptions()) -> EvalResult:
-    """The CLI path: parse the files with core.formats, then evaluate. Run names come from the run tag."""
+    """The CLI path: parse the files with core.formats, then evaluate each run (in the order given).
+    Run names come from the run's tag (the 6th column), else the file name."""
     from core.formats import read_qrels, read_run
 
     if isinstance(run_paths, (str, Path)):
@@ -209,8 +219,7 @@ def evaluate_files(qrels_path, run_paths, measures, options: EvalOptions = EvalO
         con.register("_rb_qrels_src", qrels.table)
         con.execute("CREATE TEMP TABLE rb_qrels AS SELECT CAST(qid AS VARCHAR) AS qid, CAST(docno AS VARCHAR) AS docno,"
                     " CAST(rel AS INTEGER) AS rel FROM _rb_qrels_src")
-        con.execute("CREATE TEMP TABLE rb_run (run VARCHAR, qid VARCHAR, docno VARCHAR, score DOUBLE)")
-        warnings, seen = list(qrels.warnings), set()
+        warnings, seen, parts = list(qrels.warnings), set(), []
         for path in run_paths:
             parsed = read_run(path, filename=Path(str(path)).name)
             name = parsed.tag or Path(str(path)).name
@@ -218,11 +227,24 @@ def evaluate_files(qrels_path, run_paths, measures, options: EvalOptions = EvalO
                 name = f"{name} ({Path(str(path)).name})"
             seen.add(name)
             warnings += parsed.warnings
-            con.register("_rb_run_src", parsed.table)
-            con.execute("INSERT INTO rb_run SELECT $name, qid, docno, score FROM _rb_run_src", {"name": name})
-            con.unregister("_rb_run_src")
-        result = evaluate(con, "rb_run", "rb_qrels", measures, options)
+            con.register("rb_run_src", parsed.table)
+            parts.append(evaluate(con, "rb_run_src", "rb_qrels", measures, options, run_name=name))
+            con.unregister("rb_run_src")
+        result = merge(parts)
         result.warnings = warnings + result.warnings
         return result
     finally:
         con.close()
+
+
+def merge(parts: list[EvalResult]) -> EvalResult:
+    """Concatenate results of disjoint runs (same measures and options)."""
+    if len(parts) == 1:
+        return parts[0]
+    return EvalResult(pd.concat([p.per_query for p in parts], ignore_index=True),
+                      pd.concat([p.summary for p in parts], ignore_index=True),
+                      {k: v for p in parts for k, v in p.missing_topics.items()},
+                      [w for p in parts for w in p.warnings],
+                      pd.concat([p.text for p in parts], ignore_index=True),
+                      {k: v for p in parts for k, v in p.num_q.items()},
+                      parts[0].measures, [r for p in parts for r in p.runs])

@@ -102,7 +102,8 @@ def _unknown(text: str) -> str:
     if not close:
         lower = {n.lower(): n for n in names}
         close = [lower[c] for c in difflib.get_close_matches(text.lower(), list(lower), n=3, cutoff=0.5)]
-    hint = f" Did you mean {' or '.join(close)}?" if close else " See `python -m core evaluate --list-measures`."
+    hint = f" Did you mean {' or '.join(close)}?" if close else (" Known measures include AP, nDCG@10, P@10, R@1000, RR, Bpref, infAP and every trec_eval name "
+                                                    "(map, ndcg_cut_10, P_10, ...).")
     return f"Unknown measure {text!r}.{hint}"
 
 

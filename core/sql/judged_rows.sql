@@ -1,8 +1,8 @@
 -- Canonical trec_eval ranking per (run, qid) of the qrels topics, cut at -M, joined to the qrels: every judged retrieved row (any grade) plus the rank-1 row of each ranking, with n = documents retrieved.
 WITH ranked AS (
-    SELECT run, qid, docno,
+    SELECT {run_expr} AS run, qid, docno,
            {rank_expr} AS rank,
-           count(*) OVER (PARTITION BY run, qid) AS n
+           count(*) OVER (PARTITION BY {partition}) AS n
     FROM {run_table}
     WHERE qid IN (SELECT DISTINCT qid FROM {qrels_table})
 )
