@@ -31,6 +31,12 @@ def add_arguments(parser) -> None:
 
 def load_assessors(paths, groups: bool) -> tuple[list[str], list]:
     """Read the qrels files (or one file's judgment groups): names and tables."""
+    missing = [p for p in paths if not Path(p).is_file()]
+    if missing:
+        raise EvalError(f"{missing[0]}: no such file. Check the path.")
+    if len(paths) < 2 and not groups:
+        raise EvalError("Agreement needs at least two assessors: give two or more qrels files, "
+                        "or one qrels_jg file with --groups.")
     if groups:
         if len(paths) != 1:
             raise EvalError("--groups takes exactly one qrels_jg file.")

@@ -69,6 +69,18 @@ def test_groups_reads_a_qrels_jg_file(capsys, reference):
     assert doc["n_items_all"] == 2644
 
 
-def test_one_assessor_is_an_error(files):
+def test_one_assessor_or_a_missing_file_is_an_error(files, reference):
     with pytest.raises(EvalError, match="at least two assessors"):
         cli_agreement.load_assessors([str(files[0])], groups=False)
+    with pytest.raises(EvalError, match="one qrels_jg file with --groups"):
+        cli_agreement.load_assessors([str(reference / "trec_eval_test/qrels.123")], groups=False)
+    with pytest.raises(EvalError, match="no such file"):
+        cli_agreement.load_assessors([str(files[0]), str(files[0]) + ".missing"], groups=False)
+
+
+def test_through_the_command_router(capsys, files):
+    from core.cli import main
+    assert main(["agreement", str(files[0]), str(files[1]), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["pairs"][0]["n_common"] == 5
+    assert main(["agreement", str(files[0])]) == 2
+    assert "at least two assessors" in capsys.readouterr().err
