@@ -63,7 +63,8 @@ def run_names(cid: int) -> dict:
 def evaluate(_store, store_key: str, cid: int, run_ids: tuple, measures: tuple, qrels_id, version: str):
     """core.results.evaluate_stored, with the run column mapped to run names."""
     evaluate_stored = _evaluate_stored()
-    result = evaluate_stored(_store, cid, list(run_ids), list(measures), qrels_id=qrels_id)
+    with state.db_lock():   # evaluate_stored writes its results cache: one writer at a time
+        result = evaluate_stored(_store, cid, list(run_ids), list(measures), qrels_id=qrels_id)
     names = run_names(cid)
     for frame in (result.per_query, result.summary):
         frame["run"] = frame["run"].map(lambda r: names.get(r, str(r)))
@@ -114,7 +115,8 @@ def multi_agreement(_store, store_key: str, ids: tuple, names: tuple, rel_level,
 @st.cache_data(show_spinner=SPIN, max_entries=32)
 def does_it_matter(_store, store_key: str, cid: int, measure: str, ids: tuple, version: str):
     from core.rankcorr import does_it_matter as core_dim
-    dim = core_dim(_store, cid, measure, list(ids))
+    with state.db_lock():
+        dim = core_dim(_store, cid, measure, list(ids))
     names = run_names(cid)
     dim.scores.index = [names.get(r, str(r)) for r in dim.scores.index]
     return dim
@@ -181,7 +183,8 @@ def exports(table: pd.DataFrame, comparison) -> tuple[str, str]:
 def pr_curves(_store, store_key: str, cid: int, run_ids: tuple, version: str) -> pd.DataFrame:
     """11-point interpolated PR per run and topic (qid 'all' = the average), run names mapped."""
     from core.curves import pr_curve_stored
-    df = pr_curve_stored(_store, cid, list(run_ids), average=True, per_topic=True)
+    with state.db_lock():
+        df = pr_curve_stored(_store, cid, list(run_ids), average=True, per_topic=True)
     names = run_names(cid)
     return df.assign(run=df["run"].map(lambda r: names.get(r, str(r))))
 

@@ -140,8 +140,7 @@ _COLLECTION = "_rankboard_collection"
 
 def collections():
     """All collections (DataFrame with collection_id, name, n_runs, ...)."""
-    with db_lock():
-        return get_store().collections()
+    return get_store().collections()
 
 
 def set_collection(value: dict | None) -> None:
