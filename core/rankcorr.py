@@ -88,7 +88,12 @@ def does_it_matter(store, collection, measure: str, qrels_ids=None, *, options=N
     canonical = parse_measure(measure).name
     sets = store.qrels_sets(collection)
     if qrels_ids is not None:
-        sets = sets[sets["qrels_id"].isin(list(qrels_ids))]
+        wanted = list(dict.fromkeys(int(q) for q in qrels_ids))
+        unknown = sorted(set(wanted) - set(sets["qrels_id"].astype(int)))
+        if unknown:
+            raise EvalError(f"Qrels set(s) {unknown} are not in this collection. "
+                            f"Pick from {sorted(sets['qrels_id'].astype(int))}.")
+        sets = sets.set_index("qrels_id").loc[wanted].reset_index()      # in the order asked for
     if len(sets) < 2:
         raise EvalError("'Does it matter?' needs at least two qrels sets in the collection.")
     runs = store.runs(collection)

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.consensus import consensus, save_consensus, to_trec_text
 from core.errors import EvalError
@@ -75,3 +77,21 @@ def test_save_consensus_adds_a_qrels_set(tmp_path):
         assert int((stored["rel"] >= 1).sum()) <= min(n_rel)
         with pytest.raises(EvalError, match="not in this collection"):
             save_consensus(store, SAMPLE_COLLECTION, [ids[0], 999], "union")
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.lists(st.integers(-1, 3), min_size=6, max_size=6), min_size=2, max_size=4))
+def test_every_consensus_lies_between_agree_and_union(judges):
+    frames = [pd.DataFrame({"qid": "t", "docno": [f"d{i}" for i in range(6)], "rel": row}) for row in judges]
+    out = {m: consensus(frames, m).set_index("docno")["rel"] for m in ("agree", "union", "majority", "mean")}
+    judged = [d for d in (f"d{i}" for i in range(6)) if any(row[int(d[1:])] >= 0 for row in judges)]
+    for m in out:
+        assert sorted(out[m].index) == judged                 # a pair nobody judged (-1 everywhere) is absent
+    for m in ("majority", "mean"):
+        assert (out["agree"] <= out[m]).all() and (out[m] <= out["union"]).all()
+    # agree/union at threshold 1 are the intersection/union of the relevant sets
+    rel_sets = [{f"d{i}" for i, v in enumerate(row) if v >= 1} for row in judges]
+    judged_by = [{f"d{i}" for i, v in enumerate(row) if v >= 0} for row in judges]
+    assert set(out["union"][out["union"] >= 1].index) == set().union(*rel_sets)
+    expected_agree = {d for d in judged if all(d in r for r, j in zip(rel_sets, judged_by) if d in j)}
+    assert set(out["agree"][out["agree"] >= 1].index) == expected_agree

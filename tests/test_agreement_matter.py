@@ -8,6 +8,7 @@ import pytrec_eval
 from scipy import stats
 
 from core.consensus import to_trec_text
+from core.errors import EvalError
 from core.rankcorr import does_it_matter
 from tests.fixtures_store import SAMPLE_COLLECTION, sample_store
 
@@ -47,6 +48,11 @@ def test_does_it_matter_on_the_sample_collection(tmp_path):
         store.add_qrels(SAMPLE_COLLECTION, to_trec_text(few), filename="b8.qrels", assessor="B, 8 topics")
         three = does_it_matter(store, SAMPLE_COLLECTION, "AP")
         expected = _independent_scores(store)
+        swapped = does_it_matter(store, SAMPLE_COLLECTION, "AP", qrels_ids=[ids[1], ids[0]])
+        with pytest.raises(EvalError, match="not in this collection"):
+            does_it_matter(store, SAMPLE_COLLECTION, "AP", qrels_ids=[ids[0], 999])
+    assert list(swapped.scores.columns) == ["simulated-B", "NIST"]
+    assert swapped.qrels_ids == {"simulated-B": ids[1], "NIST": ids[0]}
     assert two.measure == three.measure == "AP"
     assert list(two.scores.columns) == ["NIST", "simulated-B"]
     assert list(three.scores.columns) == list(expected.columns) == ["NIST", "simulated-B", "B, 8 topics"]
