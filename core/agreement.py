@@ -44,7 +44,7 @@ _LANDIS_KOCH = ((0.20, "slight"), (0.40, "fair"), (0.60, "moderate"), (0.80, "su
 def reading(kappa: float | None) -> str:
     """Plain-language reading of a kappa after Landis & Koch (1977): 0.78 -> '0.78 = substantial'."""
     if kappa is None or not np.isfinite(kappa):
-        return "undefined (both judges used one and the same label)"
+        return "undefined (nothing to compare, or every judge used one and the same label)"
     shown = round(float(kappa), 2)          # the bands are stated on two decimals: 0.21-0.40 = fair
     if shown < 0:
         return f"{kappa:.2f} = poor (worse than chance)"
