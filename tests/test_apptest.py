@@ -248,3 +248,12 @@ def test_ranked_lists_show_grades_and_document_text(tmp_path, monkeypatch):
     assert all(set(df["grade"]) <= {"0", "1", "2", "3", "unjudged"} for df in lists)
     shown = [t.value for t in keyed(at, "pq_list_a").text] + [t.value for t in keyed(at, "pq_list_b").text]
     assert any(f"Text of <b>{top[0]}</b> *not bold*" == s for s in shown)   # plain text, never HTML
+
+
+def test_run_colours_are_stable_and_distinct():
+    from dashboard.components.palette import run_colors
+    names = [f"run{i}" for i in range(17)]
+    colors = run_colors(names)
+    assert len(set(colors.values())) == 17
+    assert run_colors(list(reversed(names))) == colors          # order of the input does not matter
+    assert run_colors(["a"])["a"] == run_colors(["a"])["a"]

@@ -6,8 +6,8 @@ import hashlib
 # Distinct, saturated colours that stay readable on a washed-out projector.
 PALETTE = (
     "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
-    "#bcbd22", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#e6550d",
-    "#31a354", "#756bb1", "#636363", "#b5179e", "#0f766e", "#a16207", "#be123c", "#4338ca",
+    "#bcbd22", "#1b1f5e", "#7f7f7f", "#6b0f1a", "#0b6e4f", "#f2b701", "#5f3dc4", "#c2185b",
+    "#00a5a5", "#a0522d", "#4d7c0f", "#fb6a4a", "#3a86ff", "#000000",
 )
 POSITIVE = "#1a9850"   # better than the baseline
 NEGATIVE = "#d73027"   # worse than the baseline
@@ -20,7 +20,7 @@ def _slot(name: str) -> int:
 
 def run_colors(names) -> dict[str, str]:
     """Map every run name of a collection to a colour; names are placed in sorted order and a
-    taken slot moves to the next free one, so colours are deterministic and distinct (up to 24)."""
+    taken slot moves to the next free one, so colours are deterministic and distinct (up to 22)."""
     taken: dict[int, str] = {}
     out: dict[str, str] = {}
     for name in sorted(set(map(str, names))):
