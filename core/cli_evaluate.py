@@ -37,13 +37,15 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     options = EvalOptions(rel_level=args.rel_level, complete=args.complete, max_depth=args.max_depth,
                           judged_only=args.judged_only, num_docs=args.num_docs, compat=args.compat)
-    pairs = labelled(args.measures or ["official"], compat=args.compat)
+    names = args.measures or ["official"]
+    pairs = labelled(names, compat=args.compat)
     result = evaluate_files(args.qrels, args.runs, [m for _, m in pairs], options)
     for w in result.warnings:
         print(f"warning: {w}", file=sys.stderr)
     out = sys.stdout
     if args.format == "trec":
-        out.write(format_trec(result, pairs, per_query=args.per_query))
+        header = any(n.strip() in ("official", "all_trec") for n in names)
+        out.write(format_trec(result, pairs, per_query=args.per_query, header=header))
     elif args.format == "csv":
         table = result.per_query if args.per_query else result.summary.assign(qid="all")
         table[["run", "qid", "measure", "value"]].to_csv(out, index=False)
@@ -86,15 +88,17 @@ def _per_query_lines(result: EvalResult, pairs, run: str) -> list[str]:
     return ["".join(row) for row in zip(*columns)]
 
 
-def format_trec(result: EvalResult, pairs, per_query: bool = False) -> str:
-    """trec_eval's layout, one block per run (in the order given): per-topic lines (-q), then "all"."""
+def format_trec(result: EvalResult, pairs, per_query: bool = False, header: bool = True) -> str:
+    """trec_eval's layout, one block per run (in the order given): per-topic lines (-q), then "all".
+    `header`: the runid and num_q lines, which trec_eval prints for the official and all_trec sets."""
     lines: list[str] = []
     sm = result.summary.set_index(["run", "measure"])["value"]
     for run in result.runs:
         if per_query:
             lines += _per_query_lines(result, pairs, run)
-        lines.append(f"{'runid':<22s}\tall\t{run}\n")
-        lines.append(f"{'num_q':<22s}\tall\t{result.num_q.get(run, 0)}\n")
+        if header:
+            lines.append(f"{'runid':<22s}\tall\t{run}\n")
+            lines.append(f"{'num_q':<22s}\tall\t{result.num_q.get(run, 0)}\n")
         for label, m in pairs:
             if m.family.agg != "text":
                 lines.append(_fmt(label, "all", sm[(run, m.name)], m.family.ints))

@@ -36,6 +36,7 @@ class Case:
     measures: tuple = ("all_trec",)
     per_query: bool = True
     raw_run: bool = False          # run file has trailing junk fields: load it as trec_eval does
+    header: bool = True            # runid / num_q lines (printed for the official and all_trec sets)
     id: str = field(default="", compare=False)
 
 
@@ -64,6 +65,8 @@ def _cases():
              (("complete", True), ("max_depth", 100)), raw_run=True, id="te-out.test.aqcM"),
         Case(f"{TE}/out.test.aql", f"{TE}/qrels.rel_level", f"{TE}/results.test", 10, (("rel_level", 2),),
              measures=relstring20, id="te-out.test.aql"),
+        Case(f"{TE}/out.test.meas_params", f"{TE}/qrels.test", f"{TE}/results.test", 10, measures=MEAS_PARAMS,
+             header=False, id="te-out.test.meas_params"),
         Case(f"{TE}/out.comment.test", f"{TE}/qrels.comment.test", f"{TE}/results.comment.test", 10,
              measures=tuple(OFFICIAL), per_query=False, id="te-out.comment.test"),
         Case(f"{TE}/reference_all_trec/rag24.comment.all_trec.q.v9.0.8.txt", f"{TE}/qrels.comment.test",
@@ -78,6 +81,9 @@ def _cases():
     return out
 
 
+MEAS_PARAMS = ("iprec_at_recall.0.1,.2,.25,.5,.75", "P.3,5,7", "recall.20,2000", "Rprec_mult.0.2,0.35,5.0",
+               "utility.2,-1,0,0", "11pt_avg_.25,.5,.75", "ndcg.1=3,2=9,4=4.5", "ndcg_cut.10,20,23",
+               "success.2,5,20")     # trec_eval's `make quicktest` parameters
 CASES = _cases()
 
 
@@ -103,7 +109,7 @@ def output(case: Case) -> str:
         result = evaluate_frames(qrels, run, measures, options)
     else:
         result = evaluate_files(REFERENCE / case.qrels, [REFERENCE / case.run], measures, options)
-    return format_trec(result, pairs, per_query=case.per_query)
+    return format_trec(result, pairs, per_query=case.per_query, header=case.header)
 
 
 def _key(line: str):

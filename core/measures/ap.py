@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from core.errors import EvalError
 from core.measures.base import Family, Param, register
 from core.measures.context import safe_div
 from core.measures.precision import CUTS, TREC
@@ -99,7 +100,12 @@ def _iprec(ctx, m):
 
 
 def _11pt(ctx, m):
-    return sum(iprec(ctx, p) for p in IPREC_CUTS) / len(IPREC_CUTS)
+    text = m.get("levels")
+    try:
+        levels = [float(x) for x in text.split(",") if x] if text else list(IPREC_CUTS)
+    except ValueError:
+        raise EvalError(f"11pt_avg levels must be recall levels like '.25,.5,.75', not {text!r}.") from None
+    return sum(iprec(ctx, p) for p in levels) / len(levels)
 
 
 register(Family("IPrec", "Interpolated precision at recall level x: the best precision at any rank whose recall "
@@ -108,7 +114,9 @@ register(Family("IPrec", "Interpolated precision at recall level x: the best pre
                 _iprec, cutoff="required", cutoff_type=float, trec=("iprec_at_recall_{cutoff:.2f}",),
                 trec_defaults=IPREC_CUTS, rel_param=True))
 register(Family("11pt_avg", "Mean of interpolated precision at the 11 recall levels 0.0, 0.1, ..., 1.0.",
-                r"\frac{1}{11}\sum_{x \in \{0, .1, \dots, 1\}} IPrec@x", TREC, _11pt, trec=("11pt_avg",)))
+                r"\frac{1}{11}\sum_{x \in \{0, .1, \dots, 1\}} IPrec@x", TREC, _11pt, trec=("11pt_avg", "11pt_avg_{levels}"),
+                params=(Param("levels", str, "", pattern=r"[\d.]+(?:,[\d.]+)*",
+                              help="recall levels to average, default 0.0,0.1,...,1.0"),)))
 
 
 def _bing(ctx, m):

@@ -48,6 +48,7 @@ class Param:
     choices: tuple = ()
     minimum: float | None = None
     help: str = ""
+    pattern: str | None = None    # regex for this value inside a trec_eval name (str params)
 
     def coerce(self, family: str, value):
         try:
@@ -219,8 +220,11 @@ def trec_patterns(family: Family):
         rx, pos = "", 0
         for f in _FIELD.finditer(t):
             rx += re.escape(t[pos:f.start()])
-            typ = family.cutoff_type if f.group(1) == "cutoff" else family.param(f.group(1)).type
-            rx += f"(?P<{f.group(1)}>" + (r"\d+" if typ is int else r"\d*\.?\d+") + ")"
+            p = None if f.group(1) == "cutoff" else family.param(f.group(1))
+            typ = family.cutoff_type if p is None else p.type
+            body = p.pattern if p is not None and p.pattern else (
+                r"\d+" if typ is int else r"-?\d*\.?\d+" if typ is float else r"\S+")
+            rx += f"(?P<{f.group(1)}>" + body + ")"
             pos = f.end()
         rx += re.escape(t[pos:])
         out.append((re.compile(rx + r"\Z"), t))

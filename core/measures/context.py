@@ -142,21 +142,30 @@ class Ctx:
         return self.d.levels[:, 1:].sum(axis=1)
 
     def ideal(self, k, gain="linear", disc="log2", groups=None) -> np.ndarray:
-        """Ideal cumulative discounted gain over the first k ideal positions (k per group or per item)."""
+        """Ideal cumulative discounted gain over the first k ideal positions (k per group or per item).
+        `gain` is 'linear', 'exp' or a {grade: gain} dict (trec_eval's ndcg.1=3,2=9 form)."""
         lv = self.d.levels if groups is None else self.d.levels[groups]
         k = np.broadcast_to(np.asarray(k, dtype=np.int64), (lv.shape[0],))
-        H = discount_prefix(int(lv[:, 1:].sum(axis=1).max(initial=0)) + 1, disc)
+        gains = {lvl: float(gain_of(lvl, gain)) for lvl in range(lv.shape[1])}
+        order = sorted((lvl for lvl, g in gains.items() if g > 0), key=lambda lvl: -gains[lvl])
+        H = discount_prefix(int(lv[:, order].sum(axis=1).max(initial=0)) + 1, disc)
         total = np.zeros(lv.shape[0])
         above = np.zeros(lv.shape[0], dtype=np.int64)
-        for level in range(lv.shape[1] - 1, 0, -1):
+        for level in order:
             c = lv[:, level]
             m = np.clip(k - above, 0, c)
-            total += gain_of(level, gain) * (H[above + m] - H[above])
+            total += gains[level] * (H[above + m] - H[above])
             above = above + c
         return total
 
 
 def gain_of(level, kind="linear"):
+    if isinstance(kind, dict):
+        lv = np.asarray(level)
+        out = np.where(lv > 0, lv, 0).astype(np.float64)
+        for grade, g in kind.items():
+            out = np.where(lv == grade, g, out)
+        return out
     level = np.asarray(level, dtype=np.float64)
     if kind == "exp":
         return np.where(level > 0, np.exp2(level) - 1.0, 0.0)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from core.errors import EvalError
 from core.measures.base import Family, Param, register
 from core.measures.context import discount, gain_of, safe_div
 from core.measures.precision import CUTS, TREC
@@ -16,17 +17,28 @@ DCG_FORMS = {"log2": ("linear", "log2"), "exp-log2": ("exp", "log2"), "jk": ("li
 DCG_PARAM = Param("dcg", str, "log2", choices=tuple(DCG_FORMS),
                   help="'log2': rel/log2(i+1) (trec_eval); 'exp-log2': (2^rel-1)/log2(i+1); "
                        "'jk': rel_1 + sum_{i>=2} rel_i/log2(i)")
+GAINS_PARAM = Param("gains", str, "", pattern=r"-?\d+=-?[\d.]+(?:,-?\d+=-?[\d.]+)*",
+                    help="trec_eval's custom gains per grade, e.g. '1=3,2=9,4=4.5' (other grades keep gain = grade)")
 FORMULA = (r"DCG@k = \sum_{i \le k} \frac{g(rel_i)}{d(i)},\ nDCG@k = \frac{DCG@k}{IDCG@k};\ "
            r"log2: g=rel, d=\log_2(i+1);\ exp\text{-}log2: g=2^{rel}-1;\ jk: d(1)=1, d(i)=\log_2 i")
 
 
+def parse_gains(text: str) -> dict:
+    try:
+        return {int(k): float(v) for k, v in (item.split("=") for item in text.split(",") if item)}
+    except ValueError:
+        raise EvalError(f"gains must look like '1=3,2=9', not {text!r}.") from None
+
+
 def _gain_rows(ctx, kind):
-    pos = ctx.rel > 0
-    return pos, np.where(pos, gain_of(ctx.rel, kind), 0.0)
+    g = np.where(ctx.rel >= 0, gain_of(ctx.rel, kind), 0.0)
+    return g != 0, g
 
 
 def _dcg_parts(ctx, m):
     gain_kind, disc_kind = DCG_FORMS[m.get("dcg")]
+    if m.get("gains"):
+        gain_kind = parse_gains(m.get("gains"))
     pos, gain = _gain_rows(ctx, gain_kind)
     w = gain * discount(ctx.rank, disc_kind)
     if m.cutoff is not None:
@@ -46,8 +58,8 @@ def _dcg(ctx, m):
 
 
 register(Family("nDCG", "Normalised discounted cumulative gain (ideal ranking from all judged documents).",
-                FORMULA, KJ + "; " + TREC + "; seeds 000/002/004", _ndcg, cutoff="optional", params=(DCG_PARAM,),
-                trec=("ndcg", "ndcg_cut_{cutoff}"), trec_defaults=CUTS, aliases=("NDCG", "ndcg")))
+                FORMULA, KJ + "; " + TREC + "; seeds 000/002/004", _ndcg, cutoff="optional", params=(DCG_PARAM, GAINS_PARAM),
+                trec=("ndcg", "ndcg_cut_{cutoff}", "ndcg_{gains}"), trec_defaults=CUTS, aliases=("NDCG", "ndcg")))
 register(Family("DCG", "Discounted cumulative gain, not normalised.", FORMULA, KJ + "; seeds 000/002",
                 _dcg, cutoff="optional", params=(DCG_PARAM,)))
 

@@ -165,4 +165,4 @@ register(Family("utility", "Set utility a*relret + b*nonrelret + c*relmissed + d
                 r"u = a\,|rel \cap ret| + b\,|\overline{rel} \cap ret| + c\,|rel \setminus ret| + d\,|\overline{rel} \setminus ret|",
                 TREC, _utility,
                 params=(Param("a", float, 1.0), Param("b", float, -1.0), Param("c", float, 0.0), Param("d", float, 0.0)),
-                trec=("utility",)))
+                trec=("utility", "utility_{a:g},{b:g},{c:g},{d:g}")))
