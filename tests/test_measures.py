@@ -186,3 +186,15 @@ def test_bad_options_raise():
         EvalOptions(compat=11)
     with pytest.raises(EvalError):
         EvalOptions(max_depth=0)
+
+
+def test_no_common_topics_and_empty_inputs_do_not_crash():
+    qrels = pd.DataFrame({"qid": ["1"], "docno": ["a"], "rel": [1]})
+    run = pd.DataFrame({"qid": ["2"], "docno": ["a"], "score": [1.0]})
+    res = evaluate_frames(qrels, run, ["all_trec"])
+    assert res.per_query.empty and res.summary.empty
+    assert any("no topic in common" in w for w in res.warnings)
+    res = evaluate_frames(qrels, run, ["AP", "relstring"], EvalOptions(complete=True))
+    assert res.per_query["value"].tolist() == [0.0] and res.text["text"].tolist() == [""]
+    empty = evaluate_frames(qrels, run.iloc[:0], ["AP"])
+    assert empty.per_query.empty

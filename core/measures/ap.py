@@ -79,9 +79,8 @@ register(Family("RR", "Reciprocal rank of the first relevant document (0 if none
 
 
 def iprec_cut(ctx, pct: float) -> np.ndarray:
-    """Number of relevant documents that recall level pct means, per topic.
-    trec_eval 9.x: (long)(pct*R + 0.9)?  No: measured against the reference files, 9.0.8 uses ceil-like
-    rounding via +0.9; 10.0 uses lround(pct*R)."""
+    """Number of relevant documents that recall level pct stands for, per topic: trec_eval 9.x truncates
+    pct*R + 0.9 (so 0.4*13 = 5.2 -> 6), trec_eval 10.0 rounds (lround: 5.2 -> 5). Verified on the references."""
     x = pct * ctx.R.astype(np.float64)
     if ctx.options.compat >= 10:
         return np.floor(x + 0.5).astype(np.int64)    # lround (x >= 0)

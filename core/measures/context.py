@@ -18,7 +18,8 @@ import numpy as np
 class Data:
     def __init__(self, num_ret, levels, g, rank, rel, options):
         self.num_ret = np.asarray(num_ret, dtype=np.int64)
-        self.levels = np.asarray(levels, dtype=np.int64).reshape(len(self.num_ret), -1)
+        levels = np.asarray(levels, dtype=np.int64)
+        self.levels = levels.reshape(len(self.num_ret), levels.shape[1] if levels.ndim == 2 else 1)
         self.g = np.asarray(g, dtype=np.int64)
         self.rank = np.asarray(rank, dtype=np.int64)
         self.rel = np.asarray(rel, dtype=np.int64)
