@@ -55,12 +55,12 @@ def main() -> None:
     timed("Leaderboard: cold (17 runs x 5 measures + Judged@10)", at.run)
     timed("Leaderboard: rerun, nothing changed", at.run)
     runs = at.multiselect(key="lb_runs").options
-    timed("Leaderboard: choose a baseline (t-test)", lambda: at.selectbox(key="lb_baseline").set_value(runs[0]).run())
-    timed("Leaderboard: another baseline", lambda: at.selectbox(key="lb_baseline").set_value(runs[1]).run())
-    timed("Leaderboard: randomisation test", lambda: at.selectbox(key="lb_test").set_value("randomization").run())
-    timed("Leaderboard: Holm correction", lambda: at.selectbox(key="lb_correction").set_value("holm").run())
-    timed("Leaderboard: chart measure", lambda: at.selectbox(key="lb_measure").set_value("nDCG@10").run())
-    timed("Leaderboard: back to first baseline (cached)", lambda: at.selectbox(key="lb_baseline").set_value(runs[0]).run())
+    lb = [("baseline A (t-test)", "lb_baseline", runs[0]), ("baseline B", "lb_baseline", runs[1]),
+          ("randomisation test", "lb_test", "randomization"), ("Holm correction", "lb_correction", "holm"),
+          ("chart measure nDCG@10", "lb_measure", "nDCG@10"), ("back to t-test", "lb_test", "t"),
+          ("no correction", "lb_correction", "none"), ("baseline A again", "lb_baseline", runs[0])]
+    for label, key, value in lb:
+        timed(f"Leaderboard: {label}", lambda: at.selectbox(key=key).set_value(value).run())
 
     at.switch_page("app_pages/perquery.py")
     timed("Per-query: cold (first pair)", at.run)
@@ -69,18 +69,20 @@ def main() -> None:
     timed("Per-query: open a query (side-by-side lists)", lambda: at.selectbox(key="pq_query").set_value(qid).run())
     qid2 = at.selectbox(key="pq_query").options[2].split(":")[0]
     timed("Per-query: open another query", lambda: at.selectbox(key="pq_query").set_value(qid2).run())
-    timed("Per-query: change measure (AP -> P@10, cached)", lambda: at.selectbox(key="pq_measure").set_value("P@10").run())
+    timed("Per-query: measure P@10", lambda: at.selectbox(key="pq_measure").set_value("P@10").run())
+    timed("Per-query: back to the first compared run", lambda: at.selectbox(key="pq_run").set_value(runs[1]).run())
 
     at.switch_page("app_pages/curves.py")
-    timed("Curves: cold (5 runs PR + ROC)", at.run)
-    timed("Curves: all 17 runs (cold)", lambda: at.multiselect(key="cv_runs").set_value(runs).run())
+    timed("Curves: cold (the 17 runs chosen on the Leaderboard: PR + ROC)", at.run)
+    timed("Curves: 5 runs (cached per run)", lambda: at.multiselect(key="cv_runs").set_value(runs[:5]).run())
     timed("Curves: single-query PR", lambda: at.selectbox(key="cv_query").set_value(qid).run())
-    timed("Curves: back to 5 runs (cached)", lambda: at.multiselect(key="cv_runs").set_value(runs[:5]).run())
+    timed("Curves: back to 17 runs", lambda: at.multiselect(key="cv_runs").set_value(runs).run())
 
     at.switch_page("app_pages/agreement.py")
     timed("Agreement: cold (kappa + slopegraph over 17 runs x 2 qrels)", at.run)
     timed("Agreement: binary labels", lambda: at.selectbox(key="ag_rel_level").set_value("1").run())
-    timed("Agreement: slopegraph measure P@10", lambda: at.selectbox(key="ag_measure").set_value("P@10").run())
+    timed("Agreement: slopegraph measure P@10 (cold)", lambda: at.selectbox(key="ag_measure").set_value("P@10").run())
+    timed("Agreement: back to graded labels", lambda: at.selectbox(key="ag_rel_level").set_value("graded").run())
     at.switch_page("app_pages/data.py")
     timed("Data", at.run)
     at.switch_page("app_pages/measures.py")

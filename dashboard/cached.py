@@ -19,9 +19,8 @@ SPIN = False  # pages wrap calls in their own st.spinner with a message that say
 
 def version(cid: int) -> str:
     """A digest of the collection's runs and qrels sets; part of every cache key below."""
-    store = state.get_store()
-    runs = store.runs(cid)[["run_id", "name", "n_rows", "uploaded_at"]]
-    qrels = store.qrels_sets(cid)[["qrels_id", "assessor", "is_default", "n_judgments"]]
+    runs = state.runs(cid)[["run_id", "name", "n_rows", "uploaded_at"]]
+    qrels = state.qrels_sets(cid)[["qrels_id", "assessor", "is_default", "n_judgments"]]
     colls = state.collections()
     counts = colls[colls["collection_id"] == cid].drop(columns=["created_at"], errors="ignore")
     text = "|".join(df.to_csv(index=False) for df in (runs, qrels, counts))
@@ -52,7 +51,7 @@ def _evaluate_via_frames(store, collection, run_ids, measures, qrels_id=None):
 
 def run_names(cid: int) -> dict:
     """run id (and its str) -> run name, for tables core keys by id."""
-    runs = state.get_store().runs(cid)
+    runs = state.runs(cid)
     names = {int(i): str(n) for i, n in zip(runs["run_id"], runs["name"])}
     names.update({str(i): n for i, n in list(names.items())})
     names.update({n: n for n in list(names.values())})

@@ -138,9 +138,41 @@ def set_choice(key: str, param: str, value) -> None:
 _COLLECTION = "_rankboard_collection"
 
 
-def collections():
-    """All collections (DataFrame with collection_id, name, n_runs, ...)."""
+@st.cache_data(show_spinner=False, max_entries=8)
+def _collections(path: str):
     return get_store().collections()
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _runs(path: str, cid: int):
+    return get_store().runs(cid)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _qrels_sets(path: str, cid: int):
+    return get_store().qrels_sets(cid)
+
+
+def collections():
+    """All collections (DataFrame with collection_id, name, n_runs, ...). Cached until `changed()`:
+    this process owns the store file, and every write goes through the Data page, which calls it."""
+    return _collections(str(store_path()))
+
+
+def runs(cid: int):
+    """The collection's runs (core's Store.runs), cached until `changed()`."""
+    return _runs(str(store_path()), int(cid))
+
+
+def qrels_sets(cid: int):
+    """The collection's qrels sets (core's Store.qrels_sets), cached until `changed()`."""
+    return _qrels_sets(str(store_path()), int(cid))
+
+
+def changed() -> None:
+    """Call after any write to the store: collections, runs and qrels sets are read afresh."""
+    for fn in (_collections, _runs, _qrels_sets):
+        fn.clear()
 
 
 def set_collection(value: dict | None) -> None:

@@ -13,7 +13,7 @@ from dashboard.constants import DEFAULT_MEASURES, MORE_MEASURES
 st.title("Judge agreement")
 coll = state.collection()
 store = state.get_store()
-sets = store.qrels_sets(coll["id"]) if coll else None
+sets = state.qrels_sets(coll["id"]) if coll else None
 if sets is None or len(sets) < 2:
     empty_state("Agreement needs two or more qrels sets in this collection, one per assessor. Upload another "
                 "qrels file with its assessor name first.", key="ag_empty",
@@ -56,7 +56,7 @@ with guard("compute agreement"), st.spinner("Comparing judgments..."):
         render_topic_kappa(pair, topics=cached.topics(store, skey, coll["id"], ver), key="ag_topics")
 
 st.subheader("Does it change the system ranking?")
-runs = store.runs(coll["id"])
+runs = state.runs(coll["id"])
 if len(runs) < 2:
     empty_state("The slopegraph needs at least two runs in this collection.", key="ag_no_runs", upload_hint="runs")
 else:

@@ -18,6 +18,7 @@ def _create() -> None:
     try:
         with state.db_lock():
             store.create_collection(name)
+        state.changed()
         state.set_choice("sidebar_collection", "collection", name)
         st.session_state.pop("data_create_error", None)
         st.session_state["data_new_collection"] = ""
@@ -39,14 +40,28 @@ if coll is None:
 
 cid = coll["id"]
 row = state.collections().set_index("collection_id").loc[cid]
-qrels_sets = store.qrels_sets(cid)
+qrels_sets = state.qrels_sets(cid)
 render_counts(row, qrels=qrels_sets, key="data_counts")
 
 
 def _locked(fn):
+    """One upload: under the store lock, then drop the cached run and qrels lists (even on failure)."""
     def call(f, **kw):
-        with state.db_lock():
-            return fn(cid, f.getvalue(), filename=f.name, **kw)
+        try:
+            with state.db_lock():
+                return fn(cid, f.getvalue(), filename=f.name, **kw)
+        finally:
+            state.changed()
+    return call
+
+
+def _then_refresh(fn):
+    def call(*args):
+        try:
+            with state.db_lock():
+                fn(*args)
+        finally:
+            state.changed()
     return call
 
 
@@ -83,13 +98,14 @@ with tab_docs:
                     load=_locked(store.add_documents), help="docno<TAB>text lines, JSONL or TREC <DOC> files.")
 
 st.subheader("Runs")
-runs = store.runs(cid)
+runs = state.runs(cid)
 if runs.empty:
     st.info("No runs yet: upload run files above (the Runs tab).")
 else:
     render_run_table(runs, key="data_runs_table")
     with st.expander("Rename or delete a run"):
-        render_run_admin(runs, rename=store.rename_run, delete=store.delete_run, key="data")
+        render_run_admin(runs, rename=_then_refresh(store.rename_run), delete=_then_refresh(store.delete_run),
+                         key="data")
 
 st.subheader("Qrels sets")
 if qrels_sets.empty:

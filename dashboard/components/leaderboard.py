@@ -59,16 +59,21 @@ def render_table(summary: pd.DataFrame, *, runs: list[str], measures: list[str],
     table.index.name = "Run"
     numeric = [c for c in table.columns if c != wtl]
     styler = table.style.format("{:.4f}", na_rep="–", subset=numeric)
+    css = pd.DataFrame("", index=table.index, columns=table.columns)
     if comparison is not None:
+        marked: dict[tuple[str, str], list[str]] = {}
         for (run, m), (marker, sign) in _cell_marks(comparison, measures).items():
             if run in table.index and m in table.columns:
-                cell = pd.IndexSlice[[run], [m]]
+                css.loc[run, m] = _BG.get(marker) or _TEXT.get(sign, "")
                 if marker:
-                    styler = styler.format(lambda v, mk=marker: f"{v:.4f} {mk}", subset=cell, na_rep="–")
-                styler = styler.map(lambda _v, s=_BG.get(marker) or _TEXT.get(sign, ""): s, subset=cell)
+                    marked.setdefault((m, marker), []).append(run)
+        for (m, marker), rows in marked.items():   # one format call per (measure, marker), not per cell
+            styler = styler.format(lambda v, mk=marker: f"{v:.4f} {mk}", subset=pd.IndexSlice[rows, [m]],
+                                   na_rep="–")
     if judged is not None:
-        styler = styler.map(lambda v: "color: #b45309; font-weight: bold" if _ok(v) and v < 0.9 else "",
-                            subset=["Judged@10"])
+        css["Judged@10"] = ["color: #b45309; font-weight: bold" if _ok(v) and v < 0.9 else ""
+                            for v in table["Judged@10"]]
+    styler = styler.apply(lambda _frame: css, axis=None)
     height = 35 * (min(len(table), 12) + 1) + 3
     show_table(styler, key=key, height=height, width="stretch", row_height=35)
     return table

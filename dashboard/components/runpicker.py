@@ -13,9 +13,8 @@ def require_runs(*, key: str, minimum: int = 1, need_qrels: bool = True) -> tupl
     if coll is None:
         empty_state("There is no collection yet. Create one and upload runs and qrels.", key=key)
         st.stop()
-    store = state.get_store()
-    runs = store.runs(coll["id"])
-    if need_qrels and store.qrels_sets(coll["id"]).empty:
+    runs = state.runs(coll["id"])
+    if need_qrels and state.qrels_sets(coll["id"]).empty:
         empty_state(f"Collection '{coll['name']}' has no qrels yet. Upload a qrels file first, then runs.",
                     key=key, upload_hint="qrels")
         st.stop()
