@@ -86,6 +86,7 @@ def test_trec_family_names_expand_to_default_cutoffs():
     assert [m.name for m in parse_measures(["P"])] == [f"P@{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)]
     assert [m.name for m in parse_measures(["ndcg_cut.5,10"])] == ["nDCG@5", "nDCG@10"]
     assert [m.name for m in parse_measures(["success"])] == ["Success@1", "Success@5", "Success@10"]
+    assert [m.name for m in parse_measures(["set_F.0.25"])] == ["SetF(beta=0.5)"]     # trec_eval: beta squared
 
 
 def test_make_drops_default_params():

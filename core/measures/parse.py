@@ -124,6 +124,11 @@ def _expand_trec(text: str, compat: int) -> list[str] | None:
                 return None
             return [make(fam, {}, fam.cutoff_type(float(c) if fam.cutoff_type is float else int(float(c)))).name
                     for c in cuts]
+    if base == "set_F" and params:                      # trec_eval's parameter is beta squared
+        try:
+            return [f"SetF(beta={float(params) ** 0.5!r})"]
+        except ValueError:
+            return None
     if base == "Rprec_mult":
         vals = [float(c) for c in params.split(",") if c] if params else [0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0]
         return [f"Rprec_mult_{v:.2f}" for v in vals]
