@@ -49,7 +49,8 @@ def _pick_from_table() -> None:
 tab_chart, tab_table = st.tabs(["Δ per topic (click a bar)", "Topics, most different first (click a row)"])
 with tab_chart:
     pq.render_delta_chart(diff, run_a=run_a, run_b=run_b, measure=measure, key="pq_chart",
-                          on_select=_pick_from_chart)
+                          on_select=_pick_from_chart,
+                          selected=st.session_state.get("pq_query", state.url_value("query")))
 with tab_table:
     pq.render_table(diff, run_a=run_a, run_b=run_b, key="pq_table", on_select=_pick_from_table)
 

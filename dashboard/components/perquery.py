@@ -20,12 +20,16 @@ UNJUDGED_STYLE = "background-color: #fde68a; color: #78350f"
 NEG_GRADE_STYLE = "background-color: #fecaca; color: #7f1d1d"
 
 
-def render_delta_chart(diff: pd.DataFrame, *, run_a: str, run_b: str, measure: str, key: str, on_select):
-    """Bars = per-topic delta (b - a), sorted, green when b wins; hover shows the topic text."""
+def render_delta_chart(diff: pd.DataFrame, *, run_a: str, run_b: str, measure: str, key: str, on_select,
+                       selected: str | None = None):
+    """Bars = per-topic delta (b - a), sorted, green when b wins; hover shows the topic text;
+    the open topic (if any) is outlined."""
     d = diff.sort_values(["delta", "qid"], ascending=[False, True])
     colors = [POSITIVE if v > 0 else NEGATIVE if v < 0 else NEUTRAL for v in d["delta"]]
+    outline = [3 if str(q) == str(selected) else 0 for q in d["qid"]]
     text = [escape(str(t))[:120] if isinstance(t, str) else "" for t in d["text"]]
     fig = go.Figure(go.Bar(x=d["qid"].astype(str), y=d["delta"], marker_color=colors,
+                           marker_line=dict(width=outline, color="#111827"),
                            customdata=list(zip(text, d["a"], d["b"])),
                            hovertemplate="topic %{x}: %{customdata[0]}<br>Δ %{y:+.4f}<br>baseline %{customdata[1]:.4f}"
                                          " → %{customdata[2]:.4f}<extra></extra>"))
