@@ -5,8 +5,8 @@ import streamlit as st
 
 from core.errors import RankboardError
 from dashboard import state
-from dashboard.components.runs_admin import (render_counts, render_qrels_table, render_run_admin,
-                                             render_run_table)
+from dashboard.components.runs_admin import (render_collections, render_counts, render_qrels_table,
+                                             render_run_admin, render_run_table)
 from dashboard.components.upload import render_uploader
 
 st.title("Data")
@@ -26,7 +26,10 @@ def _create() -> None:
         st.session_state["data_create_error"] = str(err)
 
 
-with st.expander("New collection", expanded=state.collection() is None):
+with st.expander("Collections: pick one in the sidebar, or create one here", expanded=state.collection() is None):
+    all_colls = state.collections()
+    if not all_colls.empty:
+        render_collections(all_colls, key="data_collections_table")
     left, right = st.columns([3, 1], vertical_alignment="bottom")
     left.text_input("New collection name", key="data_new_collection", placeholder="e.g. robust04-week12")
     right.button("Create collection", key="data_create_collection", on_click=_create)

@@ -16,7 +16,7 @@ def _slug(text: str) -> str:
 def style(fig: go.Figure, *, height: int = 380, legend: bool = True, legend_below: bool = False) -> go.Figure:
     """Projector-readable defaults; `legend_below` for half-width charts (the legend would eat the plot)."""
     where = (dict(orientation="h", yanchor="top", y=-0.18, xanchor="left", x=0) if legend_below else {})
-    fig.update_layout(height=height, font=FONT, margin=dict(l=10, r=10, t=40, b=10),
+    fig.update_layout(height=height, font=FONT, margin=dict(l=10, r=36, t=40, b=10),
                       showlegend=legend, legend=dict(font=dict(size=13), **where),
                       hoverlabel=dict(font_size=13), template="plotly_white",
                       title=dict(font=dict(size=16)), modebar=dict(orientation="v"))

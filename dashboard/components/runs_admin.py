@@ -19,6 +19,14 @@ def render_counts(row: pd.Series, *, qrels: pd.DataFrame, key: str) -> None:
         col.metric(label, f"{int(value):,}")
 
 
+def render_collections(collections: pd.DataFrame, *, key: str) -> None:
+    cols = [c for c in ("name", "n_runs", "n_topics", "n_qrels_sets", "n_documents", "created_at")
+            if c in collections.columns]
+    show_table(collections[cols], key=key, hide_index=True, width="stretch", column_config={
+        "name": "Collection", "n_runs": "Runs", "n_topics": "Topics", "n_qrels_sets": "Qrels sets",
+        "n_documents": "Documents", "created_at": st.column_config.DatetimeColumn("Created", format="YYYY-MM-DD")})
+
+
 def render_run_table(runs: pd.DataFrame, *, key: str) -> None:
     view = runs[["name", "tag", "filename", "n_topics", "depth", "n_rows", "uploaded_at"]]
     show_table(view, key=key, hide_index=True, width="stretch", column_config={
