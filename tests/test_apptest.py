@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.fixtures_store import SAMPLE_COLLECTION, fresh_store, sample_store  # noqa: F401
+from tests.fixtures_store import SAMPLE_COLLECTION, sample_store
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "dashboard" / "app.py")
