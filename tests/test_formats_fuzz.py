@@ -1,8 +1,13 @@
 """Random bytes and random line mutations: the parsers raise UploadError or succeed, never anything else."""
 from __future__ import annotations
 
+import functools
 import gzip
+import io
 import os
+
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -10,7 +15,7 @@ from hypothesis import strategies as st
 from core.errors import UploadError
 from core.formats import read_documents, read_qrels, read_run, read_topics
 
-PARSERS = [read_run, read_qrels, read_topics, read_documents]
+PARSERS = [read_run, read_qrels, functools.partial(read_qrels, judgment_groups=True), read_topics, read_documents]
 SEED_RUN = ("# ir_metadata.start\n# tag: x\n# ir_metadata.end\n"
             "301 Q0 FT-1 1 12.5 tag\n301 Q0 FT-2 2 -1e-3 tag\n302\tQ0\tLA#3\t1\t3\ttag\n").splitlines()
 SEED_QRELS = "301 0 FT-1 1\n301 0 FT-2 0\n302 0 LA#3 -1\n".splitlines()
@@ -70,3 +75,24 @@ def mutated(draw):
 @given(mutated())
 def test_mutated_lines_only_raise_upload_error(data):
     check(data)
+
+
+def _parquet_run() -> bytes:
+    buf = io.BytesIO()
+    pq.write_table(pa.table({"qid": ["301", "301", "302"], "docno": ["a", "b", "a"], "score": [1.5, -2.0, 3.0],
+                             "rel": [1, 0, 2]}), buf)
+    return buf.getvalue()
+
+
+PARQUET = _parquet_run()
+
+
+@settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", 150)), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.integers(0, len(PARQUET) - 1), st.integers(0, 255)), min_size=1, max_size=6),
+       st.integers(4, len(PARQUET)))
+def test_corrupted_parquet_only_raises_upload_error(flips, keep):
+    """A real Parquet file with bytes overwritten and its tail cut: still only UploadError."""
+    data = bytearray(PARQUET)
+    for pos, value in flips:
+        data[pos] = value
+    check(bytes(data[:keep]))

@@ -70,6 +70,9 @@ _NONSPACE = re.compile(rb"\S")
 def decode(data: bytes, file: str) -> pa.Array:
     """Reject empty, binary and non-UTF-8 input, naming the line; return the text as a one-element
     arrow string array (no Python str copy of a large file)."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise UploadError(Problem(file, 1, "the file is UTF-16 text (it starts with a UTF-16 byte order mark), "
+                                  "not UTF-8", "Save the file as UTF-8 and upload it again"))
     start = 3 if data.startswith(b"\xef\xbb\xbf") else 0
     if _NONSPACE.search(data, start) is None:
         raise UploadError(Problem(file, None, "the file is empty", "Choose a file with at least one line of data"))
@@ -167,6 +170,45 @@ def bad_values(values: pa.Array, pattern: str) -> np.ndarray:
 def to_number(values: pa.Array, typ: pa.DataType) -> pa.Array:
     """Cast already-validated numeric strings; a leading '+' is allowed."""
     return pc.cast(pc.replace_substring_regex(values, r"^\+", ""), typ)
+
+
+def quoter(lines: Lines | None):
+    """line number -> the quoted line (None for Parquet, which has no lines to quote)."""
+    return (lambda n: lines.quote(int(n))) if lines is not None else (lambda n: None)
+
+
+def check_values(values: pa.Array, lineno: np.ndarray, pattern: str, problems: Problems, message: str,
+                 hint: str, quote) -> np.ndarray:
+    """Report every value not matching `pattern` (`message` formats the value); -> mask of the good ones."""
+    bad = bad_values(values, pattern)
+    bl, bv = lineno[bad], values.filter(pa.array(bad))
+    problems.add_many(bl, lambda i: (int(bl[i]), message.format(bv[i].as_py()), hint, quote(bl[i])))
+    return ~bad
+
+
+def check_ids(values: dict, lineno: np.ndarray, problems: Problems, kind: str, quote) -> np.ndarray:
+    """qid and docno must be present and non-empty (a CSV field or a Parquet cell can be empty)."""
+    ok = np.ones(len(lineno), bool)
+    for col in ("qid", "docno"):
+        filled = pc.fill_null(pc.greater(pc.utf8_length(values[col]), 0), False)
+        empty = ~filled.to_numpy(zero_copy_only=False)
+        el = lineno[empty]
+        problems.add_many(el, lambda i: (int(el[i]), f"the {col} is empty",
+                                         f"Give every {kind} row a qid and a docno", quote(el[i])))
+        ok &= ~empty
+    return ok
+
+
+def check_duplicates(table: pa.Table, keys: list[str], lineno: np.ndarray, problems: Problems, verb: str,
+                     hint: str, quote) -> None:
+    """Report each row whose keys repeat an earlier row: "document 'd' <verb> for topic 'q' (first on line n)"."""
+    rows, first = duplicate_rows(table, keys)
+    if not len(rows):
+        return
+    qid, doc = table["qid"].take(pa.array(rows)), table["docno"].take(pa.array(rows))
+    problems.add_many(rows, lambda i: (
+        int(lineno[rows[i]]), f"document '{doc[i].as_py()}' {verb} for topic '{qid[i].as_py()}' "
+        f"(first on line {int(lineno[first[i]])})", hint, quote(lineno[rows[i]])))
 
 
 def duplicate_rows(table: pa.Table, keys: list[str]) -> tuple[np.ndarray, np.ndarray]:

@@ -8,13 +8,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from core.formats._table import header_columns, read_parquet, sniff_header
-from core.formats._text import (FLOAT_RE, INT_RE, PARQUET_MAGIC, Lines, Problems, bad_values,
-                                duplicate_rows, split_lines, text_lines, to_number)
+from core.formats._text import (FLOAT_RE, INT_RE, PARQUET_MAGIC, Lines, Problems, check_duplicates,
+                                check_ids, check_values, quoter, split_lines, text_lines, to_number)
 
 QRELS_FIELDS = "qid iter docno rel"
 
@@ -69,28 +68,20 @@ def _field_problem(lines: Lines, lineno: int, count: int):
 
 
 def _finish(file, values, lineno, problems: Problems, lines: Lines | None, fmt, jg: bool) -> ParsedQrels:
-    quote = (lambda n: lines.quote(int(n))) if lines is not None else (lambda n: None)
-    raw = values["rel"]
-    bad = bad_values(raw, INT_RE)
-    bl, bv = lineno[bad], raw.filter(pa.array(bad))
-    problems.add_many(bl, lambda i: (int(bl[i]), f"relevance grade '{bv[i].as_py()}' is not a whole number",
-                                     "Use an integer grade such as 0, 1 or 2 (negative grades are allowed)",
-                                     quote(bl[i])))
-    mask = pa.array(~bad)
+    quote = quoter(lines)
+    good = check_ids(values, lineno, problems, "qrels", quote)
+    good &= check_values(values["rel"], lineno, INT_RE, problems, "relevance grade '{}' is not a whole number",
+                         "Use an integer grade such as 0, 1 or 2 (negative grades are allowed)", quote)
+    mask = pa.array(good)
     table = pa.table({"qid": values["qid"].filter(mask).cast(pa.string()),
                       "docno": values["docno"].filter(mask).cast(pa.string()),
-                      "rel": to_number(raw.filter(mask), pa.int32())})
+                      "rel": to_number(values["rel"].filter(mask), pa.int32())})
     groups = values["iter"].filter(mask).cast(pa.string()) if "iter" in values else None
-    kept = lineno[~bad]
+    multi = groups is not None and not jg and len(pc.unique(groups)) > 1
+    hint = ("Column 2 holds several judgment groups; load the file with judgment groups (qrels_jg) "
+            "to get one qrels set per group" if multi else "Keep one judgment per document and remove the other")
     keyed = table.append_column("_g", groups) if (jg and groups is not None) else table
-    rows, first = duplicate_rows(keyed, ["_g", "qid", "docno"] if keyed is not table else ["qid", "docno"])
-    if len(rows):
-        qid, doc = table["qid"].take(pa.array(rows)), table["docno"].take(pa.array(rows))
-        multi = groups is not None and not jg and len(pc.unique(groups)) > 1
-        hint = ("Column 2 holds several judgment groups; load the file with judgment groups (qrels_jg) "
-                "to get one qrels set per group" if multi else "Keep one judgment per document and remove the other")
-        problems.add_many(rows, lambda i: (
-            int(kept[rows[i]]), f"document '{doc[i].as_py()}' is judged twice for topic '{qid[i].as_py()}' "
-            f"(first on line {int(kept[first[i]])})", hint, quote(kept[rows[i]])))
+    keys = ["_g", "qid", "docno"] if keyed is not table else ["qid", "docno"]
+    check_duplicates(keyed, keys, lineno[good], problems, "is judged twice", hint, quote)
     problems.raise_if_any()
     return ParsedQrels(table, groups if jg else None, [], fmt)

@@ -13,8 +13,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from core.formats._table import read_parquet, sniff_header, header_columns
-from core.formats._text import (FLOAT_RE, INT_RE, PARQUET_MAGIC, Lines, Problems, bad_values,
-                                duplicate_rows, split_lines, text_lines, to_number)
+from core.formats._text import (FLOAT_RE, INT_RE, PARQUET_MAGIC, Lines, Problems, check_duplicates,
+                                check_ids, check_values, quoter, split_lines, text_lines, to_number)
 from core.formats.metadata import parse_ir_metadata
 
 TREC_FIELDS = "qid Q0 docno rank score tag"
@@ -86,42 +86,35 @@ def _field_problem(lines: Lines, lineno: int, count: int, expected: int):
 
 
 def _finish(file, values, lineno, problems: Problems, lines: Lines | None, fmt, meta) -> ParsedRun:
-    quote = (lambda n: lines.quote(int(n))) if lines is not None else (lambda n: None)
-    if "score" in values:
-        raw = values["score"]
-        bad = bad_values(raw, FLOAT_RE)
-        bl, bv = lineno[bad], raw.filter(pa.array(bad))
-        problems.add_many(bl, lambda i: (int(bl[i]), f"score '{bv[i].as_py()}' is not a number",
-                                         "Use a decimal number such as 12.5, -3 or 1.2e-3", quote(bl[i])))
-        good = ~bad
-        score = to_number(raw.filter(pa.array(good)), pa.float64())
-        inf = ~np.isfinite(score.to_numpy(zero_copy_only=False))
-        il = lineno[good][inf]
-        problems.add_many(il, lambda i: (int(il[i]), "score is too large to represent",
-                                         "Use a score between -1e308 and 1e308", quote(il[i])))
-        good[np.flatnonzero(good)[inf]] = False
-        score = score.filter(pa.array(~inf))
-    else:
-        raw = values["rank"]
-        bad = bad_values(raw, INT_RE)
-        bl, bv = lineno[bad], raw.filter(pa.array(bad))
-        problems.add_many(bl, lambda i: (int(bl[i]), f"rank '{bv[i].as_py()}' is not a whole number",
-                                         "Use ranks 1, 2, 3, ... (the score is derived from the rank)", quote(bl[i])))
-        good = ~bad
-        score = pc.negate(to_number(raw.filter(pa.array(good)), pa.float64()))
+    quote = quoter(lines)
+    ids_ok = check_ids(values, lineno, problems, "run", quote)
+    scored, score = _scores(values, lineno, problems, quote)
+    good = scored & ids_ok
     mask = pa.array(good)
     table = pa.table({"qid": values["qid"].filter(mask).cast(pa.string()),
-                      "docno": values["docno"].filter(mask).cast(pa.string()), "score": score})
-    kept = lineno[good]
-    rows, first = duplicate_rows(table, ["qid", "docno"])
-    if len(rows):
-        qid, doc = table["qid"].take(pa.array(rows)), table["docno"].take(pa.array(rows))
-        problems.add_many(rows, lambda i: (
-            int(kept[rows[i]]), f"document '{doc[i].as_py()}' appears twice for topic '{qid[i].as_py()}' "
-            f"(first on line {int(kept[first[i]])})", "trec_eval refuses duplicate documents; remove one of the lines",
-            quote(kept[rows[i]])))
+                      "docno": values["docno"].filter(mask).cast(pa.string()),
+                      "score": score.filter(pa.array(ids_ok[scored]))})
+    check_duplicates(table, ["qid", "docno"], lineno[good], problems, "appears twice",
+                     "trec_eval refuses duplicate documents; remove one of the lines", quote)
     problems.raise_if_any()
     return _build(table, values.get("tag"), mask, meta, fmt)
+
+
+def _scores(values, lineno, problems: Problems, quote) -> tuple[np.ndarray, pa.Array]:
+    """(mask of rows with a usable score, their scores as doubles); MS MARCO runs score -rank."""
+    if "score" not in values:
+        good = check_values(values["rank"], lineno, INT_RE, problems, "rank '{}' is not a whole number",
+                            "Use ranks 1, 2, 3, ... (the score is derived from the rank)", quote)
+        return good, pc.negate(to_number(values["rank"].filter(pa.array(good)), pa.float64()))
+    good = check_values(values["score"], lineno, FLOAT_RE, problems, "score '{}' is not a number",
+                        "Use a decimal number such as 12.5, -3 or 1.2e-3", quote)
+    score = to_number(values["score"].filter(pa.array(good)), pa.float64())
+    inf = ~np.isfinite(score.to_numpy(zero_copy_only=False))
+    il = lineno[good][inf]
+    problems.add_many(il, lambda i: (int(il[i]), "score is too large to represent",
+                                     "Use a score between -1e308 and 1e308", quote(il[i])))
+    good[np.flatnonzero(good)[inf]] = False
+    return good, score.filter(pa.array(~inf))
 
 
 def _build(table, tags, mask, meta, fmt) -> ParsedRun:
