@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import numbers
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,7 +36,8 @@ class IngestReport:
 
 def collection_id(cur, collection, *, create: bool = False) -> int:
     """A collection name or id -> its id; unknown names are created when `create`."""
-    if isinstance(collection, int) or (isinstance(collection, str) and collection.isdigit() and not create):
+    is_id = isinstance(collection, numbers.Integral) and not isinstance(collection, bool)  # numpy ints too
+    if is_id or (isinstance(collection, str) and collection.isdigit() and not create):
         row = one(cur, "SELECT collection_id FROM collections WHERE collection_id = ?", [int(collection)])
         if row:
             return row[0]

@@ -129,12 +129,15 @@ class Store:
         cur.begin()
         try:
             yield cur
+            cur.commit()
         except BaseException:
-            cur.rollback()
-            cur.close()
+            try:
+                cur.rollback()
+            except duckdb.Error:  # a COMMIT that failed has already ended the transaction
+                pass
             raise
-        cur.commit()
-        cur.close()
+        finally:
+            cur.close()
 
     def _query(self, sql: str, params=()) -> pd.DataFrame:
         cur = self.cursor()

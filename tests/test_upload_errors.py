@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 import gzip
+import io
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from core.errors import UploadError
@@ -11,6 +14,12 @@ from tests.fixtures_store import fresh_store
 
 GOOD_RUN = b"301 Q0 d1 1 2.5 tagA\n301 Q0 d2 2 1.5 tagA\n302 Q0 d3 1 0.5 tagA\n"
 QRELS = b"301 0 d1 1\n301 0 d2 0\n302 0 d3 2\n"
+
+
+def _parquet(columns: dict) -> bytes:
+    buf = io.BytesIO()
+    pq.write_table(pa.table(columns), buf)
+    return buf.getvalue()
 
 
 def snapshot(store) -> dict:
@@ -63,7 +72,14 @@ RUN_CASES = [
     ("msmarco bad rank", b"301\td1\t1\n301\td2\ttwo\n",
      "r.run, line 2: rank 'two' is not a whole number. Use ranks 1, 2, 3, ... (the score is derived from "
      "the rank).\n    '301\\td2\\ttwo'", 2),
-    ("truncated gzip", gzip.compress(GOOD_RUN)[:20], None, None),
+    ("truncated gzip", gzip.compress(GOOD_RUN)[:20],
+     "r.run: the file looks gzip-compressed but cannot be decompressed (Compressed file ended before the "
+     "end-of-stream marker was reached). Upload the complete file, or an uncompressed copy.", None),
+    ("empty ids in csv", b"qid,docno,score\n301,,1.0\n,d2,2\n",
+     "r.run, line 2: the docno is empty. Give every run row a qid and a docno.\n    '301,,1.0'\n"
+     "r.run, line 3: the qid is empty. Give every run row a qid and a docno.\n    ',d2,2'", 2),
+    ("null qid in parquet", _parquet({"qid": ["301", None], "docno": ["a", "b"], "score": [1.0, 2.0]}),
+     "r.run, line 2: the qid is empty. Give every run row a qid and a docno.", 2),
 ]
 
 
@@ -90,6 +106,20 @@ QRELS_CASES = [
      "q.txt, line 2: document 'd1' is judged twice for topic '301' (first on line 1). Keep one judgment "
      "per document and remove the other.\n    '301 0 d1 0'", 2),
     ("empty", b"\n", "q.txt: the file is empty. Choose a file with at least one line of data.", None),
+    ("field count", b"301 0 d1 1\n301 0 d2\n",
+     "q.txt, line 2: found 3 fields but a qrels line needs 4 (qid iter docno rel). Separate the fields with "
+     "spaces or tabs and remove extra fields.\n    '301 0 d2'", 2),
+    ("binary", b"301 0 d1 1\n\x7fELF\x02\n",
+     "q.txt, line 2: the file contains binary data (byte 0x7f), not text. Upload a plain-text or "
+     "gzip-compressed file.\n    '\\x7fELF\\x02'", 2),
+    ("utf-16", "301 0 d1 1\n".encode("utf-16"),
+     "q.txt, line 1: the file is UTF-16 text (it starts with a UTF-16 byte order mark), not UTF-8. Save the "
+     "file as UTF-8 and upload it again.", 1),
+    ("empty docno in csv", b"qid,docno,rel\n301,d1,1\n302,,0\n",
+     "q.txt, line 3: the docno is empty. Give every qrels row a qid and a docno.\n    '302,,0'", 3),
+    ("truncated gzip", gzip.compress(QRELS)[:20],
+     "q.txt: the file looks gzip-compressed but cannot be decompressed (Compressed file ended before the "
+     "end-of-stream marker was reached). Upload the complete file, or an uncompressed copy.", None),
 ]
 
 
@@ -100,6 +130,7 @@ def test_bad_qrels_is_rejected_and_store_unchanged(store, case, data, message, l
     assert str(exc) == message
     assert exc.problems[0].line == line
     assert snapshot(store) == before
+    assert str(error_of(read_qrels, data, filename="q.txt")) == message
 
 
 def test_run_sharing_no_topics_with_qrels(store):
@@ -185,3 +216,54 @@ def test_qrels_sets_need_distinct_assessor_names(store):
     assert str(exc) == ("again.txt: the collection already has qrels by assessor 'NIST'. Give these judgments a "
                         "different assessor name.")
     assert snapshot(store) == before
+
+
+def test_a_failed_replace_keeps_the_old_run(store):
+    """on_conflict='replace' deletes the old run first; a rejected new file must bring it back."""
+    before = snapshot(store)
+    exc = error_of(store.add_run, "c", b"999 Q0 d1 1 1.0 tagA\n", filename="new.run", on_conflict="replace")
+    assert str(exc).startswith("new.run: none of the run's 1 topic (999) appear in the collection's qrels")
+    assert snapshot(store) == before
+
+
+def test_an_error_after_the_rows_are_inserted_rolls_back_everything(store, monkeypatch):
+    """A failure after the old run was deleted and the new rows inserted leaves the store as it was."""
+    from core import ingest
+
+    class Boom:
+        @staticmethod
+        def dumps(_):
+            raise RuntimeError("disk full")
+    before = snapshot(store)
+    monkeypatch.setattr(ingest, "json", Boom)
+    with pytest.raises(RuntimeError, match="disk full"):
+        store.add_run("c", GOOD_RUN, filename="again.run", on_conflict="replace")
+    assert snapshot(store) == before
+
+
+@pytest.mark.parametrize("method,data,message", [
+    ("add_topics", b"301\tfirst\n302 no tab\n",
+     "t.tsv, line 2: found no tab between the qid and the text. Write each topic as 'qid<TAB>text' on one "
+     "line.\n    '302 no tab'"),
+    ("add_topics", b"<top>\n<num> Number: 301\n</top>\n",
+     "t.tsv, line 1: this <top> has no <title>. Give every topic a <num> and a <title>.\n    '<num> Number: 301'"),
+    ("add_documents", b"d1\tone\nd1\ttwo\n",
+     "t.tsv, line 2: document 'd1' appears twice (first on line 1). Keep one entry per document."),
+    ("add_documents", b"d1\tcaf\xe9\n",
+     "t.tsv, line 1: the text is not valid UTF-8 (byte 0xe9). Save the file as UTF-8 and upload it "
+     "again.\n    'd1\\tcaf\ufffd'"),
+])
+def test_bad_topics_and_documents_leave_the_store_unchanged(store, method, data, message):
+    store.add_topics("c", b"301\told text\n", filename="old.tsv")
+    before = snapshot(store)
+    assert str(error_of(getattr(store, method), "c", data, filename="t.tsv")) == message
+    assert snapshot(store) == before
+
+
+def test_collections_by_numpy_integer_id(store):
+    """Ids read back from a DataFrame are numpy integers; they name the collection like an int."""
+    cid = store.collections()["collection_id"].iloc[0]
+    assert not isinstance(cid, int)
+    assert store.runs(cid)["name"].tolist() == ["tagA"]
+    rep = store.add_run(cid, GOOD_RUN.replace(b"tagA", b"tagB"), filename="b.run")
+    assert rep.name == "tagB" and store.collections()["name"].tolist() == ["c"]
