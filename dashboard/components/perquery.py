@@ -37,8 +37,9 @@ def render_delta_chart(diff: pd.DataFrame, *, run_a: str, run_b: str, measure: s
                      showticklabels=len(d) <= 50)
     fig.update_yaxes(title=f"Δ {measure}", zeroline=True, zerolinecolor="#6b7280")
     wins, losses = int((d["delta"] > 0).sum()), int((d["delta"] < 0).sum())
-    title = (f"{escape(run_b)} vs {escape(run_a)} on {measure}: better on {wins}, worse on {losses}, "
-             f"tied on {len(d) - wins - losses} topics")
+    st.markdown(f"**{md_escape(run_b)}** vs baseline **{md_escape(run_a)}** on {md_escape(measure)}: "
+                f"better on {wins}, worse on {losses}, tied on {len(d) - wins - losses} topics.")
+    title = f"Δ {escape(measure)}: {escape(run_b)} − {escape(run_a)}"
     style(fig, height=290, legend=False).update_layout(title=title, clickmode="event+select")
     return show(fig, key=key, filename=f"perquery_{run_b}_vs_{run_a}_{measure}", on_select=on_select,
                 selection_mode="points")
