@@ -193,3 +193,11 @@ def include(param: str, values) -> None:
     if param in st.query_params:
         have = st.query_params.get_all(param)
         st.query_params[param] = have + [str(v) for v in values if str(v) not in have]
+
+
+def remembered(param: str) -> list:
+    """A multi-value setting as last chosen in this session (or in the URL), else []."""
+    value = st.query_params.get_all(param) if param in st.query_params else _memory().get(param)
+    if value is None:
+        return []
+    return list(value) if isinstance(value, (list, tuple)) else [value]

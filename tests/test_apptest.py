@@ -257,3 +257,10 @@ def test_run_colours_are_stable_and_distinct():
     assert len(set(colors.values())) == 17
     assert run_colors(list(reversed(names))) == colors          # order of the input does not matter
     assert run_colors(["a"])["a"] == run_colors(["a"])["a"]
+
+
+def test_typed_measure_follows_to_per_query(app):
+    at = open_page(app, "leaderboard", measures=["AP", "P@30"])
+    at.switch_page("app_pages/perquery.py").run()
+    assert_clean(at)
+    assert "P@30" in at.selectbox(key="pq_measure").options

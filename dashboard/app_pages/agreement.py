@@ -28,7 +28,9 @@ chosen = state.select_many("Qrels sets", list(by_name), key="ag_qrels", param="q
 level_labels = {"graded": "Graded labels", "1": "Binary (rel ≥ 1)", "2": "Binary (rel ≥ 2)"}
 level = state.select_one("Compare labels as", list(level_labels), key="ag_rel_level", param="rel_level",
                          format_func=level_labels.get, where=mid)
-measure = state.select_one("Measure", DEFAULT_MEASURES + MORE_MEASURES, key="ag_measure", param="measure",
+chosen_on_leaderboard, _ = cached.canonical_measures(state.remembered("measures"))
+measure = state.select_one("Measure", list(dict.fromkeys(DEFAULT_MEASURES + chosen_on_leaderboard + MORE_MEASURES)),
+                           key="ag_measure", param="measure",
                            where=right, help="Used for the slopegraph of system scores")
 rel_level = None if level == "graded" else int(level)
 if len(chosen) < 2:

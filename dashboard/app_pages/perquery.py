@@ -19,8 +19,9 @@ store, skey = state.get_store(), str(state.get_store().path)
 c = st.columns([2, 2, 1.4])
 run_a = state.select_one("Baseline run", names, key="pq_baseline", param="baseline", where=c[0])
 run_b = state.select_one("Compared run", [n for n in names if n != run_a], key="pq_run", param="run", where=c[1])
-measure = state.select_one("Measure", DEFAULT_MEASURES + MORE_MEASURES, key="pq_measure", param="measure",
-                           where=c[2])
+chosen_on_leaderboard, _ = cached.canonical_measures(state.remembered("measures"))
+measure = state.select_one("Measure", list(dict.fromkeys(DEFAULT_MEASURES + chosen_on_leaderboard + MORE_MEASURES)),
+                           key="pq_measure", param="measure", where=c[2])
 
 diff = None
 with guard("compare the two runs per query"), st.spinner(f"Scoring {run_a} and {run_b} on every topic..."):
