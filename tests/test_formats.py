@@ -135,3 +135,21 @@ def test_extra_fields_after_the_tag_are_ignored_like_trec_eval(shared):
     assert run.n_rows == 584 and run.tag == "STANDARD"
     assert run.warnings == ["5 lines (first: line 1) have more than 6 fields; the extra fields were ignored, "
                             "as trec_eval does."]
+
+
+def test_sgml_documents_are_parsed_in_linear_time_with_exact_line_numbers():
+    """Line numbers are counted incrementally: 60,000 <DOC>s (4.5 MB) parse in about a second
+    (counting from the start of the file for every block took minutes), and a bad block late in
+    the file is still reported on its own line."""
+    import time
+    from core.errors import UploadError
+    doc = "<DOC>\n<DOCNO> D{} </DOCNO>\n<TEXT>\nsome text {}\n</TEXT>\n</DOC>\n"   # 6 lines each
+    text = "".join(doc.format(i, i) for i in range(60_000))
+    start = time.perf_counter()
+    docs = read_documents(text.encode(), filename="big.sgml")
+    assert time.perf_counter() - start < 8
+    assert len(docs) == 60_000 and docs.iloc[-1].tolist() == ["D59999", "some text 59999"]
+    with pytest.raises(UploadError) as info:
+        read_documents((text + "<DOC>\n<TEXT>no id</TEXT>\n</DOC>\n").encode(), filename="big.sgml")
+    assert str(info.value) == ("big.sgml, line 360001: this <DOC> has no <DOCNO>. Give every document a "
+                               "<DOCNO>...</DOCNO>.\n    '<TEXT>no id</TEXT>'")

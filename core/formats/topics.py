@@ -62,23 +62,36 @@ def _read(source, filename, kind: str) -> pd.DataFrame:
     return df.drop(columns="line").reset_index(drop=True)
 
 
-def _sgml(text: str, file: str) -> pd.DataFrame:
-    rows, problems = [], Problems(file)
-    for m in _TOP.finditer(text):
-        body, line = m.group(1), text.count("\n", 0, m.start()) + 1
-        num, title = _NUM.search(body), _TITLE.search(body)
-        if not num or not title:
-            missing = "<num>" if not num else "<title>"
-            problems.add(line, f"this <top> has no {missing}", "Give every topic a <num> and a <title>",
-                         body.strip().splitlines()[0] if body.strip() else "<top>")
-            continue
-        desc, narr = _DESC.search(body), _NARR.search(body)
-        rows.append((num.group(1), _clean(title.group(1)), _clean(desc.group(1)) if desc else "",
-                     _clean(narr.group(1)) if narr else "", line))
+def _blocks(text: str, file: str, block: re.Pattern, parse, tag: str, none_found: tuple[str, str]) -> list:
+    """Parse each `block` match with `parse(body)` -> a row, or (message, hint) for a bad block.
+    Rows get their 1-based line number; line numbers are counted incrementally (linear in the file)."""
+    rows, problems, line, pos = [], Problems(file), 1, 0
+    for m in block.finditer(text):
+        line, pos = line + text.count("\n", pos, m.start()), m.start()
+        body = m.group(1)
+        row = parse(body)
+        if isinstance(row[0], tuple):
+            problems.add(line, *row[0], body.strip().splitlines()[0] if body.strip() else tag)
+        else:
+            rows.append((*row, line))
     problems.raise_if_any()
     if not rows:
-        raise UploadError(Problem(file, None, "found no <top> ... </top> topics",
-                                  "Upload TREC topics in SGML, or TSV lines 'qid<TAB>text'"))
+        raise UploadError(Problem(file, None, *none_found))
+    return rows
+
+
+def _topic(body: str) -> tuple:
+    num, title = _NUM.search(body), _TITLE.search(body)
+    if not num or not title:
+        return ((f"this <top> has no {'<num>' if not num else '<title>'}", "Give every topic a <num> and a <title>"),)
+    desc, narr = _DESC.search(body), _NARR.search(body)
+    return (num.group(1), _clean(title.group(1)), _clean(desc.group(1)) if desc else "",
+            _clean(narr.group(1)) if narr else "")
+
+
+def _sgml(text: str, file: str) -> pd.DataFrame:
+    rows = _blocks(text, file, _TOP, _topic, "<top>", (
+        "found no <top> ... </top> topics", "Upload TREC topics in SGML, or TSV lines 'qid<TAB>text'"))
     return pd.DataFrame(rows, columns=["qid", "text", "description", "narrative", "line"])
 
 
@@ -87,21 +100,17 @@ _DOCNO = re.compile(r"<DOCNO>\s*(.*?)\s*</DOCNO>", re.S | re.I)
 _TAG = re.compile(r"<[^>]*>")
 
 
+def _document(body: str) -> tuple:
+    docno = _DOCNO.search(body)
+    if not docno or not docno.group(1):
+        return (("this <DOC> has no <DOCNO>", "Give every document a <DOCNO>...</DOCNO>"),)
+    return docno.group(1), _clean(_TAG.sub(" ", _DOCNO.sub(" ", body)))
+
+
 def _trec_docs(text: str, file: str) -> pd.DataFrame:
     """TREC <DOC><DOCNO>id</DOCNO> ... </DOC>; the text is everything else, tags removed."""
-    rows, problems = [], Problems(file)
-    for m in _DOC.finditer(text):
-        body, line = m.group(1), text.count("\n", 0, m.start()) + 1
-        docno = _DOCNO.search(body)
-        if not docno or not docno.group(1):
-            problems.add(line, "this <DOC> has no <DOCNO>", "Give every document a <DOCNO>...</DOCNO>",
-                         body.strip().splitlines()[0] if body.strip() else "<DOC>")
-            continue
-        rows.append((docno.group(1), _clean(_TAG.sub(" ", _DOCNO.sub(" ", body))), line))
-    problems.raise_if_any()
-    if not rows:
-        raise UploadError(Problem(file, None, "found no <DOC> ... </DOC> documents",
-                                  "Upload TREC <DOC> files, TSV lines 'docno<TAB>text', or JSONL"))
+    rows = _blocks(text, file, _DOC, _document, "<DOC>", (
+        "found no <DOC> ... </DOC> documents", "Upload TREC <DOC> files, TSV lines 'docno<TAB>text', or JSONL"))
     return pd.DataFrame(rows, columns=["qid", "text", "line"])
 
 
