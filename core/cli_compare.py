@@ -40,10 +40,11 @@ def add_arguments(parser) -> None:
     parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
 
 
-def _table(parsed) -> pd.DataFrame:
+def _table(parsed, columns=("qid", "docno", "score")) -> pd.DataFrame:
+    """A parsed run's (or, with columns qid/docno/rel, qrels') table as a DataFrame."""
     table = parsed.table
     df = table.to_pandas() if hasattr(table, "to_pandas") else table.df()
-    return df[["qid", "docno", "score"]]
+    return df[list(columns)]
 
 
 def name_runs(tags: list[str | None], paths: list[str]) -> list[str]:
@@ -74,16 +75,10 @@ def evaluate_for_compare(qrels_path, run_paths, measures, options):
     parsed = [read_run(p, filename=Path(str(p)).name) for p in run_paths]
     names = name_runs([p.tag for p in parsed], [str(p) for p in run_paths])
     run_df = pd.concat([_table(p).assign(run=n) for p, n in zip(parsed, names)], ignore_index=True)
-    qrels_df = _table_q(qrels)
+    qrels_df = _table(qrels, ("qid", "docno", "rel"))
     result = evaluate_frames(qrels_df, run_df, measures, options)
     warnings = list(qrels.warnings) + [w for p in parsed for w in p.warnings] + list(result.warnings)
     return result.per_query, names, sorted(qrels_df["qid"].astype(str).unique()), warnings
-
-
-def _table_q(parsed) -> pd.DataFrame:
-    table = parsed.table
-    df = table.to_pandas() if hasattr(table, "to_pandas") else table.df()
-    return df[["qid", "docno", "rel"]]
 
 
 def run(args) -> int:
