@@ -82,7 +82,10 @@ def render_table(summary: pd.DataFrame, *, runs: list[str], measures: list[str],
 def legend(comparison, *, has_baseline: bool) -> str:
     if not has_baseline:
         return "Pick a baseline to test every other run against it."
-    return (f"{UP} / {DOWN}: significantly better / worse than {comparison.baseline} — {comparison.legend()} "
+    up = sum(1 for r in comparison.rows if r.significant and r.delta is not None and r.delta > 0)
+    down = sum(1 for r in comparison.rows if r.significant and r.delta is not None and r.delta < 0)
+    return (f"{UP} / {DOWN}: significantly better / worse than {comparison.baseline} "
+            f"({up} {UP}, {down} {DOWN} here) — {comparison.legend()} "
             "Green / red text: better / worse, not significant.")
 
 
