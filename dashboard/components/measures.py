@@ -44,7 +44,7 @@ def matches(family, text: str) -> bool:
 def render_registry(families, *, key: str) -> None:
     show_table(overview(families), key=f"{key}_table", hide_index=True, width="stretch",
                  column_config={"Description": st.column_config.TextColumn(width="large"),
-                                "Measure": st.column_config.TextColumn(pinned=True)})
+                                "Measure": st.column_config.TextColumn(width="medium", pinned=True)})
     for f in families:
         with st.expander(f"{f.name} — {f.description}"):
             if f.formula:
