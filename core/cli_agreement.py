@@ -3,8 +3,8 @@
 Every pair of files is compared on the (qid, docno) pairs both judged. With three or more
 assessors, Fleiss' kappa and Krippendorff's alpha over all of them are printed as well.
 `--groups` reads one trec_eval qrels_jg file (column 2 = judgment group) as several assessors.
-`--format json` prints one JSON document: {"pairs": [one object per pair], and with 3+ assessors
-"fleiss_kappa", "krippendorff_alpha", "n_items_all", ...}.
+`--format json` prints a JSON list with one object per pair (see `json_pairs`), so that
+`jq '.[].cohen_kappa'` works for any number of files.
 """
 from __future__ import annotations
 
@@ -60,15 +60,30 @@ def run(args) -> int:
              for i, j in combinations(range(len(tables)), 2)]
     multi = multi_agreement(tables, names=names, rel_level=args.level) if len(tables) >= 3 else None
     if args.format == "json":
-        doc = {"rel_level": args.level, "weights": weights, "pairs": [p.to_dict() for p in pairs]}
-        if multi is not None:
-            doc.update(multi.to_dict())
-        print(json.dumps(doc, indent=2))
+        print(json.dumps(json_pairs(pairs, multi), indent=2))
     else:
         print("\n\n".join(format_pair(p) for p in pairs))
         if multi is not None:
             print("\n" + format_multi(multi))
     return 0
+
+
+def json_pairs(pairs, multi=None) -> list[dict]:
+    """One object per pair: `PairAgreement.to_dict()` (cohen_kappa, pooled_kappa, p_observed, p_expected,
+    n_common, only_a, only_b, confusion, ...), with the pair's own Krippendorff's alpha by level under
+    `pair_krippendorff_alpha`. With three or more assessors every object also carries the values shared
+    by all of them: `fleiss_kappa`, `krippendorff_alpha` (nominal) and `all_assessors` (the full summary).
+    So `krippendorff_alpha` always means "over all the files", never one pair."""
+    out = []
+    for p in pairs:
+        obj = p.to_dict()
+        obj["pair_krippendorff_alpha"] = obj.pop("krippendorff_alpha")
+        if multi is not None:
+            summary = multi.to_dict()
+            obj.update(fleiss_kappa=summary["fleiss_kappa"], krippendorff_alpha=summary["krippendorff_alpha"],
+                       all_assessors=summary)
+        out.append(obj)
+    return out
 
 
 def _f(value) -> str:
