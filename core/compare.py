@@ -114,10 +114,13 @@ def _fmt(v, digits: int) -> str:
     return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{digits}f}"
 
 
+_TEX = str.maketrans({**{ch: "\\" + ch for ch in "&%$#_{}"}, "\\": r"\textbackslash{}",
+                      "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"})
+
+
 def _tex(text: str) -> str:
-    for ch in "&%$#_{}":
-        text = text.replace(ch, "\\" + ch)
-    return text
+    """Run and measure names as LaTeX text: every special character escaped, in one pass."""
+    return str(text).translate(_TEX)
 
 
 def _suggest(name: str, choices, what: str) -> EvalError:

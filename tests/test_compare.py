@@ -228,3 +228,13 @@ def test_compare_stored_equals_compare_on_the_engine_frames(tmp_path):
             return c.to_dataframe().sort_values(["run", "measure"]).reset_index(drop=True)
         pd.testing.assert_frame_equal(by_run(stored), by_run(frames), check_exact=False, rtol=0, atol=1e-12)
         assert len(stored.rows) == 2 * len(ids)
+
+
+def test_latex_escapes_every_special_character_in_names():
+    """A run name is user text: in LaTeX it must stay text (no \\input, no stray ~ ^ or braces)."""
+    name = r"bm25\input{/etc/passwd}_v2~^&%$#"
+    pq = _frame({"base": {"1": 0.1, "2": 0.2, "3": 0.3}, name: {"1": 0.2, "2": 0.1, "3": 0.4}})
+    tex = compare(pq, baseline="base").to_latex()
+    escaped = r"bm25\textbackslash{}input\{/etc/passwd\}\_v2\textasciitilde{}\textasciicircum{}\&\%\$\#"
+    assert escaped + " & " in tex
+    assert r"\input{" not in tex and "~" not in tex
