@@ -18,6 +18,7 @@ APP = str(ROOT / "dashboard" / "app.py")
 PAGES = {"leaderboard": "Leaderboard", "perquery": "Per-query comparison", "curves": "Precision-recall and ROC",
          "agreement": "Judge agreement", "data": "Data", "measures": "Measures"}
 TIMEOUT = 120
+pytestmark = pytest.mark.xdist_group("apptest")   # one worker: the pages share Streamlit's caches
 
 
 @pytest.fixture(scope="module")
@@ -30,6 +31,14 @@ def store_path(tmp_path_factory) -> str:
 @pytest.fixture
 def app(store_path, monkeypatch):
     monkeypatch.setenv("RANKBOARD_STORE", store_path)
+    return AppTest.from_file(APP, default_timeout=TIMEOUT)
+
+
+@pytest.fixture
+def private_app(tmp_path, monkeypatch):
+    """An app on its own copy of the sample store, for tests that change the data."""
+    sample_store(tmp_path).close()
+    monkeypatch.setenv("RANKBOARD_STORE", str(tmp_path / "sample.duckdb"))
     return AppTest.from_file(APP, default_timeout=TIMEOUT)
 
 
@@ -134,7 +143,8 @@ def test_url_reproduces_the_view(app):
     assert list(frame(at, "lb_table").columns)[:2] == ["P@10", "AP"]
 
 
-def test_perquery_opens_a_query(app):
+def test_perquery_opens_a_query(private_app):
+    app = private_app
     at = open_page(app, "perquery", baseline="pircRBa1", run="aplrob03a", measure="nDCG@10")
     assert_clean(at)
     assert at.selectbox(key="pq_baseline").value == "pircRBa1"
@@ -186,8 +196,8 @@ def test_measures_filter(app):
     assert names and all("dcg" in n.lower() for n in names)
 
 
-def test_data_rename_and_delete_ask_first(app):
-    at = open_page(app, "data")
+def test_data_rename_and_delete_ask_first(private_app):
+    at = open_page(private_app, "data")
     assert_clean(at)
     assert [m.label for m in at.metric][:3] == ["Runs", "Topics", "Qrels sets"]
     assert at.metric[0].value == "5"
@@ -207,8 +217,8 @@ def test_data_rename_and_delete_ask_first(app):
     assert "renamed-run" not in list(frame(at, "data_runs_table")["name"])
 
 
-def test_create_collection_and_empty_states(app):
-    at = open_page(app, "data")
+def test_create_collection_and_empty_states(private_app):
+    at = open_page(private_app, "data")
     at.text_input(key="data_new_collection").input("empty-one").run()
     at.button(key="data_create_collection").click().run()
     assert_clean(at)
