@@ -73,7 +73,7 @@ def load(con, run_table: str, qrels_table: str, options: EvalOptions, run_name: 
     levels = con.execute(sql("qrels_levels", qrels_table=qt)).fetchdf()
 
     run, qid = res["run"].astype(object), res["qid"].astype(object)
-    rank = np.asarray(res["rank"], dtype=np.int64)
+    rank = np.ma.filled(np.ma.asarray(res["rank"]).astype(np.int64), 0)
     relm = res["rel"]
     judged = ~np.ma.getmaskarray(relm)
     rel = np.ma.filled(relm.astype(np.int64), 0) if np.ma.isMaskedArray(relm) else np.asarray(relm, np.int64)
