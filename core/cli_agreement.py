@@ -93,8 +93,11 @@ def _f(value) -> str:
 def format_pair(p) -> str:
     scale = "raw grades" if p.rel_level is None else f"binary, relevant = grade >= {p.rel_level}"
     lines = [f"{p.names[0]} vs {p.names[1]} ({scale})",
-             f"  judged by both {p.n_common}, only {p.names[0]} {p.only_a}, only {p.names[1]} {p.only_b}",
-             f"  observed agreement      {_f(p.p_observed)}",
+             f"  judged by both {p.n_common}, only {p.names[0]} {p.only_a}, only {p.names[1]} {p.only_b}"]
+    if p.n_common == 0:
+        return "\n".join(lines + ["  no (topic, document) pair was judged by both, so there is nothing to compare: "
+                                   "check that the two files judge the same topics"])
+    lines += [f"  observed agreement      {_f(p.p_observed)}",
              f"  Cohen's kappa           {_f(p.cohen_kappa)}   chance {_f(p.p_expected)}   {reading(p.cohen_kappa)}",
              f"  Scott's pi (pooled)     {_f(p.pooled_kappa)}   chance {_f(p.p_expected_pooled)}"]
     if p.weights:

@@ -100,3 +100,15 @@ def test_through_the_command_router(capsys, files):
     assert json.loads(capsys.readouterr().out)[0]["n_common"] == 5
     assert main(["agreement", str(files[0])]) == 2
     assert "at least two assessors" in capsys.readouterr().err
+
+
+def test_files_that_share_no_pairs_say_so(capsys, tmp_path, files):
+    other = tmp_path / "other.qrels"
+    other.write_text("9 0 d1 1\n9 0 d2 0\n")
+    out = run_cli(capsys, files[0], other)
+    assert out == ("judge_a.qrels vs other.qrels (raw grades)\n"
+                   "  judged by both 0, only judge_a.qrels 6, only other.qrels 2\n"
+                   "  no (topic, document) pair was judged by both, so there is nothing to compare: "
+                   "check that the two files judge the same topics\n")
+    pair = json.loads(run_cli(capsys, files[0], other, "--format", "json"))[0]
+    assert pair["n_common"] == 0 and pair["cohen_kappa"] is None and pair["confusion"]["counts"] == []
