@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from core import ingest
+from core.formats._text import file_error
 from core.store import Store
 
 CHUNK = 4 << 20
@@ -58,9 +59,16 @@ def add_list_arguments(p: argparse.ArgumentParser) -> None:
 def read_with_progress(path: str, out=None) -> bytes:
     """Read a file, drawing a progress bar on stderr when it is large."""
     out = out or sys.stderr
-    size = Path(path).stat().st_size
-    if size < PROGRESS_MIN_BYTES:
-        return Path(path).read_bytes()
+    try:
+        size = Path(path).stat().st_size
+        if size < PROGRESS_MIN_BYTES:
+            return Path(path).read_bytes()
+        return _read_chunks(path, size, out)
+    except OSError as exc:
+        raise file_error(path, exc) from None
+
+
+def _read_chunks(path: str, size: int, out) -> bytes:
     parts, done, name = [], 0, Path(path).name
     with open(path, "rb") as f:
         while chunk := f.read(CHUNK):

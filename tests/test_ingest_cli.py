@@ -96,3 +96,30 @@ def test_progress_bar_for_large_files(files, capsys, monkeypatch):
     assert cli("--store", str(files / "s.duckdb"), "load", "--collection", "x", "--run", str(files / "a.run")) == 0
     err = capsys.readouterr().err
     assert "reading a.run [" in err and "] 100%" in err and err.count("\r") > 2
+
+
+@pytest.mark.parametrize("progress", [False, True])
+def test_a_missing_file_is_a_readable_error_and_loads_nothing(files, capsys, monkeypatch, progress):
+    if progress:
+        monkeypatch.setattr(cli_load, "PROGRESS_MIN_BYTES", 0)
+    store = str(files / "s.duckdb")
+    assert cli("--store", store, "load", "--collection", "toy", "--qrels", str(files / "q.txt")) == 0
+    with Store.open(store) as s:
+        before = snapshot(s)
+    capsys.readouterr()
+    missing = files / "nope.run"
+    rc = cli("--store", store, "load", "--collection", "toy", "--run", str(files / "a.run"), "--run", str(missing))
+    assert rc == 2
+    assert capsys.readouterr().out == f"error: nope.run: cannot read {missing}: no such file. Check the path and try again.\n"
+    with Store.open(store) as s:
+        assert snapshot(s) == before
+
+
+def test_the_parsers_report_a_missing_path_or_a_folder(files):
+    from core.formats import read_qrels, read_run
+    with pytest.raises(RankboardError) as info:
+        read_run(files / "nope.run")
+    assert str(info.value) == f"nope.run: cannot read {files / 'nope.run'}: no such file. Check the path and try again."
+    with pytest.raises(RankboardError) as info:
+        read_qrels(files, filename="q.txt")
+    assert str(info.value) == f"q.txt: cannot read {files}: this is a folder, not a file. Check the path and try again."

@@ -33,12 +33,23 @@ def source_name(source, filename: str | None) -> str:
     return getattr(source, "name", None) or "<upload>"
 
 
-def read_source(source) -> bytes:
+def file_error(path, exc: OSError, file: str | None = None) -> UploadError:
+    """A file that cannot be opened, as an UploadError naming the path."""
+    what = {FileNotFoundError: "no such file", IsADirectoryError: "this is a folder, not a file",
+            PermissionError: "permission denied"}.get(type(exc), exc.strerror or type(exc).__name__)
+    return UploadError(Problem(file or Path(path).name, None, f"cannot read {path}: {what}",
+                               "Check the path and try again"))
+
+
+def read_source(source, file: str | None = None) -> bytes:
     """Path, bytes, or a file-like object (e.g. a Streamlit UploadedFile) -> raw bytes."""
     if isinstance(source, (bytes, bytearray, memoryview)):
         return bytes(source)
     if isinstance(source, (str, Path)):
-        return Path(source).read_bytes()
+        try:
+            return Path(source).read_bytes()
+        except OSError as exc:
+            raise file_error(source, exc, file) from None
     if hasattr(source, "getvalue"):
         return bytes(source.getvalue())
     if hasattr(source, "read"):
@@ -226,5 +237,5 @@ def duplicate_rows(table: pa.Table, keys: list[str]) -> tuple[np.ndarray, np.nda
 def text_lines(source, filename: str | None) -> tuple[str, pa.Array | None, bytes]:
     """(file name, the text as a one-element arrow array (None for Parquet), decompressed bytes)."""
     file = source_name(source, filename)
-    data = decompress(read_source(source), file)
+    data = decompress(read_source(source, file), file)
     return file, (decode(data, file) if not data.startswith(PARQUET_MAGIC) else None), data
