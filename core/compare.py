@@ -161,6 +161,16 @@ def _validate(per_query: pd.DataFrame, baseline, test, correction, missing):
     return [baseline] + [r for r in runs if r != baseline]
 
 
+def _check_numbers(alpha, tie_tol, n_resamples) -> None:
+    if not 0 < alpha < 1:
+        raise EvalError(f"alpha must be between 0 and 1 (e.g. 0.05), not {alpha!r}.")
+    if not tie_tol >= 0:
+        raise EvalError(f"tie_tol must be 0 or more, not {tie_tol!r}.")
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
+        raise EvalError(f"The number of resamples must be a whole number of at least 1 (e.g. 10000), "
+                        f"not {n_resamples!r}.")
+
+
 def _matrix(per_query: pd.DataFrame, measure: str, runs: list[str], baseline: str, all_qids):
     """values (n_qids x n_runs, NaN = missing) on the aligned query set, plus that qid list."""
     sub = per_query[per_query["measure"] == measure]
@@ -202,7 +212,10 @@ def compare(per_query: pd.DataFrame, *, baseline: str, measures=None, test: str 
     """
     per_query = per_query.assign(run=per_query["run"].astype(str), qid=per_query["qid"].astype(str))
     runs = _validate(per_query, baseline, test, correction, missing)
+    _check_numbers(alpha, tie_tol, n_resamples)
     measure_list = _resolve_measures(measures, list(dict.fromkeys(per_query["measure"])))
+    if not measure_list:
+        raise EvalError("No measures to compare: the per-query table is empty or no measure was asked for.")
     cells, gaps, extra, n_universe = {}, {}, {}, 0
     for measure in measure_list:
         V, qids, outside = _matrix(per_query, measure, runs, baseline, all_qids)

@@ -172,6 +172,20 @@ def test_tie_tolerance_and_input_errors():
         compare(pq, baseline="base", measures=["nDCG"])
 
 
+@pytest.mark.parametrize("kwargs,message", [
+    ({"n_resamples": 0}, "The number of resamples must be a whole number of at least 1 (e.g. 10000), not 0."),
+    ({"n_resamples": 2.5}, "The number of resamples must be a whole number of at least 1 (e.g. 10000), not 2.5."),
+    ({"alpha": 5}, "alpha must be between 0 and 1 (e.g. 0.05), not 5."),
+    ({"tie_tol": -1e-9}, "tie_tol must be 0 or more, not -1e-09."),
+    ({"measures": []}, "No measures to compare: the per-query table is empty or no measure was asked for."),
+])
+def test_bad_numbers_are_eval_errors_not_crashes(kwargs, message):
+    pq = _frame({"base": {"1": 0.3, "2": 0.5, "3": 0.1}, "new": {"1": 0.2, "2": 0.6, "3": 0.0}})
+    with pytest.raises(EvalError) as info:
+        compare(pq, baseline="base", **kwargs)
+    assert str(info.value) == message
+
+
 def test_formats_dataframe_csv_latex():
     pq = pd.concat([_frame({"base": dict(zip(map(str, range(30)), np.linspace(0, 0.5, 30))),
                             "good_run": dict(zip(map(str, range(30)), np.linspace(0, 0.5, 30) + 0.3 + 0.01 * np.sin(range(30))))}),
