@@ -10,6 +10,7 @@ NOTE = {
     "pytrec_eval": "parse_qrel/parse_run + RelevanceEvaluator", "ir_measures": "read_trec_* + calc_aggregate",
     "ranx": "Qrels/Run.from_file + evaluate (warm numba cache)", "ranx (cold JIT)": "same, empty numba cache",
     "polars": "floor: read_csv of run + qrels, nothing else",
+    "ranx (compare)": "ranx.compare(stat_test='fisher', n_permutations=10000): all 45 pairs of the 10 runs, not 9 against a baseline; timed at 500 topics only",
 }
 
 
@@ -173,6 +174,10 @@ def render(allres: dict) -> str:
     out += ["## Results by size", ""]
     for size in sorted(allres.get("sizes", {}), key=int):
         out += size_table(allres["sizes"][size])
+        if int(size) > 5000:
+            out += ["Peers are not rerun at this size: they need 8.8 GB (pytrec-eval-terrier), 8.9 GB (ir_measures) and",
+                    "16.4 GB (ranx), over this shared machine's 8 GB per-process budget. Issue 7 measured them on this",
+                    "machine at 50,000 topics: pytrec-eval-terrier 47 s, ir_measures 78 s, ranx 138 s.", ""]
     lb = allres.get("leaderboard")
     if lb:
         out += ["## Leaderboard timing", "", "```", *[f"{k}: {v}" for k, v in lb.items()], "```", ""]
