@@ -25,6 +25,8 @@ import re
 import numpy as np
 import pandas as pd
 
+from core.errors import OptionError
+
 IPREC_LEVELS = tuple(round(0.1 * i, 1) for i in range(11))
 _IPREC = re.compile(r"^(?:IPrec@|iprec_at_recall_)([01](?:\.[0-9]+)?)$")
 
@@ -55,7 +57,8 @@ def pr_curve(per_query: pd.DataFrame, *, runs=None, average: bool = True, per_to
     if runs is not None:
         df = df[df["run"].isin(list(runs))]
     if df.empty:
-        raise ValueError("no IPrec@r / iprec_at_recall_* values in the per-query table; evaluate them first")
+        raise OptionError("The per-query table has no IPrec@r (iprec_at_recall_*) values for these runs. "
+                          "Evaluate the measures from iprec_measures() first.")
     df = df.rename(columns={"value": "y"}).assign(qid=lambda d: d["qid"].astype(str))
     parts = [df] if per_topic else []
     if average:
@@ -98,7 +101,7 @@ def pr_points(run_df, qrels_df, *, rel_level: int = 1, at: str = "relevant") -> 
     """Uninterpolated recall and precision after each rank (at='rank') or each relevant document
     (at='relevant'). Recall divides by all relevant documents in the qrels, as trec_eval does."""
     if at not in ("relevant", "rank"):
-        raise ValueError("at must be 'relevant' or 'rank'")
+        raise OptionError(f"at must be 'relevant' or 'rank', not {at!r}.")
     ranked, counts = _judge(run_df, qrels_df, rel_level)
     ranked = ranked[ranked["qid"].isin(counts.index[counts["pos"] > 0])]
     hits = ranked.groupby(["run", "qid"], sort=False)["relevant"].cumsum()

@@ -56,5 +56,9 @@ class EvalError(RankboardError):
     """Bad evaluation request: unknown run, bad option value, and so on."""
 
 
+class OptionError(EvalError, ValueError):
+    """A bad option value (e.g. on_conflict='merge'); also a ValueError for callers that catch that."""
+
+
 class UnknownMeasureError(EvalError):
     """A measure name the registry does not know; the message suggests close names."""

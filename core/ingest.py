@@ -12,7 +12,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from core.errors import EvalError, Problem, UploadError
+from core.errors import EvalError, OptionError, Problem, UploadError
 from core.formats import read_documents, read_qrels, read_run, read_topics
 from core.formats._text import source_name
 
@@ -90,7 +90,7 @@ def _register(cur, table: pa.Table) -> str:
 def add_run(cur, cid: int, source, *, filename=None, name=None, on_conflict="error", parsed=None) -> IngestReport:
     """Parse and insert one run; raises UploadError (nothing written) on any problem."""
     if on_conflict not in ("error", "replace", "rename"):
-        raise ValueError(f"on_conflict must be 'error', 'replace' or 'rename', not {on_conflict!r}")
+        raise OptionError(f"on_conflict must be 'error', 'replace' or 'rename', not {on_conflict!r}.")
     file = source_name(source, filename)
     run = parsed or read_run(source, filename=file)
     name = name or run.tag or Path(file).name.removesuffix(".gz")

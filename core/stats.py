@@ -24,6 +24,8 @@ import numpy as np
 from scipy import stats as _sp
 from statsmodels.stats.multitest import multipletests
 
+from core.errors import OptionError
+
 TESTS = ("t", "wilcoxon", "randomization", "bootstrap")
 CORRECTIONS = {"none": None, "bonferroni": "bonferroni", "holm": "holm", "bh": "fdr_bh"}
 _BLOCK_CELLS = 2_000_000  # resample rows per block = this / n_queries (bounds memory at ~16 MB)
@@ -158,7 +160,7 @@ def correct(pvalues, method: str = "none", alpha: float = 0.05) -> np.ndarray:
     could not be computed) are left out of the family and stay NaN.
     """
     if method not in CORRECTIONS:
-        raise ValueError(f"unknown correction {method!r}; choose one of {', '.join(CORRECTIONS)}")
+        raise OptionError(f"unknown correction {method!r}; choose one of {', '.join(CORRECTIONS)}")
     p = np.asarray(pvalues, dtype=float)
     out = p.copy()
     finite = np.isfinite(p)

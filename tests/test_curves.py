@@ -161,3 +161,17 @@ def test_seed002_interpolated_curve_through_the_engine():
     expected = [1, 1, 2 / 3, 3 / 6, 4 / 10, 5 / 14, 0, 0, 0, 0, 0]
     np.testing.assert_allclose(one["precision"], expected, rtol=0, atol=1e-12)
     assert one["recall"].tolist() == list(IPREC_LEVELS)
+
+
+def test_bad_curve_requests_are_eval_errors():
+    from core.curves import pr_curve, pr_points
+    from core.errors import EvalError
+    per_query = pd.DataFrame({"run": ["r"], "qid": ["1"], "measure": ["AP"], "value": [0.5]})
+    with pytest.raises(EvalError) as info:
+        pr_curve(per_query)
+    assert str(info.value) == ("The per-query table has no IPrec@r (iprec_at_recall_*) values for these runs. "
+                               "Evaluate the measures from iprec_measures() first.")
+    run = pd.DataFrame({"qid": ["1"], "docno": ["d"], "score": [1.0]})
+    qrels = pd.DataFrame({"qid": ["1"], "docno": ["d"], "rel": [1]})
+    with pytest.raises(EvalError, match="at must be 'relevant' or 'rank', not 'every'"):
+        pr_points(run, qrels, at="every")

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from core import stats
+from core.errors import EvalError
 
 
 def _exact_randomization_p(d: np.ndarray) -> float:
@@ -63,5 +64,6 @@ def test_cohens_d_wilcoxon_and_correction_edge_cases():
     assert stats.wilcoxon(np.zeros(5)) == 1.0
     out = stats.correct([0.01, np.nan, 0.04], "bonferroni")
     assert out[0] == pytest.approx(0.02) and np.isnan(out[1]) and out[2] == pytest.approx(0.08)
-    with pytest.raises(ValueError, match="unknown correction"):
+    with pytest.raises(ValueError, match="unknown correction") as info:
         stats.correct([0.1], "sidak")
+    assert isinstance(info.value, EvalError)  # pages catch RankboardError only

@@ -267,3 +267,11 @@ def test_collections_by_numpy_integer_id(store):
     assert store.runs(cid)["name"].tolist() == ["tagA"]
     rep = store.add_run(cid, GOOD_RUN.replace(b"tagA", b"tagB"), filename="b.run")
     assert rep.name == "tagB" and store.collections()["name"].tolist() == ["c"]
+
+
+def test_an_unknown_on_conflict_is_an_eval_error_and_changes_nothing(store):
+    from core.errors import EvalError
+    before = snapshot(store)
+    with pytest.raises(EvalError, match="on_conflict must be 'error', 'replace' or 'rename', not 'merge'"):
+        store.add_run("c", GOOD_RUN, filename="again.run", on_conflict="merge")
+    assert snapshot(store) == before
