@@ -23,6 +23,7 @@ import duckdb  # noqa: E402
 
 RUN_COLS = "{'qid': 'VARCHAR', 'q0': 'VARCHAR', 'docno': 'VARCHAR', 'rank': 'INTEGER', 'score': 'DOUBLE', 'tag': 'VARCHAR'}"
 QRELS_COLS = "{'qid': 'VARCHAR', 'iter': 'VARCHAR', 'docno': 'VARCHAR', 'rel': 'INTEGER'}"
+RANK = "row_number() OVER (PARTITION BY run, qid ORDER BY score DESC, docno DESC)"   # trec_eval's order
 SEVEN = ["AP", "nDCG@10", "P@10", "R@1000", "RR", "Rprec", "bpref"]
 
 
@@ -69,20 +70,31 @@ def main(argv=None) -> int:
     con.register("_r", run.table)
     clock("load run into DuckDB", ex, "INSERT INTO rb_run SELECT 'r', qid, docno, score FROM _r")
     opts = EvalOptions()
+    captured = {}
+    real_sql = ev.sql
+
+    def spy(name, **ids):   # keep the exact SQL the engine runs, whatever its template parameters are now
+        text = real_sql(name, **ids)
+        if name == "judged_rows":
+            captured["sql"] = text
+        return text
+    ev.sql = spy
     loaded = clock("judged-rows SQL + fetch (evaluate.load)", ev.load, con, "rb_run", "rb_qrels", opts)
     clock("whole evaluate() (SQL + numpy measures + DataFrames)", ev.evaluate, con, "rb_run", "rb_qrels", SEVEN, opts)
     del loaded
 
-    sql = ev.sql("judged_rows", rank_expr=ev.CANONICAL_RANK, run_table="rb_run", qrels_table="rb_qrels")
+    sql = captured["sql"]
+    params = {"depth": ev.NO_DEPTH} | ({"run": "r"} if "$run" in sql else {})
     print("\n== DuckDB profile of judged_rows.sql (operators by time) ==")
     prof = args.work / "judged_rows-profile.json"
     ex(f"PRAGMA enable_profiling = 'json'")
     ex(f"PRAGMA profiling_output = '{prof}'")
-    con.execute(sql, {"depth": ev.NO_DEPTH}).fetchall()
+    con.execute(sql, params).fetchall()
     ex("PRAGMA disable_profiling")
     print(operator_times(prof))
     if args.plan:
-        print(con.execute("EXPLAIN ANALYZE " + sql, {"depth": ev.NO_DEPTH}).fetchall()[0][1])
+        print(sql)
+        print(con.execute("EXPLAIN ANALYZE " + sql, params).fetchall()[0][1])
 
     print("\n== alternatives ==")
     clock("read run: DuckDB read_csv(delim=' ', explicit VARCHAR/DOUBLE types) -> table",
@@ -99,7 +111,7 @@ def main(argv=None) -> int:
                                                              "score": pa.float64()},
                                                include_columns=["qid", "docno", "score"]))
     ex("CREATE TEMP TABLE ranked_run AS SELECT run, qid, docno, score, "
-                f"{ev.CANONICAL_RANK} AS rank FROM rb_run")
+                f"{RANK} AS rank FROM rb_run")
     clock("judged-rows SQL with the rank precomputed (as in the store)", ev.load, con, "ranked_run", "rb_qrels", opts)
     stored = """
         WITH n AS (SELECT run, qid, least(count(*), $depth) AS n FROM ranked_run
@@ -137,11 +149,11 @@ def main(argv=None) -> int:
         FROM j JOIN n USING (run, qid)"""
     clock("alternative: rank only the judged rows (correlated count; for reference)", lambda: con.execute(alt).fetchall())
     one_window = f"""
-        SELECT run, qid, {ev.CANONICAL_RANK} AS rank, count(*) OVER (PARTITION BY run, qid) AS n, docno
+        SELECT run, qid, {RANK} AS rank, count(*) OVER (PARTITION BY run, qid) AS n, docno
         FROM rb_run"""
     clock("just the two window functions over every row", lambda: con.execute(f"SELECT count(*), max(rank), max(n) FROM ({one_window})").fetchall())
     clock("just the row_number window over every row",
-          lambda: con.execute(f"SELECT max(r) FROM (SELECT {ev.CANONICAL_RANK} AS r FROM rb_run)").fetchall())
+          lambda: con.execute(f"SELECT max(r) FROM (SELECT {RANK} AS r FROM rb_run)").fetchall())
     clock("sort by (run, qid, score DESC, docno DESC) only",
           lambda: con.execute("SELECT max(x) FROM (SELECT docno AS x FROM rb_run ORDER BY run, qid, score DESC, docno DESC)").fetchall())
     print("\n| stage | seconds |\n|---|---|")
