@@ -117,17 +117,22 @@ def side_by_side(ranking_a, ranking_b, qrels: pd.DataFrame, qid: str, *, documen
 
 def _side(r, other, grades, documents, depth) -> pd.DataFrame:
     r = r[r["rank"] <= (depth or np.inf)]
-    other_rank = dict(zip(other["docno"], other["rank"]))
+    other_rank = other.set_index("docno")["rank"]
     out = pd.DataFrame({"rank": r["rank"].astype(int).to_numpy(), "docno": r["docno"].to_numpy(),
                         "score": r["score"].to_numpy()})
-    out["grade"] = pd.Series([_int(grades.get(d)) for d in out["docno"]], dtype=object)
-    out["other_rank"] = pd.Series([_int(other_rank.get(d)) for d in out["docno"]], dtype=object)
-    out["text"] = pd.Series([(documents or {}).get(d) for d in out["docno"]], dtype=object)
+    out["grade"] = _ints(out["docno"].map(grades))
+    out["other_rank"] = _ints(out["docno"].map(other_rank))
+    out["text"] = _objects(out["docno"].map(documents or {}))
     return out
 
 
-def _int(v):
-    return None if v is None or pd.isna(v) else int(v)
+def _ints(values: pd.Series) -> pd.Series:
+    """Whole numbers as Python ints, missing as None (object dtype), without a loop over rows."""
+    return _objects(pd.to_numeric(values).astype("Int64"))
+
+
+def _objects(values: pd.Series) -> pd.Series:
+    return values.astype(object).where(values.notna(), None)
 
 
 SIDE_SQL = """
@@ -153,9 +158,7 @@ def side_by_side_stored(store, collection, run_id_a: int, run_id_b: int, qid: st
         frames = []
         for mine, theirs in ((run_id_a, run_id_b), (run_id_b, run_id_a)):
             df = cur.execute(SIDE_SQL, [qrels_id, str(qid), theirs, str(qid), cid, mine, str(qid), depth]).df()
-            for col in ("grade", "other_rank"):
-                df[col] = pd.Series([_int(v) for v in df[col]], dtype=object)
-            df["text"] = pd.Series([None if pd.isna(t) else t for t in df["text"]], dtype=object)
+            df["grade"], df["other_rank"], df["text"] = _ints(df["grade"]), _ints(df["other_rank"]), _objects(df["text"])
             frames.append(df)
         return frames[0], frames[1]
     finally:
