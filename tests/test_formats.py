@@ -153,3 +153,14 @@ def test_sgml_documents_are_parsed_in_linear_time_with_exact_line_numbers():
         read_documents((text + "<DOC>\n<TEXT>no id</TEXT>\n</DOC>\n").encode(), filename="big.sgml")
     assert str(info.value) == ("big.sgml, line 360001: this <DOC> has no <DOCNO>. Give every document a "
                                "<DOCNO>...</DOCNO>.\n    '<TEXT>no id</TEXT>'")
+
+
+def test_a_tsv_header_line_is_not_a_topic_or_a_document():
+    from core.errors import UploadError
+    assert read_topics(b"qid\tquery\n301\tcrime\n", filename="t.tsv").values.tolist() == [["301", "crime"]]
+    assert read_documents(b"docno\ttext\nd1\thello\n", filename="d.tsv").values.tolist() == [["d1", "hello"]]
+    assert read_topics(b"301\ttext\n", filename="t.tsv").values.tolist() == [["301", "text"]]  # a real topic
+    with pytest.raises(UploadError) as info:
+        read_documents(b"docno\ttext\n", filename="d.tsv")
+    assert str(info.value) == ("d.tsv, line 1: the file has a header line but no data lines. Add one line "
+                               "'docno<TAB>text' per document.\n    'docno\\ttext'")

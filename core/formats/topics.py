@@ -129,7 +129,12 @@ def _tsv(text: str, file: str, kind: str) -> pd.DataFrame:
     problems.raise_if_any()
     ids = pc.ascii_trim_whitespace(lines.column(0)).to_pandas()
     texts = pc.ascii_trim_whitespace(lines.column(1)).to_pandas()
-    return pd.DataFrame({"qid": ids.astype(object), "text": texts.astype(object), "line": lines.lineno})
+    df = pd.DataFrame({"qid": ids.astype(object), "text": texts.astype(object), "line": lines.lineno})
+    header = str(df["qid"].iat[0]).lower() in ID_KEYS[kind] and str(df["text"].iat[0]).lower() in TEXT_KEYS[kind]
+    if header and len(df) == 1:
+        raise UploadError(Problem(file, 1, "the file has a header line but no data lines",
+                                  f"Add one line '{idname}<TAB>text' per {kind}", lines.quote(1)))
+    return df.iloc[1:] if header else df   # a header line such as 'qid<TAB>text' names the columns
 
 
 def _jsonl(text: str, file: str, kind: str) -> pd.DataFrame:
