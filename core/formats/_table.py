@@ -6,6 +6,7 @@ Column names are matched case-insensitively against a few common aliases, so tha
 from __future__ import annotations
 
 import io
+from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
@@ -13,7 +14,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from core.errors import Problem, UploadError
-from core.formats._text import Lines, split_lines
+from core.formats._text import PARQUET_MAGIC, Lines, Problems, split_lines, text_lines
 
 ALIASES = {
     "qid": ("qid", "query_id", "queryid", "qno", "topic", "topic_id", "query"),
@@ -89,3 +90,32 @@ def read_parquet(data: bytes, file: str, needs: tuple[str, ...]) -> tuple[dict, 
     if table.num_rows == 0:
         raise UploadError(Problem(file, None, "the file is empty", "Choose a file with at least one row"))
     return values, np.arange(1, table.num_rows + 1)
+
+
+@dataclass
+class Opened:
+    """A run or qrels file after the shared first steps: named-column `values` for Parquet and
+    CSV/TSV with a header (fmt 'parquet' / 'csv'); for a plain TREC file only its `lines`."""
+    file: str
+    problems: Problems
+    lines: Lines | None
+    values: dict | None
+    lineno: np.ndarray | None
+    fmt: str
+    comments: list[str]
+
+
+def open_columns(source, filename: str | None, needs: tuple[str, ...], kind: str) -> Opened:
+    """Read, decompress and decode `source`; read Parquet or a header-named CSV/TSV into columns."""
+    file, text, data = text_lines(source, filename)
+    problems = Problems(file)
+    if data.startswith(PARQUET_MAGIC):
+        values, lineno = read_parquet(data, file, needs)
+        return Opened(file, problems, None, values, lineno, "parquet", [])
+    lines = split_lines(text, file)
+    sniffed = sniff_header(text, lines, needs)
+    if sniffed is None:
+        return Opened(file, problems, lines, None, None, "trec", lines.comments)
+    relined, cols = sniffed
+    values, lineno = header_columns(relined, cols, problems, kind)
+    return Opened(file, problems, relined, values, lineno, "csv", lines.comments)

@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from core.formats._table import header_columns, read_parquet, sniff_header
-from core.formats._text import (FLOAT_RE, INT_RE, PARQUET_MAGIC, Lines, Problems, check_duplicates,
-                                check_ids, check_values, quoter, split_lines, text_lines, to_number)
+from core.formats._table import open_columns
+from core.formats._text import (FLOAT_RE, INT_RE, Lines, Problems, check_duplicates, check_ids, check_values,
+                                quoter, to_number)
 
 QRELS_FIELDS = "qid iter docno rel"
 
@@ -38,17 +38,10 @@ class ParsedQrels:
 
 def read_qrels(source, *, filename: str | None = None, judgment_groups: bool = False) -> ParsedQrels:
     """Parse a qrels file; raise UploadError listing what is wrong."""
-    file, text, data = text_lines(source, filename)
-    problems = Problems(file)
-    if data.startswith(PARQUET_MAGIC):
-        values, lineno = read_parquet(data, file, ("rel",))
-        return _finish(file, values, lineno, problems, None, "parquet", judgment_groups)
-    lines = split_lines(text, file)
-    sniffed = sniff_header(text, lines, ("rel",))
-    if sniffed:
-        lines, cols = sniffed
-        values, lineno = header_columns(lines, cols, problems, "qrels")
-        return _finish(file, values, lineno, problems, lines, "csv", judgment_groups)
+    src = open_columns(source, filename, ("rel",), "qrels")
+    file, problems, lines = src.file, src.problems, src.lines
+    if src.values is not None:
+        return _finish(file, src.values, src.lineno, problems, lines, src.fmt, judgment_groups)
     bad = lines.nfields != 4
     bl, counts = lines.lineno[bad], lines.nfields[bad]
     problems.add_many(bl, lambda i: _field_problem(lines, int(bl[i]), int(counts[i])))

@@ -12,9 +12,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from core.formats._table import read_parquet, sniff_header, header_columns
-from core.formats._text import (FLOAT_RE, INT_RE, PARQUET_MAGIC, Lines, Problems, check_duplicates,
-                                check_ids, check_values, quoter, split_lines, text_lines, to_number)
+from core.formats._table import open_columns
+from core.formats._text import (FLOAT_RE, INT_RE, Lines, Problems, check_duplicates, check_ids, check_values,
+                                quoter, to_number)
 from core.formats.metadata import parse_ir_metadata
 
 TREC_FIELDS = "qid Q0 docno rank score tag"
@@ -36,18 +36,10 @@ class ParsedRun:
 
 def read_run(source, *, filename: str | None = None) -> ParsedRun:
     """Parse a run file (path, bytes or file object); raise UploadError listing what is wrong."""
-    file, text, data = text_lines(source, filename)
-    problems = Problems(file)
-    if data.startswith(PARQUET_MAGIC):
-        values, lineno = read_parquet(data, file, ("score", "rank"))
-        return _finish(file, values, lineno, problems, None, "parquet", {})
-    lines = split_lines(text, file)
-    meta = parse_ir_metadata(lines.comments)
-    sniffed = sniff_header(text, lines, ("score", "rank"))
-    if sniffed:
-        lines, cols = sniffed
-        values, lineno = header_columns(lines, cols, problems, "run")
-        return _finish(file, values, lineno, problems, lines, "csv", meta)
+    src = open_columns(source, filename, ("score", "rank"), "run")
+    file, problems, lines, meta = src.file, src.problems, src.lines, parse_ir_metadata(src.comments)
+    if src.values is not None:
+        return _finish(file, src.values, src.lineno, problems, lines, src.fmt, meta)
     first = lines.tokens[0].as_py()
     msmarco = len(first) == 3 and re.fullmatch(INT_RE, first[2]) is not None
     expected = 3 if msmarco else 6
