@@ -27,6 +27,16 @@ RANK = "row_number() OVER (PARTITION BY run, qid ORDER BY score DESC, docno DESC
 SEVEN = ["AP", "nDCG@10", "P@10", "R@1000", "RR", "Rprec", "bpref"]
 
 
+def _mem() -> tuple[float, float]:
+    """(current RSS, peak RSS) of this process in MB, from /proc/self/status."""
+    vals = {}
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(("VmRSS:", "VmHWM:")):
+                vals[line.split(":")[0]] = int(line.split()[1]) / 1024
+    return vals.get("VmRSS", 0.0), vals.get("VmHWM", 0.0)
+
+
 class Clock:
     def __init__(self):
         self.rows = []
@@ -35,8 +45,9 @@ class Clock:
         t0 = time.perf_counter()
         out = fn(*a, **kw)
         dt = time.perf_counter() - t0
-        self.rows.append((label, dt))
-        print(f"  {dt:7.3f} s  {label}", flush=True)
+        rss, hwm = _mem()
+        self.rows.append((label, dt, rss, hwm))
+        print(f"  {dt:7.3f} s  RSS {rss:6.0f} MB  peak {hwm:6.0f} MB  {label}", flush=True)
         return out
 
 
@@ -156,9 +167,9 @@ def main(argv=None) -> int:
           lambda: con.execute(f"SELECT max(r) FROM (SELECT {RANK} AS r FROM rb_run)").fetchall())
     clock("sort by (run, qid, score DESC, docno DESC) only",
           lambda: con.execute("SELECT max(x) FROM (SELECT docno AS x FROM rb_run ORDER BY run, qid, score DESC, docno DESC)").fetchall())
-    print("\n| stage | seconds |\n|---|---|")
-    for label, dt in clock.rows:
-        print(f"| {label} | {dt:.3f} |")
+    print("\n| stage | seconds | RSS after, MB | peak so far, MB |\n|---|---|---|---|")
+    for label, dt, rss, hwm in clock.rows:
+        print(f"| {label} | {dt:.3f} | {rss:.0f} | {hwm:.0f} |")
     return 0
 
 
