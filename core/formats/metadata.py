@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-_KEY = re.compile(r"^(\s*)([^:#\s][^:]*?)\s*:\s*(.*)$")
+_KEY = re.compile(r"^(\s*)([^:#\s][^:]*):\s*(.*)$")   # greedy, so linear time; the name is stripped
 _ITEM = re.compile(r"^(\s*)-\s+(.*)$")
 
 
