@@ -198,3 +198,10 @@ def test_no_common_topics_and_empty_inputs_do_not_crash():
     assert res.per_query["value"].tolist() == [0.0] and res.text["text"].tolist() == [""]
     empty = evaluate_frames(qrels, run.iloc[:0], ["AP"])
     assert empty.per_query.empty
+
+
+def test_utility_uses_collection_size():
+    qrels, run = ranking("R N R", total_rel=3)
+    # a*relret + b*nonrelret + c*relmissed + d*(N + relret - ret - R) = 2 - 1 + 0 + (10 + 2 - 3 - 3)
+    assert value(qrels, run, "utility(d=1)", num_docs=10) == pytest.approx(7.0)
+    assert parse_measure("utility(d=1)").trec_name == "utility_1,-1,0,1"
