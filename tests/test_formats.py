@@ -175,3 +175,14 @@ def test_a_huge_comment_line_parses_in_linear_time():
     run = read_run(data, filename="r.run")
     assert time.perf_counter() - start < 5
     assert run.metadata["tag"] == "x" and run.n_rows == 1
+
+
+def test_long_whitespace_in_sgml_fields_parses_in_linear_time():
+    import time
+    spaces = " " * 200_000
+    start = time.perf_counter()
+    topics = read_topics(f"<top>\n<num> 301\n<title> a{spaces}b\n</top>\n".encode(), filename="t.sgml")
+    docs = read_documents(f"<DOC>\n<DOCNO> a{spaces}b </DOCNO>\n</DOC>\n".encode(), filename="d.sgml")
+    assert time.perf_counter() - start < 5        # the lazy patterns took ~4 s at 20,000 spaces
+    assert topics.values.tolist() == [["301", "a b", "", ""]]
+    assert docs["docno"].tolist() == [f"a{spaces}b"]

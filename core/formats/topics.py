@@ -23,7 +23,9 @@ _NUM = re.compile(r"<num>\s*(?:Number:)?\s*([^\s<]+)", re.I)
 
 
 def _field(tag: str, label: str):
-    return re.compile(rf"<{tag}>\s*(?:{label}:)?\s*(.*?)\s*(?=<|\Z)", re.S | re.I)
+    """Text after <tag> up to the next tag; callers _clean() the whitespace. No lazy group before a
+    whitespace run, so matching stays linear however long the whitespace is."""
+    return re.compile(rf"<{tag}>\s*(?:{label}:)?([^<]*)", re.I)
 
 
 _TITLE, _DESC, _NARR = _field("title", "Topic"), _field("desc", "Description"), _field("narr", "Narrative")
@@ -96,15 +98,15 @@ def _sgml(text: str, file: str) -> pd.DataFrame:
 
 
 _DOC = re.compile(r"<DOC>(.*?)(?:</DOC>|(?=<DOC>)|\Z)", re.S | re.I)
-_DOCNO = re.compile(r"<DOCNO>\s*(.*?)\s*</DOCNO>", re.S | re.I)
+_DOCNO = re.compile(r"<DOCNO>(.*?)</DOCNO>", re.S | re.I)   # stripped by the caller (linear time)
 _TAG = re.compile(r"<[^>]*>")
 
 
 def _document(body: str) -> tuple:
     docno = _DOCNO.search(body)
-    if not docno or not docno.group(1):
+    if not docno or not docno.group(1).strip():
         return (("this <DOC> has no <DOCNO>", "Give every document a <DOCNO>...</DOCNO>"),)
-    return docno.group(1), _clean(_TAG.sub(" ", _DOCNO.sub(" ", body)))
+    return docno.group(1).strip(), _clean(_TAG.sub(" ", _DOCNO.sub(" ", body)))
 
 
 def _trec_docs(text: str, file: str) -> pd.DataFrame:
