@@ -42,6 +42,9 @@ CREATE TABLE IF NOT EXISTS results(run_id INTEGER, qrels_id INTEGER, options VAR
 CREATE TABLE IF NOT EXISTS query_notes(collection_id INTEGER, qid VARCHAR, note VARCHAR, updated_at TIMESTAMP);
 """
 
+# Errors of the environment, not of the data: out of memory, disk full, a write conflict.
+SAVE_ERRORS = (duckdb.OutOfMemoryException, duckdb.IOException, duckdb.TransactionException)
+
 # MIGRATIONS[v] upgrades a store at schema version v to v + 1 (run inside the open transaction).
 MIGRATIONS: dict[int, callable] = {}
 
@@ -124,17 +127,22 @@ class Store:
 
     @contextmanager
     def transaction(self):
-        """A fresh cursor inside BEGIN ... COMMIT; ROLLBACK when the block raises."""
+        """A fresh cursor inside BEGIN ... COMMIT; ROLLBACK when the block raises. Running out of
+        memory or disk, and a write conflict with another session, become a RankboardError."""
         cur = self.con.cursor()
         cur.begin()
         try:
             yield cur
             cur.commit()
-        except BaseException:
+        except BaseException as exc:
             try:
                 cur.rollback()
             except duckdb.Error:  # a COMMIT that failed has already ended the transaction
                 pass
+            if isinstance(exc, SAVE_ERRORS):
+                raise RankboardError(f"{self.path}: the store could not save this change ({exc}). Nothing was "
+                                     "saved. Free memory or disk space (or raise RANKBOARD_MEMORY_LIMIT), "
+                                     "or try again if another session was writing.") from exc
             raise
         finally:
             cur.close()

@@ -189,3 +189,34 @@ def test_a_store_held_by_another_process_gives_a_readable_error(tmp_path):
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_out_of_memory_or_disk_in_a_write_is_a_readable_error_and_rolls_back(tmp_path):
+    import duckdb
+    with fresh_store(tmp_path) as store:
+        store.add_qrels("c", b"301 0 d1 1\n", filename="q.txt")
+        before = snapshot(store)
+        for exc in (duckdb.IOException("No space left on device"), duckdb.OutOfMemoryException("could not allocate")):
+            with pytest.raises(RankboardError) as info:
+                with store.transaction() as cur:
+                    cur.execute("DELETE FROM qrels").fetchall()
+                    raise exc
+            assert str(info.value) == (f"{store.path}: the store could not save this change ({exc}). Nothing was "
+                                       "saved. Free memory or disk space (or raise RANKBOARD_MEMORY_LIMIT), or try "
+                                       "again if another session was writing.")
+            assert snapshot(store) == before
+        with pytest.raises(ZeroDivisionError):  # a bug is not disguised as a storage problem
+            with store.transaction():
+                1 / 0
+
+
+def test_a_write_conflict_between_two_sessions_is_a_readable_error(tmp_path):
+    with fresh_store(tmp_path) as store:
+        store.create_collection("c")
+        store.set_note("c", "1", "first")
+        with store.transaction() as one:
+            one.execute("UPDATE query_notes SET note = 'mine' WHERE qid = '1'").fetchall()
+            with pytest.raises(RankboardError, match="could not save this change"):
+                with store.transaction() as other:
+                    other.execute("UPDATE query_notes SET note = 'theirs' WHERE qid = '1'").fetchall()
+        assert store.get_note("c", "1") == "mine"
