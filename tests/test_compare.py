@@ -254,15 +254,14 @@ def test_latex_escapes_every_special_character_in_names():
     assert r"\input{" not in tex and "~" not in tex
 
 
-def test_17_runs_100_topics_10_measures_10000_permutations_take_seconds():
-    """Issue 4's size: one seeded sign matrix per block for all 160 comparisons (about 1.6 s here;
-    a loop over permutations or comparisons in Python would take minutes)."""
-    import time
+def test_17_runs_100_topics_10_measures_10000_permutations_full_size():
+    """Issue 4's size runs end to end: one seeded sign matrix per block for all 160 comparisons.
+    (Its speed is measured by benchmarks/, never asserted here: tests do not time things.)"""
     rng = np.random.default_rng(0)
     runs, qids, measures = [f"r{i}" for i in range(17)], [str(q) for q in range(100)], [f"m{m}" for m in range(10)]
     idx = pd.MultiIndex.from_product([runs, qids, measures], names=["run", "qid", "measure"])
     pq = pd.DataFrame({"value": rng.random(len(idx))}, index=idx).reset_index()
-    start = time.perf_counter()
     c = compare(pq, baseline="r0", test="randomization", correction="holm", n_resamples=10_000)
-    assert time.perf_counter() - start < 30
     assert len(c.rows) == 170 and all(r.p_value >= 1 / 10_001 for r in c.rows if r.run != "r0")
+    again = compare(pq, baseline="r0", test="randomization", correction="holm", n_resamples=10_000)
+    assert [r.p_value for r in again.rows] == [r.p_value for r in c.rows]
