@@ -140,14 +140,12 @@ def test_extra_fields_after_the_tag_are_ignored_like_trec_eval(shared):
 def test_sgml_documents_are_parsed_in_linear_time_with_exact_line_numbers():
     """Line numbers are counted incrementally: 60,000 <DOC>s (4.5 MB) parse in about a second
     (counting from the start of the file for every block took minutes), and a bad block late in
-    the file is still reported on its own line."""
-    import time
+    the file is still reported on its own line. Speed is not asserted (tests never time things);
+    a quadratic regression shows up as a slow suite."""
     from core.errors import UploadError
     doc = "<DOC>\n<DOCNO> D{} </DOCNO>\n<TEXT>\nsome text {}\n</TEXT>\n</DOC>\n"   # 6 lines each
     text = "".join(doc.format(i, i) for i in range(60_000))
-    start = time.perf_counter()
     docs = read_documents(text.encode(), filename="big.sgml")
-    assert time.perf_counter() - start < 8
     assert len(docs) == 60_000 and docs.iloc[-1].tolist() == ["D59999", "some text 59999"]
     with pytest.raises(UploadError) as info:
         read_documents((text + "<DOC>\n<TEXT>no id</TEXT>\n</DOC>\n").encode(), filename="big.sgml")
@@ -169,20 +167,14 @@ def test_a_tsv_header_line_is_not_a_topic_or_a_document():
 def test_a_huge_comment_line_parses_in_linear_time():
     """The ir_metadata key pattern is linear: a 200,000-character '#' line without a colon took
     minutes with the lazy pattern (quadratic backtracking), now milliseconds."""
-    import time
     data = ("# a" + " " * 200_000 + "b\n# tag: x\n301 Q0 d1 1 1.0 t\n").encode()
-    start = time.perf_counter()
     run = read_run(data, filename="r.run")
-    assert time.perf_counter() - start < 5
     assert run.metadata["tag"] == "x" and run.n_rows == 1
 
 
 def test_long_whitespace_in_sgml_fields_parses_in_linear_time():
-    import time
     spaces = " " * 200_000
-    start = time.perf_counter()
     topics = read_topics(f"<top>\n<num> 301\n<title> a{spaces}b\n</top>\n".encode(), filename="t.sgml")
     docs = read_documents(f"<DOC>\n<DOCNO> a{spaces}b </DOCNO>\n</DOC>\n".encode(), filename="d.sgml")
-    assert time.perf_counter() - start < 5        # the lazy patterns took ~4 s at 20,000 spaces
     assert topics.values.tolist() == [["301", "a b", "", ""]]
     assert docs["docno"].tolist() == [f"a{spaces}b"]
