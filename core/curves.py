@@ -130,36 +130,112 @@ def roc_curve(run_df, qrels_df, *, rel_level: int = 1, num_docs: int | None = No
     g = pts.groupby(["run", "qid"], sort=False)
     pts = pts.assign(x=g["fp"].cumsum() / pts["N"], y=g["tp"].cumsum() / pts["P"])
     groups = ranked.loc[(P > 0) & (N > 0), ["run", "qid"]].drop_duplicates()
-    ends = [groups.assign(rank=0, x=0.0, y=0.0), groups.assign(rank=np.iinfo(np.int32).max, x=1.0, y=1.0)]
+    ends = [groups.assign(rank=0, x=0.0, y=0.0), groups.assign(rank=_END_RANK, x=1.0, y=1.0)]
     curve = pd.concat([ends[0], pts[["run", "qid", "rank", "x", "y"]], ends[1]], ignore_index=True) \
         .sort_values(["run", "qid", "rank"], kind="stable")[["run", "qid", "x", "y"]].reset_index(drop=True)
+    return _with_average(curve, average=average, per_topic=per_topic)
+
+
+_END_RANK = int(np.iinfo(np.int32).max)  # the closing (1, 1) point sorts after every retrieved document
+
+# One ROC point per retrieved relevant or negative document, in canonical rank order, plus the (0, 0)
+# and (1, 1) ends of every topic that has positives and negatives. $num_docs NULL = negatives are the
+# judged non-relevant documents; else every non-relevant document of a num_docs collection.
+_ROC_SQL = """
+WITH q AS (SELECT qid, docno, rel FROM qrels WHERE qrels_id = $qrels),
+counts AS (SELECT qid, count(*) FILTER (WHERE rel >= $pos) AS P,
+                  count(*) FILTER (WHERE rel >= 0 AND rel < $level) AS N FROM q GROUP BY qid),
+judged AS (
+  SELECT r.run_id, r.qid, r.rank, coalesce(q.rel >= $pos, false) AS tp,
+         CASE WHEN $num_docs IS NULL THEN coalesce(q.rel >= 0 AND q.rel < $level, false)
+              ELSE NOT coalesce(q.rel >= $pos, false) END AS fp,
+         CAST(c.P AS DOUBLE) AS P,
+         CAST(CASE WHEN $num_docs IS NULL THEN c.N ELSE $num_docs - c.P END AS DOUBLE) AS N
+  FROM run_rows r JOIN counts c ON c.qid = r.qid LEFT JOIN q ON q.qid = r.qid AND q.docno = r.docno
+  WHERE list_contains($runs, r.run_id) AND c.P > 0
+    AND (CASE WHEN $num_docs IS NULL THEN c.N ELSE $num_docs - c.P END) > 0),
+pts AS (
+  SELECT run_id, qid, rank, CAST(sum(fp::INTEGER) OVER w AS DOUBLE) / N AS x,
+         CAST(sum(tp::INTEGER) OVER w AS DOUBLE) / P AS y
+  FROM judged WHERE tp OR fp
+  WINDOW w AS (PARTITION BY run_id, qid ORDER BY rank ROWS UNBOUNDED PRECEDING)),
+topics AS (SELECT DISTINCT run_id, qid FROM judged)
+SELECT n.name AS run, p.qid, p.x, p.y FROM (
+  SELECT run_id, qid, 0 AS rank, 0.0::DOUBLE AS x, 0.0::DOUBLE AS y FROM topics
+  UNION ALL SELECT run_id, qid, rank, x, y FROM pts
+  UNION ALL SELECT run_id, qid, $end AS rank, 1.0::DOUBLE, 1.0::DOUBLE FROM topics) p
+JOIN runs n ON n.run_id = p.run_id
+ORDER BY n.name, p.qid, p.rank
+"""
+
+
+def roc_curve_stored(store, collection, run_ids, qrels_id=None, *, rel_level: int = 1,
+                     num_docs: int | None = None, average: bool = True, per_topic: bool = True) -> pd.DataFrame:
+    """`roc_curve` of stored runs (run = the run's name), computed in DuckDB from `run_rows` (whose
+    canonical `rank` is precomputed) joined with `qrels`: one query for all runs, no run frames.
+    qrels_id None = the collection's default qrels set."""
+    run_ids, qrels_id = _stored_ids(store, collection, run_ids, qrels_id)
+    cur = store.cursor()
+    try:
+        curve = cur.execute(_ROC_SQL, {"qrels": qrels_id, "pos": max(rel_level, 0), "level": rel_level,
+                                       "num_docs": num_docs, "runs": run_ids, "end": _END_RANK}).fetchdf()
+    finally:
+        cur.close()
+    curve["qid"] = curve["qid"].astype(str)
+    return _with_average(curve, average=average, per_topic=per_topic)
+
+
+def _stored_ids(store, collection, run_ids, qrels_id) -> tuple[list[int], int]:
+    """The run ids (checked against the collection) and the qrels set id (None = the default)."""
+    from core.errors import EvalError
+    run_ids = [int(r) for r in dict.fromkeys(run_ids)]
+    if not run_ids:
+        raise EvalError("No runs selected. Pick at least one run.")
+    known = set(store.runs(collection)["run_id"].astype(int))
+    unknown = [r for r in run_ids if r not in known]
+    if unknown:
+        raise EvalError(f"Run id(s) {', '.join(map(str, unknown))} are not in collection {collection!r}. "
+                        "Reload the run list.")
+    if qrels_id is None:
+        qrels_id = store.default_qrels_id(collection)
+        if qrels_id is None:
+            raise EvalError(f"Collection {collection!r} has no qrels. Upload a qrels file first.")
+    return run_ids, int(qrels_id)
+
+
+def _with_average(curve: pd.DataFrame, *, average: bool, per_topic: bool) -> pd.DataFrame:
+    """The per-topic curve (run, qid, x, y in point order) and/or the per-run vertical averages."""
     parts = [curve] if per_topic else []
-    if average:
-        parts += [_vertical_average(run, c) for run, c in curve.groupby("run", sort=False)]
+    if average and len(curve):
+        steps = curve.groupby(["run", "qid", "x"], sort=True)["y"].agg(["min", "max"]).reset_index()
+        parts += [_vertical_average(run, s) for run, s in steps.groupby("run", sort=False)]
     out = pd.concat(parts, ignore_index=True) if parts else curve.iloc[:0]
     return out.assign(fpr=out["x"], tpr=out["y"])
 
 
-def _vertical_average(run: str, curve: pd.DataFrame) -> pd.DataFrame:
+def _vertical_average(run: str, steps: pd.DataFrame) -> pd.DataFrame:
     """Mean TPR over topics at every FPR breakpoint of any topic, taking the left and the right
-    limit at each (a vertical step is a jump), so the averaged polyline's area is the mean area."""
-    grid = np.unique(curve["x"].to_numpy())
-    low, high = np.zeros_like(grid), np.zeros_like(grid)
-    topics = curve.groupby("qid", sort=False)
-    for _, c in topics:  # one pass per topic, vectorised over the whole grid
-        steps = c.groupby("x")["y"].agg(["min", "max"])
-        ux, lo, hi = steps.index.to_numpy(), steps["min"].to_numpy(), steps["max"].to_numpy()
-        i = np.searchsorted(ux, grid, side="right") - 1  # last breakpoint at or before each grid x
-        exact = ux[i] == grid
-        j = np.minimum(i + 1, len(ux) - 1)
-        t = np.where(exact, 0.0, (grid - ux[i]) / np.where(exact, 1.0, ux[j] - ux[i]))
-        between = hi[i] + t * (lo[j] - hi[i])  # the segment from (x_i, top of step) to (x_j, its foot)
-        low += np.where(exact, lo[i], between)
-        high += np.where(exact, hi[i], between)
-    n = topics.ngroups
-    x = np.repeat(grid, 2)
-    y = np.column_stack([low, high]).ravel() / n
-    return pd.DataFrame({"run": run, "qid": "all", "x": x, "y": y})
+    limit at each (a vertical step is a jump), so the averaged polyline's area is the mean area.
+
+    `steps`: one row per (qid, x) in qid then x order, with the lowest and highest y at that x.
+    Every topic's curve runs from x=0 to x=1 and is linear between its breakpoints, so the sum over
+    topics is one sweep over the merged grid: at each breakpoint it jumps by the topics' vertical
+    steps there, and between breakpoints it rises at the sum of the topics' current slopes (that sum
+    changes only at a breakpoint). Cumulative sums, no loop over topics.
+    """
+    xs, los, his = (steps[c].to_numpy(dtype=float) for c in ("x", "min", "max"))
+    qids = steps["qid"].to_numpy()
+    first = np.r_[True, qids[1:] != qids[:-1]]
+    last = np.r_[first[1:], True]
+    grid, at = np.unique(xs, return_inverse=True)
+    with np.errstate(invalid="ignore", divide="ignore"):  # a topic's last breakpoint has no segment
+        slope = np.where(last, 0.0, (np.r_[los[1:], 0.0] - his) / (np.r_[xs[1:], 1.0] - xs))
+    change = slope - np.where(first, 0.0, np.r_[0.0, slope[:-1]])  # a topic's slope from here on
+    total_slope = np.cumsum(np.bincount(at, weights=change, minlength=len(grid)))
+    jump = np.bincount(at, weights=his - los, minlength=len(grid))
+    low = los[first].sum() + np.r_[0.0, np.cumsum(jump[:-1] + total_slope[:-1] * np.diff(grid))]
+    y = np.column_stack([low, low + jump]).ravel() / int(first.sum())  # clipped below: float noise
+    return pd.DataFrame({"run": run, "qid": "all", "x": np.repeat(grid, 2), "y": np.clip(y, 0.0, 1.0)})
 
 
 def roc_auc(curve: pd.DataFrame) -> pd.DataFrame:

@@ -31,44 +31,12 @@ def _key() -> str:
     return str(state.get_store().path)
 
 
-def _evaluate_stored():
-    """core's evaluate_stored (the contract puts it in core.evaluate; core.rankcorr imports it from
-    core.results); until it exists, evaluate the stored rows with core.evaluate.evaluate_frames."""
-    for module in ("core.results", "core.evaluate"):
-        try:
-            return getattr(__import__(module, fromlist=["evaluate_stored"]), "evaluate_stored")
-        except (ImportError, AttributeError):
-            continue
-    return _evaluate_via_frames
-
-
-def _evaluate_via_frames(store, collection, run_ids, measures, qrels_id=None):
-    from core.evaluate import evaluate_frames
-    qrels_id = qrels_id if qrels_id is not None else store.default_qrels_id(collection)
-    run_df = pd.concat([store.run_rows(int(r)).assign(run=str(r)) for r in run_ids], ignore_index=True)
-    return evaluate_frames(store.qrels(int(qrels_id)), run_df, list(measures))
-
-
-def run_names(cid: int) -> dict:
-    """run id (and its str) -> run name, for tables core keys by id."""
-    runs = state.runs(cid)
-    names = {int(i): str(n) for i, n in zip(runs["run_id"], runs["name"])}
-    names.update({str(i): n for i, n in list(names.items())})
-    names.update({n: n for n in list(names.values())})
-    return names
-
-
 @st.cache_data(show_spinner=SPIN, max_entries=256)
 def evaluate(_store, store_key: str, cid: int, run_ids: tuple, measures: tuple, qrels_id, version: str):
-    """core.results.evaluate_stored, with the run column mapped to run names."""
-    evaluate_stored = _evaluate_stored()
+    """core.results.evaluate_stored (its `run` columns hold run names)."""
+    from core.results import evaluate_stored
     with state.db_lock():   # evaluate_stored writes its results cache: one writer at a time
-        result = evaluate_stored(_store, cid, list(run_ids), list(measures), qrels_id=qrels_id)
-    names = run_names(cid)
-    for frame in (result.per_query, result.summary):
-        frame["run"] = frame["run"].map(lambda r: names.get(r, str(r)))
-    result.missing_topics = {names.get(k, str(k)): v for k, v in result.missing_topics.items()}
-    return result
+        return evaluate_stored(_store, cid, list(run_ids), list(measures), qrels_id=qrels_id)
 
 
 def evaluated(cid: int, run_ids, measures, *, qrels_id=None, ver: str):
@@ -115,10 +83,7 @@ def multi_agreement(_store, store_key: str, ids: tuple, names: tuple, rel_level,
 def does_it_matter(_store, store_key: str, cid: int, measure: str, ids: tuple, version: str):
     from core.rankcorr import does_it_matter as core_dim
     with state.db_lock():
-        dim = core_dim(_store, cid, measure, list(ids))
-    names = run_names(cid)
-    dim.scores.index = [names.get(r, str(r)) for r in dim.scores.index]
-    return dim
+        return core_dim(_store, cid, measure, list(ids))
 
 
 @st.cache_data(show_spinner=SPIN, max_entries=16)
@@ -180,12 +145,10 @@ def exports(table: pd.DataFrame, comparison) -> tuple[str, str]:
 
 @st.cache_data(show_spinner=SPIN, max_entries=32)
 def pr_curves(_store, store_key: str, cid: int, run_ids: tuple, version: str) -> pd.DataFrame:
-    """11-point interpolated PR per run and topic (qid 'all' = the average), run names mapped."""
+    """11-point interpolated PR per run (by name) and topic (qid 'all' = the average)."""
     from core.curves import pr_curve_stored
     with state.db_lock():
-        df = pr_curve_stored(_store, cid, list(run_ids), average=True, per_topic=True)
-    names = run_names(cid)
-    return df.assign(run=df["run"].map(lambda r: names.get(r, str(r))))
+        return pr_curve_stored(_store, cid, list(run_ids), average=True, per_topic=True)
 
 
 @st.cache_data(show_spinner=SPIN, max_entries=64)
@@ -193,23 +156,18 @@ def run_frame(_store, store_key: str, run_id: int, name: str, version: str) -> p
     return _store.run_rows(int(run_id)).assign(run=name)
 
 
-def default_qrels_id(cid: int):
-    return state.get_store().default_qrels_id(cid)
-
-
 @st.cache_data(show_spinner=SPIN, max_entries=128)
-def roc_curve_one(_store, store_key: str, cid: int, name: str, run_id: int, version: str):
-    """One run's averaged ROC curve (qid 'all') and its AUC per topic and overall; cached per run,
-    so adding a run to the selection computes only that run."""
-    from core.curves import roc_auc, roc_curve
-    qrels = qrels_frame(_store, store_key, default_qrels_id(cid), version)
-    curve = roc_curve(run_frame(_store, store_key, run_id, name, version), qrels, average=True, per_topic=True)
-    auc = roc_auc(curve)
-    return curve[curve["qid"] == "all"].reset_index(drop=True), auc
+def roc_curve_one(_store, store_key: str, cid: int, run_id: int, version: str):
+    """One run's vertically averaged ROC curve (qid 'all') and its AUC, computed in DuckDB by
+    core.curves.roc_curve_stored; cached per run, so adding a run to the selection computes only it."""
+    from core.curves import roc_auc, roc_curve_stored
+    with state.db_lock():
+        curve = roc_curve_stored(_store, cid, [int(run_id)], average=True, per_topic=False)
+    return curve, roc_auc(curve)   # the averaged curve's area is the mean of the topics' AUCs
 
 
-def roc_curves(_store, store_key: str, cid: int, runs: tuple, version: str):
-    parts = [roc_curve_one(_store, store_key, cid, name, rid, version) for name, rid in runs]
+def roc_curves(_store, store_key: str, cid: int, run_ids: tuple, version: str):
+    parts = [roc_curve_one(_store, store_key, cid, rid, version) for rid in run_ids]
     return (pd.concat([p[0] for p in parts], ignore_index=True),
             pd.concat([p[1] for p in parts], ignore_index=True))
 

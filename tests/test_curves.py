@@ -175,3 +175,43 @@ def test_bad_curve_requests_are_eval_errors():
     qrels = pd.DataFrame({"qid": ["1"], "docno": ["d"], "rel": [1]})
     with pytest.raises(EvalError, match="at must be 'relevant' or 'rank', not 'every'"):
         pr_points(run, qrels, at="every")
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"num_docs": 528_155}, {"rel_level": 2, "per_topic": False}])
+def test_roc_from_the_store_equals_roc_from_run_frames(tmp_path, kwargs):
+    from tests.fixtures_store import SAMPLE_COLLECTION, sample_store
+    from core.curves import roc_curve_stored
+    with sample_store(tmp_path) as store:
+        runs = store.runs(SAMPLE_COLLECTION)
+        ids, names = runs["run_id"].astype(int).tolist(), runs["name"].astype(str).tolist()
+        qrels = store.qrels(store.default_qrels_id(SAMPLE_COLLECTION))
+        frame = pd.concat([store.run_rows(i).assign(run=n) for i, n in zip(ids, names)], ignore_index=True)
+        stored = roc_curve_stored(store, SAMPLE_COLLECTION, ids[::-1], **kwargs)
+        one = roc_curve_stored(store, SAMPLE_COLLECTION, ids[:1], **kwargs)
+    expected = roc_curve(frame, qrels, **kwargs)
+    assert len(expected) > 1000 and set(expected["run"]) == set(names)
+    pd.testing.assert_frame_equal(stored, expected, check_dtype=False)
+    pd.testing.assert_frame_equal(one, expected[expected["run"] == names[0]].reset_index(drop=True),
+                                  check_dtype=False)
+
+
+def test_roc_from_the_store_rejects_unknown_runs_and_an_empty_selection(tmp_path):
+    from core.curves import roc_curve_stored
+    from core.errors import EvalError
+    from tests.fixtures_store import SAMPLE_COLLECTION, sample_store
+    with sample_store(tmp_path) as store:
+        with pytest.raises(EvalError, match="Run id.s. 999999 are not in collection"):
+            roc_curve_stored(store, SAMPLE_COLLECTION, [999999])
+        store.create_collection("empty")
+        with pytest.raises(EvalError, match="No runs selected"):
+            roc_curve_stored(store, "empty", [])
+
+
+def test_vertical_average_by_hand():
+    # topic a: (0,0) (0,1) (1,1); topic b: (0,0) (1,0) (1,1): the average jumps to 0.5 at 0, stays, jumps at 1
+    curve = pd.DataFrame({"run": "r", "qid": ["a"] * 3 + ["b"] * 3, "x": [0, 0, 1, 0, 1, 1.0],
+                          "y": [0, 1, 1, 0, 0, 1.0]})
+    from core.curves import _with_average
+    avg = _with_average(curve, average=True, per_topic=False)
+    np.testing.assert_allclose(avg[["x", "y"]].to_numpy(), [(0, 0), (0, 0.5), (1, 0.5), (1, 1)])
+    assert roc_auc(avg)["auc"].item() == pytest.approx(0.5)

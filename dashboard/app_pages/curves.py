@@ -31,7 +31,7 @@ with left, guard("compute the PR curves"), st.spinner("Interpolating precision a
     render_pr(pr, runs=chosen, colors=colors, title="Interpolated PR (11 points, mean)",
               key="cv_pr", filename=f"pr_{coll['name']}", half=True)
 with right, guard("compute the ROC curves"), st.spinner("Tracing ROC curves..."):
-    roc, auc = cached.roc_curves(store, skey, coll["id"], tuple((n, ids[n]) for n in chosen), ver)
+    roc, auc = cached.roc_curves(store, skey, coll["id"], run_ids, ver)
     render_roc(roc, auc, runs=chosen, colors=colors, key="cv_roc", filename=f"roc_{coll['name']}", half=True)
 
 if pr is None:
