@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import difflib
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -64,6 +64,21 @@ class Comparison:
                 return r
         raise KeyError((run, measure))
 
+    def with_correction(self, correction: str, alpha: float | None = None) -> "Comparison":
+        """The same comparison under another multiple-testing correction and/or alpha, without
+        resampling again: p_corrected and significant are recomputed from the stored raw p-values
+        (over the same family, every non-baseline row, via statsmodels). Equals a fresh `compare`
+        with that correction and alpha."""
+        alpha = self.alpha if alpha is None else alpha
+        if correction not in stats.CORRECTIONS:
+            raise EvalError(f"Unknown correction {correction!r}. Choose one of: {', '.join(stats.CORRECTIONS)}.")
+        _check_numbers(alpha, self.tie_tol, self.n_resamples)
+        raw = [np.nan if r.p_value is None else r.p_value for r in self.rows if r.run != self.baseline]
+        corrected = iter(stats.correct(raw, correction, alpha))   # in row order, as compare() builds it
+        rows = tuple(r if r.run == self.baseline else _recorrected(r, _num(next(corrected)), alpha)
+                     for r in self.rows)
+        return replace(self, rows=rows, correction=correction, alpha=alpha)
+
     def to_records(self) -> list[dict]:
         """One dict per (run, measure); missing numbers are None (JSON null)."""
         return [asdict(r) for r in self.rows]
@@ -108,6 +123,10 @@ class Comparison:
             lines.append(" & ".join(cells) + r" \\")
         lines += [r"\bottomrule", r"\end{tabular}", "% $" + marker + "$: " + self.legend()]
         return "\n".join(lines) + "\n"
+
+
+def _recorrected(row: "ComparisonRow", p_corr: float | None, alpha: float) -> "ComparisonRow":
+    return replace(row, p_corrected=p_corr, significant=None if p_corr is None else bool(p_corr < alpha))
 
 
 def _fmt(v, digits: int) -> str:

@@ -46,18 +46,20 @@ def evaluated(cid: int, run_ids, measures, *, qrels_id=None, ver: str):
 
 @st.cache_data(show_spinner=SPIN, max_entries=256)
 def compare(_per_query: pd.DataFrame, store_key: str, cid: int, run_ids: tuple, measures: tuple, qrels_id,
-            version: str, baseline: str, test: str, correction: str, alpha: float):
+            version: str, baseline: str, test: str):
+    """The resampling part of core.compare (uncorrected); the correction is applied outside the cache."""
     from core.compare import compare as core_compare
-    return core_compare(_per_query, baseline=baseline, measures=list(measures), test=test,
-                        correction=correction, alpha=alpha)
+    return core_compare(_per_query, baseline=baseline, measures=list(measures), test=test)
 
 
 def compared(cid: int, run_ids, measures, *, baseline: str, test: str, correction: str, alpha: float,
              ver: str, qrels_id=None):
+    """(EvalResult, Comparison). Changing only the correction or alpha reuses the cached resampling:
+    Comparison.with_correction recomputes the corrected p-values from the raw ones."""
     result = evaluated(cid, run_ids, measures, qrels_id=qrels_id, ver=ver)
-    return result, compare(result.per_query, _key(), cid, tuple(int(r) for r in run_ids),
-                           tuple(str(m) for m in measures), qrels_id, ver, baseline, test, correction,
-                           float(alpha))
+    raw = compare(result.per_query, _key(), cid, tuple(int(r) for r in run_ids),
+                  tuple(str(m) for m in measures), qrels_id, ver, baseline, test)
+    return result, raw.with_correction(correction, float(alpha))
 
 
 @st.cache_data(show_spinner=SPIN, max_entries=32)

@@ -265,3 +265,28 @@ def test_17_runs_100_topics_10_measures_10000_permutations_full_size():
     assert len(c.rows) == 170 and all(r.p_value >= 1 / 10_001 for r in c.rows if r.run != "r0")
     again = compare(pq, baseline="r0", test="randomization", correction="holm", n_resamples=10_000)
     assert [r.p_value for r in again.rows] == [r.p_value for r in c.rows]
+
+
+@pytest.mark.parametrize("test", ["t", "randomization"])
+def test_with_correction_equals_a_fresh_compare_with_that_correction_and_alpha(robust, test):
+    first = compare(robust, baseline="MU03rob01", test=test, n_resamples=2000)
+    for correction in ("bonferroni", "holm", "bh", "none"):
+        for alpha in (0.01, 0.05, 0.1):
+            fresh = compare(robust, baseline="MU03rob01", test=test, correction=correction, alpha=alpha,
+                            n_resamples=2000)
+            again = first.with_correction(correction, alpha)
+            assert again == fresh, (correction, alpha)
+            assert again.legend() == fresh.legend() and again.to_csv() == fresh.to_csv()
+    holm = first.with_correction("holm", 0.01)
+    assert sum(r.significant for r in holm.rows if r.significant is not None) < \
+        sum(r.significant for r in first.rows if r.significant is not None)   # the change shows
+    assert first.correction == "none" and first.alpha == 0.05   # the original is unchanged (a value)
+    assert holm.with_correction("none", 0.05) == first
+
+
+def test_with_correction_rejects_bad_options_with_the_compare_wording(robust):
+    c = compare(robust, baseline="MU03rob01", test="t")
+    with pytest.raises(EvalError, match=r"Unknown correction 'sidak'\. Choose one of: none, bonferroni, holm, bh\."):
+        c.with_correction("sidak")
+    with pytest.raises(EvalError, match="alpha must be between 0 and 1"):
+        c.with_correction("holm", 1.5)
