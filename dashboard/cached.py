@@ -112,14 +112,9 @@ def canonical_measures(names) -> tuple[list[str], list[str]]:
 JUDGED = "Judged@10"
 
 
-def judged_at_10(cid: int, run_ids, *, ver: str, qrels_id=None):
-    """Mean Judged@10 per run name, or None when the registry has no Judged measure."""
-    from core.errors import UnknownMeasureError
-    try:
-        result = evaluated(cid, run_ids, [JUDGED], qrels_id=qrels_id, ver=ver)
-    except UnknownMeasureError:
-        return None
-    s = result.summary
+def judged_at_10(cid: int, run_ids, *, ver: str, qrels_id=None) -> pd.Series:
+    """Mean Judged@10 per run name."""
+    s = evaluated(cid, run_ids, [JUDGED], qrels_id=qrels_id, ver=ver).summary
     return s[s["measure"] == JUDGED].set_index("run")["value"]
 
 

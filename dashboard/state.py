@@ -80,12 +80,6 @@ def remember(param: str, value) -> None:
         st.query_params[param] = str(value)
 
 
-def forget(param: str) -> None:
-    _memory().pop(param, None)
-    if param in st.query_params:
-        del st.query_params[param]
-
-
 def url_value(param: str, default=None):
     return st.query_params.get(param, _memory().get(param, default))
 

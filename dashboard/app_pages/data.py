@@ -47,25 +47,20 @@ qrels_sets = state.qrels_sets(cid)
 render_counts(row, qrels=qrels_sets, key="data_counts")
 
 
-def _locked(fn):
-    """One upload: under the store lock, then drop the cached run and qrels lists (even on failure)."""
-    def call(f, **kw):
-        try:
-            with state.db_lock():
-                return fn(cid, f.getvalue(), filename=f.name, **kw)
-        finally:
-            state.changed()
-    return call
-
-
 def _then_refresh(fn):
-    def call(*args):
+    """A store write under the store lock, then drop the cached run and qrels lists (even on failure)."""
+    def call(*args, **kw):
         try:
             with state.db_lock():
-                fn(*args)
+                return fn(*args, **kw)
         finally:
             state.changed()
     return call
+
+
+def _locked(fn):
+    """One upload into this collection (a Streamlit UploadedFile), as a store write."""
+    return lambda f, **kw: _then_refresh(fn)(cid, f.getvalue(), filename=f.name, **kw)
 
 
 def _run_options() -> dict:

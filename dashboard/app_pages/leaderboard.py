@@ -42,7 +42,7 @@ with guard("evaluate the runs"):
                                              test=test, correction=correction, alpha=float(alpha), ver=ver)
         judged = cached.judged_at_10(coll["id"], run_ids, ver=ver)
     show_warnings(result.warnings, title="Evaluation warnings")
-    low = [] if judged is None else [f"{r} ({v:.0%})" for r, v in judged.items() if v < 0.9]
+    low = [f"{r} ({v:.0%})" for r, v in judged.items() if v < 0.9]
     if low:
         st.warning(f"Many unjudged documents in the top 10 of: {', '.join(low)}. Their scores (and any gain) "
                    "may be an artefact of the judgment pool.", icon=":material/warning:")

@@ -11,7 +11,7 @@ CUTOFF = {"none": "no", "optional": "optional", "required": "required"}
 
 def _params(family) -> str:
     parts = [f"{p.name}={p.default!r}" for p in family.params]
-    if getattr(family, "rel_param", False):
+    if family.rel_param:
         parts.append("rel=<level> (overrides -l)")
     return ", ".join(parts)
 

@@ -34,7 +34,7 @@ def render_results(results: list[dict], *, key: str) -> None:
     for r in results:
         if r["ok"]:
             rep = r["report"]
-            what = f" as '{rep.name}'" if getattr(rep, "name", None) else ""
+            what = f" as '{rep.name}'" if rep.name else ""
             st.success(f"Loaded {r['file']}{what}: {rep.n_rows:,} lines.", icon=":material/check_circle:")
             show_warnings(rep.warnings, title=f"Warnings for {r['file']}")
         else:
