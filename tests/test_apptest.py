@@ -274,3 +274,53 @@ def test_typed_measure_follows_to_per_query(app):
     at.switch_page("app_pages/perquery.py").run()
     assert_clean(at)
     assert "P@30" in at.selectbox(key="pq_measure").options
+
+
+ODD = "<b>x</b>*y* $a$ `c` :red[z] _u_"
+
+
+def _markdown_values(at) -> list[str]:
+    """Every element whose text Streamlit renders as markdown."""
+    kinds = ("markdown", "caption", "info", "warning", "success", "error", "subheader", "title")
+    return [str(e.value) for kind in kinds for e in getattr(at, kind)]
+
+
+def _chart_specs(at) -> str:
+    """The plotly figures as decoded JSON text (the wire format escapes < and &)."""
+    import json
+    return "\n".join(json.dumps(json.loads(c.proto.spec), ensure_ascii=False) for c in at.get("plotly_chart"))
+
+
+def test_a_run_named_with_markdown_and_html_renders_literally(tmp_path, monkeypatch):
+    """A run name full of markdown, math, directives and HTML reaches every markdown element with a
+    backslash before each special character, and every plotly chart HTML-escaped."""
+    from core.store import Store
+    from dashboard.components.feedback import md_escape
+    sample_store(tmp_path).close()
+    store = Store.open(tmp_path / "sample.duckdb", load_sample=False)
+    runs = store.runs(SAMPLE_COLLECTION)
+    store.rename_run(int(runs["run_id"].iloc[0]), ODD)
+    other = str(runs["name"].iloc[1])
+    store.close()
+    monkeypatch.setenv("RANKBOARD_STORE", str(tmp_path / "sample.duckdb"))
+    views = [("leaderboard", {"baseline": ODD}), ("perquery", {"baseline": ODD, "run": other}),
+             ("curves", {"runs": [ODD, other]}), ("agreement", {})]
+    for page, params in views:
+        at = open_page(AppTest.from_file(APP, default_timeout=TIMEOUT), page, **params)
+        assert_clean(at)
+        shown = _markdown_values(at)
+        assert not [v for v in shown if ODD in v or "*y*" in v], (page, shown)
+        specs = _chart_specs(at)
+        assert specs and "<b>x</b>" not in specs, page
+        if page in ("leaderboard", "perquery"):     # captions / headings that name the run
+            assert any(md_escape(ODD) in v for v in shown), (page, shown)
+        if page != "agreement":                     # chart labels, legends and titles that name it
+            assert "&lt;b&gt;x&lt;/b&gt;*y*" in specs, page
+
+
+def test_md_escape_leaves_no_markdown_character_bare():
+    from dashboard.components.feedback import md_escape
+    escaped = md_escape(ODD + " [link](http://x) # h | t ~s~ 1. <script>")
+    bare = [ch for i, ch in enumerate(escaped) if ch in "\\`*_{}[]()#+-.!|<>~$:" and
+            (i == 0 or escaped[i - 1] != "\\") and not (ch == "\\" and i + 1 < len(escaped))]
+    assert bare == []

@@ -5,6 +5,7 @@ import streamlit as st
 
 from core.errors import RankboardError
 from dashboard import state
+from dashboard.components.feedback import md_escape, show_error
 from dashboard.components.runs_admin import (render_collections, render_counts, render_qrels_table,
                                              render_run_admin, render_run_table)
 from dashboard.components.upload import render_uploader
@@ -34,7 +35,7 @@ with st.expander("Collections: pick one in the sidebar, or create one here", exp
     left.text_input("New collection name", key="data_new_collection", placeholder="e.g. robust04-week12")
     right.button("Create collection", key="data_create_collection", on_click=_create)
     if st.session_state.get("data_create_error"):
-        st.error(st.session_state["data_create_error"])
+        show_error(st.session_state["data_create_error"], title="Could not create the collection")
 
 coll = state.collection()
 if coll is None:
@@ -77,7 +78,7 @@ def _qrels_options() -> dict:
     return {"assessor": who.strip() or None}
 
 
-st.subheader(f"Upload to '{coll['name']}'")
+st.subheader(f"Upload to '{md_escape(coll['name'])}'")
 tab_runs, tab_qrels, tab_topics, tab_docs = st.tabs(["Runs", "Qrels", "Topics", "Documents"])
 with tab_runs:
     render_uploader(key="data_runs", label="Run files", button="Load runs", noun="runs",

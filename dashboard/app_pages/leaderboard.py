@@ -5,7 +5,7 @@ import streamlit as st
 
 from dashboard import cached, state
 from dashboard.components import leaderboard as lb
-from dashboard.components.feedback import guard, show_error, show_warnings
+from dashboard.components.feedback import guard, md_escape, show_error, show_warnings
 from dashboard.components.palette import run_colors
 from dashboard.components.runpicker import require_runs
 from dashboard.constants import ALPHAS, CORRECTIONS, DEFAULT_MEASURES, MORE_MEASURES, NO_BASELINE, TESTS
@@ -44,12 +44,12 @@ with guard("evaluate the runs"):
     show_warnings(result.warnings, title="Evaluation warnings")
     low = [f"{r} ({v:.0%})" for r, v in judged.items() if v < 0.9]
     if low:
-        st.warning(f"Many unjudged documents in the top 10 of: {', '.join(low)}. Their scores (and any gain) "
+        st.warning(f"Many unjudged documents in the top 10 of: {md_escape(', '.join(low))}. Their scores (and any gain) "
                    "may be an artefact of the judgment pool.", icon=":material/warning:")
     table = lb.render_table(result.summary, runs=chosen, measures=measures,
                             comparison=comparison if baseline else None, judged=judged, key="lb_table")
     st.caption(lb.legend(comparison, has_baseline=bool(baseline)))
-    st.caption(comparison.missing_note if baseline else cached.missing_note(result.missing_topics))
+    st.caption(md_escape(comparison.missing_note if baseline else cached.missing_note(result.missing_topics)))
     tab_chart, tab_details = st.tabs(["Confidence intervals", "Deltas, wins/ties/losses, p-values"])
     with tab_chart:
         measure = state.select_one("Chart measure", measures, key="lb_measure", param="measure")

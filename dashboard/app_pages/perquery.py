@@ -5,7 +5,7 @@ import streamlit as st
 
 from dashboard import cached, state
 from dashboard.components import perquery as pq
-from dashboard.components.feedback import guard
+from dashboard.components.feedback import guard, md_escape
 from dashboard.components.notes import render_note
 from dashboard.components.runpicker import require_runs
 from dashboard.constants import DEFAULT_MEASURES, MORE_MEASURES
@@ -31,14 +31,15 @@ with guard("compare the two runs per query"), st.spinner(f"Scoring {run_a} and {
 if diff is None:
     st.stop()
 if diff.empty:
-    st.info(f"{run_a} and {run_b} share no evaluated topic.")
+    st.info(md_escape(f"{run_a} and {run_b} share no evaluated topic."))
     st.stop()
 
 
 def _pick_from_chart() -> None:
     points = st.session_state["pq_chart"].selection.get("points") or []
-    if points:
-        state.set_choice("pq_query", "query", str(points[0]["x"]))
+    qid = pq.clicked_topic(diff, points[0]) if points else None
+    if qid is not None:
+        state.set_choice("pq_query", "query", qid)
 
 
 def _pick_from_table() -> None:
@@ -63,7 +64,7 @@ if not qid:
     st.stop()
 
 row = diff[diff["qid"].astype(str) == qid].iloc[0]
-st.markdown(f"#### Topic {qid} · Δ {row['delta']:+.4f}")
+st.markdown(f"#### Topic {md_escape(qid)} · Δ {row['delta']:+.4f}")
 if isinstance(row["text"], str):
     st.text(row["text"])
 with guard("load the two rankings"):

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import math
-from html import escape
 
 import numpy as np
 import pandas as pd
@@ -12,7 +11,8 @@ import streamlit as st
 from dashboard.components.table import table as show_table
 
 from core.agreement import reading
-from dashboard.components.charts import show, style
+from dashboard.components.charts import chart_text, show, style
+from dashboard.components.feedback import md_escape
 
 
 def _fmt(value) -> str:
@@ -29,7 +29,7 @@ def render_pair_summary(pair, *, key: str) -> None:
     cols[2].metric("Weighted κ (linear)", _fmt(pair.weighted_kappa), help="Near-miss grades count partly")
     cols[3].metric("Krippendorff's α", _fmt(pair.alpha.get("ordinal")), help="Ordinal level")
     cols[4].metric("Raw agreement", f"{pair.p_observed:.2%}" if pair.n_common else "n/a")
-    st.caption(f"Judged only by {a}: {pair.only_a:,} · only by {b}: {pair.only_b:,} (not compared).")
+    st.caption(md_escape(f"Judged only by {a}: {pair.only_a:,} · only by {b}: {pair.only_b:,} (not compared)."))
 
 
 def render_multi_summary(multi, *, key: str) -> None:
@@ -55,8 +55,8 @@ def render_confusion(pair, *, key: str) -> None:
                                colorscale="Blues", text=counts, texttemplate="%{text:,}", showscale=False,
                                customdata=counts,
                                hovertemplate="row %{y}, column %{x}: %{customdata:,} documents<extra></extra>"))
-    fig.update_xaxes(title=f"grade by {escape(b)} (column)", type="category", side="bottom")
-    fig.update_yaxes(title=f"grade by {escape(a)} (row)", type="category", autorange="reversed")
+    fig.update_xaxes(title=f"grade by {chart_text(b, 24)}", type="category", side="bottom")
+    fig.update_yaxes(title=f"grade by {chart_text(a, 24)}", type="category", autorange="reversed")
     style(fig, height=340, legend=False).update_layout(title="Confusion matrix")
     show(fig, key=key, filename=f"confusion_{a}_vs_{b}")
 
@@ -66,8 +66,8 @@ def render_topic_kappa(pair, *, topics: dict, key: str) -> None:
     if df.empty:
         st.info("No topic has a defined kappa (each judge used a single label per topic).")
         return
-    text = [topics.get(str(q), "") for q in df["qid"]]
-    fig = go.Figure(go.Bar(x=df["qid"].astype(str), y=df["kappa"], customdata=list(zip(text, df["n"])),
+    text = [chart_text(topics.get(str(q), ""), 120) for q in df["qid"]]
+    fig = go.Figure(go.Bar(x=[chart_text(q, None) for q in df["qid"].astype(str)], y=df["kappa"], customdata=list(zip(text, df["n"])),
                            marker_color=["#d73027" if k < 0.4 else "#fdae61" if k < 0.6 else "#1a9850"
                                          for k in df["kappa"]],
                            hovertemplate="topic %{x}: κ = %{y:.2f}<br>%{customdata[1]} documents<br>"
@@ -83,17 +83,19 @@ def render_topic_kappa(pair, *, topics: dict, key: str) -> None:
 
 def render_slopegraph(dim, *, colors: dict, key: str) -> None:
     scores: pd.DataFrame = dim.scores
-    cols = list(scores.columns)
+    cols = [chart_text(c, None) for c in scores.columns]   # full names: the categories stay distinct
     fig = go.Figure()
     for run, row in scores.iterrows():
-        fig.add_trace(go.Scatter(x=cols, y=row.to_numpy(), mode="lines+markers", name=str(run),
+        fig.add_trace(go.Scatter(x=cols, y=row.to_numpy(), mode="lines+markers", name=chart_text(run),
                                  line=dict(color=colors.get(str(run)), width=2), marker=dict(size=8),
                                  hovertemplate="%{fullData.name}<br>%{x}: %{y:.4f}<extra></extra>"))
-    fig.update_xaxes(type="category", title="qrels set")
-    fig.update_yaxes(title=dim.measure)
-    taus = "; ".join(f"τ({escape(str(r.a))}, {escape(str(r.b))}) = {r.kendall_tau:.3f}"
+    fig.update_xaxes(type="category", title="qrels set", tickvals=cols,
+                     ticktext=[chart_text(c, 24) for c in scores.columns])
+    fig.update_yaxes(title=chart_text(dim.measure))
+    taus = "; ".join(f"τ({chart_text(r.a, 16)}, {chart_text(r.b, 16)}) = {r.kendall_tau:.3f}"
                      for r in dim.correlations.itertuples())
-    style(fig, height=420).update_layout(title=f"System scores under each qrels set — Kendall's {taus}")
+    style(fig, height=420).update_layout(title=dict(text="System scores under each qrels set",
+                                                    subtitle=dict(text=f"Kendall's {taus}")))
     show(fig, key=key, filename=f"slopegraph_{dim.measure}")
     table = dim.correlations.rename(columns={"a": "Qrels A", "b": "Qrels B", "kendall_tau": "Kendall's τ",
                                              "tau_ap": "τ_AP (B vs A)", "tau_ap_reversed": "τ_AP (A vs B)"})

@@ -1,12 +1,23 @@
 """Shared plotly settings: projector-readable fonts, PNG export through plotly's toolbar."""
 from __future__ import annotations
 
+import html
 import re
 
 import plotly.graph_objects as go
 import streamlit as st
 
 FONT = dict(size=14)
+
+
+def chart_text(text, limit: int | None = 40) -> str:
+    """User text (run, qrels and topic names, query text) for a plotly label, title or hover:
+    shortened to `limit` characters with an ellipsis, then HTML-escaped, because plotly renders
+    <b>, <i>, <br>, <a> and entities in every piece of text it draws."""
+    text = str(text)
+    if limit and len(text) > limit:
+        text = text[:limit - 1] + "…"
+    return html.escape(text, quote=False)
 
 
 def _slug(text: str) -> str:

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from dashboard.components.charts import show, style
+from dashboard.components.charts import chart_text, show, style
 
 MAX_POINTS = 400  # per line; long ROC polylines are thinned for the browser (shape unchanged at screen size)
 
@@ -25,7 +25,7 @@ def render_pr(curve: pd.DataFrame, *, runs: list[str], colors: dict, qid: str = 
         c = df[df["run"] == run].sort_values("x")
         if c.empty:
             continue
-        fig.add_trace(go.Scatter(x=c["x"], y=c["y"], mode="lines+markers", name=run,
+        fig.add_trace(go.Scatter(x=c["x"], y=c["y"], mode="lines+markers", name=chart_text(run),
                                  line=dict(color=colors.get(run), width=2.5), marker=dict(size=6),
                                  hovertemplate="%{fullData.name}<br>recall %{x:.1f}: precision %{y:.4f}"
                                                "<extra></extra>"))
@@ -46,7 +46,8 @@ def render_roc(curve: pd.DataFrame, auc: pd.DataFrame, *, runs: list[str], color
         if c.empty:
             continue
         x, y = _thin(c["x"].to_numpy(), c["y"].to_numpy())
-        fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name=f"{run} (AUC {mean_auc.get(run, float('nan')):.3f})",
+        fig.add_trace(go.Scatter(x=x, y=y, mode="lines",
+                                 name=f"{chart_text(run, 32)} (AUC {mean_auc.get(run, float('nan')):.3f})",
                                  line=dict(color=colors.get(run), width=2.5),
                                  hovertemplate="%{fullData.name}<br>FPR %{x:.3f}, TPR %{y:.3f}<extra></extra>"))
     fig.update_xaxes(title="false positive rate", range=[0, 1], dtick=0.2)

@@ -14,15 +14,16 @@ UNEXPECTED = "Unexpected error"
 
 
 def show_error(err: BaseException | str, *, title: str = "That did not work") -> None:
-    """Core's message verbatim, in a code block so file quotes keep their spacing."""
-    st.error(title, icon=":material/error:")
+    """Core's message verbatim, in a code block so file quotes keep their spacing; the title is
+    plain text (it may name a file or a run)."""
+    st.error(md_escape(title), icon=":material/error:")
     st.code(str(err), language=None, wrap_lines=True)
 
 
 def show_warnings(warnings, *, title: str = "Warnings") -> None:
     warnings = [str(w) for w in (warnings or []) if str(w).strip()]
     if warnings:
-        st.warning(f"{title} ({len(warnings)})", icon=":material/warning:")
+        st.warning(md_escape(f"{title} ({len(warnings)})"), icon=":material/warning:")
         st.code("\n".join(warnings), language=None, wrap_lines=True)
 
 
@@ -39,8 +40,8 @@ def guard(what: str):
 
 
 def empty_state(message: str, *, key: str, upload_hint: str = "runs and qrels") -> None:
-    """Say what to upload first and link to the Data page."""
-    st.info(message, icon=":material/info:")
+    """Say what to upload first (plain text: it may name a collection) and link to the Data page."""
+    st.info(md_escape(message), icon=":material/info:")
     st.page_link(page_file("Data"), label=f"Go to Data to upload {upload_hint}",
                  icon=":material/upload:")
 
@@ -49,5 +50,7 @@ _MD_SPECIAL = "\\`*_{}[]()#+-.!|<>~$:"
 
 
 def md_escape(text) -> str:
-    """User text (run names, docnos) made inert inside st.markdown."""
+    """User text (run, file, collection and qrels names, qids, docnos) made inert wherever Streamlit
+    renders markdown: st.markdown, st.caption, st.info/warning/error/success, st.subheader.
+    Every markdown, math ($), directive (:red[...]) and HTML character gets a backslash."""
     return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in str(text))

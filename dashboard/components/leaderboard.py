@@ -10,7 +10,8 @@ import streamlit as st
 
 from dashboard.components.table import table as show_table
 
-from dashboard.components.charts import show, style
+from dashboard.components.charts import chart_text, show, style
+from dashboard.components.feedback import md_escape
 from dashboard.components.palette import NEGATIVE, POSITIVE
 
 UP, DOWN = "▲", "▼"
@@ -75,7 +76,8 @@ def render_table(summary: pd.DataFrame, *, runs: list[str], measures: list[str],
                             for v in table["Judged@10"]]
     styler = styler.apply(lambda _frame: css, axis=None)
     height = 35 * (min(len(table), 12) + 1) + 3
-    show_table(styler, key=key, height=height, width="stretch", row_height=35)
+    show_table(styler, key=key, height=height, width="stretch", row_height=35,
+               column_config={"_index": st.column_config.TextColumn("Run", width="medium", pinned=True)})
     return table
 
 
@@ -84,8 +86,8 @@ def legend(comparison, *, has_baseline: bool) -> str:
         return "Pick a baseline to test every other run against it."
     up = sum(1 for r in comparison.rows if r.significant and r.delta is not None and r.delta > 0)
     down = sum(1 for r in comparison.rows if r.significant and r.delta is not None and r.delta < 0)
-    return (f"{UP} / {DOWN}: significantly better / worse than {comparison.baseline} "
-            f"({up} {UP}, {down} {DOWN} here) — {comparison.legend()} "
+    return (f"{UP} / {DOWN}: significantly better / worse than {md_escape(comparison.baseline)} "
+            f"({up} {UP}, {down} {DOWN} here) — {md_escape(comparison.legend())} "
             "Green / red text: better / worse, not significant.")
 
 
@@ -93,20 +95,22 @@ def render_ci_chart(comparison, *, measure: str, colors: dict, key: str) -> None
     rows = sorted((r for r in comparison.rows if r.measure == measure and _ok(r.mean)),
                   key=lambda r: r.mean, reverse=True)
     if not rows:
-        st.info(f"No values for {measure}.")
+        st.info(f"No values for {md_escape(measure)}.")
         return
     names = [r.run for r in rows]
+    shown = [chart_text(n, None) for n in names]   # full (escaped) names keep categories distinct
     fig = go.Figure(go.Bar(
-        x=names, y=[r.mean for r in rows], marker_color=[colors.get(n, "#888") for n in names],
+        x=shown, y=[r.mean for r in rows], marker_color=[colors.get(n, "#888") for n in names],
         error_y=dict(type="data", symmetric=False, color="#374151", thickness=1.5,
                      array=[(r.ci_high - r.mean) if _ok(r.ci_high) else 0 for r in rows],
                      arrayminus=[(r.mean - r.ci_low) if _ok(r.ci_low) else 0 for r in rows]),
         customdata=[[r.ci_low, r.ci_high, r.n_queries] for r in rows],
         hovertemplate="%{x}<br>mean %{y:.4f}<br>95% CI %{customdata[0]:.4f} – %{customdata[1]:.4f}"
                       "<br>%{customdata[2]} topics<extra></extra>"))
-    fig.update_xaxes(type="category", tickangle=-30 if len(names) > 6 else 0)
-    fig.update_yaxes(title=measure, rangemode="tozero")
-    style(fig, height=400, legend=False).update_layout(title=f"{measure}: mean and 95% bootstrap CI")
+    fig.update_xaxes(type="category", tickangle=-30 if len(names) > 6 else 0, tickvals=shown,
+                     ticktext=[chart_text(n, 24) for n in names])
+    fig.update_yaxes(title=chart_text(measure), rangemode="tozero")
+    style(fig, height=400, legend=False).update_layout(title=f"{chart_text(measure)}: mean and 95% bootstrap CI")
     show(fig, key=key, filename=f"leaderboard_{measure}_ci")
 
 

@@ -2,15 +2,13 @@
 from __future__ import annotations
 
 import math
-from html import escape
-
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
 from dashboard.components.table import table as show_table
 
-from dashboard.components.charts import show, style
+from dashboard.components.charts import chart_text, show, style
 from dashboard.components.feedback import md_escape
 from dashboard.components.palette import NEGATIVE, NEUTRAL, POSITIVE
 
@@ -27,8 +25,8 @@ def render_delta_chart(diff: pd.DataFrame, *, run_a: str, run_b: str, measure: s
     d = diff.sort_values(["delta", "qid"], ascending=[False, True])
     colors = [POSITIVE if v > 0 else NEGATIVE if v < 0 else NEUTRAL for v in d["delta"]]
     outline = [3 if str(q) == str(selected) else 0 for q in d["qid"]]
-    text = [escape(str(t))[:120] if isinstance(t, str) else "" for t in d["text"]]
-    fig = go.Figure(go.Bar(x=d["qid"].astype(str), y=d["delta"], marker_color=colors,
+    text = [chart_text(t, 120) if isinstance(t, str) else "" for t in d["text"]]
+    fig = go.Figure(go.Bar(x=[chart_text(q, None) for q in d["qid"].astype(str)], y=d["delta"], marker_color=colors,
                            marker_line=dict(width=outline, color="#111827"),
                            customdata=list(zip(text, d["a"], d["b"])),
                            hovertemplate="topic %{x}: %{customdata[0]}<br>Δ %{y:+.4f}<br>baseline %{customdata[1]:.4f}"
@@ -39,10 +37,16 @@ def render_delta_chart(diff: pd.DataFrame, *, run_a: str, run_b: str, measure: s
     wins, losses = int((d["delta"] > 0).sum()), int((d["delta"] < 0).sum())
     st.markdown(f"**{md_escape(run_b)}** vs baseline **{md_escape(run_a)}** on {md_escape(measure)}: "
                 f"better on {wins}, worse on {losses}, tied on {len(d) - wins - losses} topics.")
-    title = f"Δ {escape(measure)}: {escape(run_b)} − {escape(run_a)}"
+    title = f"Δ {chart_text(measure)}: {chart_text(run_b, 30)} − {chart_text(run_a, 30)}"
     style(fig, height=290, legend=False).update_layout(title=title, clickmode="event+select")
     return show(fig, key=key, filename=f"perquery_{run_b}_vs_{run_a}_{measure}", on_select=on_select,
                 selection_mode="points")
+
+
+def clicked_topic(diff: pd.DataFrame, point: dict) -> str | None:
+    """The topic id of a clicked bar (the chart shows HTML-escaped ids)."""
+    shown = {chart_text(q, None): q for q in diff["qid"].astype(str)}
+    return shown.get(str(point.get("x")))
 
 
 def render_table(diff: pd.DataFrame, *, run_a: str, run_b: str, key: str, on_select):

@@ -7,7 +7,7 @@ import streamlit as st
 from dashboard.components.table import table as show_table
 
 from core.errors import RankboardError
-from dashboard.components.feedback import show_error
+from dashboard.components.feedback import md_escape, show_error
 
 
 def render_counts(row: pd.Series, *, qrels: pd.DataFrame, key: str) -> None:
@@ -76,7 +76,7 @@ def render_run_admin(runs: pd.DataFrame, *, rename, delete, key: str) -> None:
         st.button("Delete run", key=f"{key}_delete", icon=":material/delete:",
                   on_click=lambda: st.session_state.__setitem__(confirm_key, run_id))
     else:
-        st.warning(f"Delete run '{names[run_id]}' and its cached results? This cannot be undone.")
+        st.warning(md_escape(f"Delete run '{names[run_id]}' and its cached results? This cannot be undone."))
         yes, no, _ = st.columns([1, 1, 3])
         yes.button("Yes, delete it", key=f"{key}_delete_confirm", type="primary",
                    on_click=_do, args=(lambda: (delete(run_id), st.session_state.pop(confirm_key, None)), key))

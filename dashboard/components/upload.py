@@ -7,7 +7,7 @@ from typing import Callable
 import streamlit as st
 
 from core.errors import RankboardError
-from dashboard.components.feedback import UNEXPECTED, show_warnings
+from dashboard.components.feedback import UNEXPECTED, md_escape, show_warnings
 
 log = logging.getLogger("rankboard.dashboard")
 
@@ -35,10 +35,10 @@ def render_results(results: list[dict], *, key: str) -> None:
         if r["ok"]:
             rep = r["report"]
             what = f" as '{rep.name}'" if rep.name else ""
-            st.success(f"Loaded {r['file']}{what}: {rep.n_rows:,} lines.", icon=":material/check_circle:")
+            st.success(md_escape(f"Loaded {r['file']}{what}: {rep.n_rows:,} lines."), icon=":material/check_circle:")
             show_warnings(rep.warnings, title=f"Warnings for {r['file']}")
         else:
-            st.error(f"{r['file']} was not loaded; nothing from it was stored.", icon=":material/error:")
+            st.error(md_escape(f"{r['file']} was not loaded; nothing from it was stored."), icon=":material/error:")
             st.code(r["message"], language=None, wrap_lines=True)
 
 
