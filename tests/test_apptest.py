@@ -324,3 +324,34 @@ def test_md_escape_leaves_no_markdown_character_bare():
     bare = [ch for i, ch in enumerate(escaped) if ch in "\\`*_{}[]()#+-.!|<>~$:" and
             (i == 0 or escaped[i - 1] != "\\") and not (ch == "\\" and i + 1 < len(escaped))]
     assert bare == []
+
+
+def test_perquery_offers_the_topic_table_and_both_ranked_lists_as_csv(app):
+    import io
+
+    import pandas as pd
+
+    from dashboard.components.perquery import lists_csv
+    at = open_page(app, "perquery", baseline="pircRBa1", run="aplrob03a", measure="AP")
+    qid = at.selectbox(key="pq_query").options[1].split(":")[0]
+    at.selectbox(key="pq_query").set_value(qid).run()
+    assert_clean(at)
+    labels = {b.proto.id.rsplit("-", 1)[-1]: b.proto.label for b in at.get("download_button")}
+    assert labels == {"pq_table_csv": "Download this table (CSV)", "pq_lists_csv": "Download both lists (CSV)"}
+    a, b = frame(at, "pq_list_a_table"), frame(at, "pq_list_b_table")
+    left = pd.DataFrame({"rank": a["rank"], "docno": a["docno"], "grade": [1, None] + [0] * (len(a) - 2),
+                         "other_rank": None, "score": a["score"]})
+    right = left.iloc[:3].assign(docno=list(b["docno"][:3]))
+    back = pd.read_csv(io.StringIO(lists_csv(left, right, run_a="pircRBa1", run_b="aplrob03a", qid=qid)),
+                       dtype={"topic": str})
+    assert list(back.columns) == ["topic", "run", "role", "rank", "docno", "grade", "other_rank", "score"]
+    assert len(back) == len(a) + 3 and set(back["topic"]) == {qid}
+    assert list(back["docno"][:len(a)]) == list(a["docno"]) and list(back["docno"][len(a):]) == list(b["docno"][:3])
+    assert back["role"].value_counts().to_dict() == {"baseline": len(a), "compared": 3}
+
+
+def test_leaderboard_offers_csv_and_latex(app):
+    at = open_page(app, "leaderboard", baseline="pircRBa1")
+    assert_clean(at)
+    labels = {b.proto.id.rsplit("-", 1)[-1]: b.proto.label for b in at.get("download_button")}
+    assert labels == {"lb_download_csv": "Download CSV", "lb_download_latex": "Download LaTeX"}

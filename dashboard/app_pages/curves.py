@@ -37,8 +37,8 @@ with right, guard("compute the ROC curves"), st.spinner("Tracing ROC curves...")
 if pr is None:
     st.stop()
 st.subheader("One query")
-topics = cached.topics(store, skey, coll["id"], ver)
 with guard("draw the query's PR curve"):
+    topics = cached.topics(store, skey, coll["id"], ver)
     qids = sorted(set(pr.loc[pr["qid"] != "all", "qid"]), key=lambda q: (len(q), q))
     qid = state.select_one("Single-query PR curve", [""] + qids, key="cv_query", param="query",
                            format_func=lambda q: "Pick a query..." if q == "" else

@@ -74,4 +74,6 @@ with guard("load the two rankings"):
         pq.render_ranked_list(left_list, run=f"{run_a} (baseline)", score=float(row["a"]), key="pq_list_a")
     with right:
         pq.render_ranked_list(right_list, run=run_b, score=float(row["b"]), key="pq_list_b")
-render_note(coll["id"], qid, key="pq_note")
+    pq.render_lists_download(left_list, right_list, run_a=run_a, run_b=run_b, qid=qid, key="pq_lists_csv")
+with guard("load the note for this query"):
+    render_note(coll["id"], qid, key="pq_note")

@@ -20,7 +20,7 @@ def chart_text(text, limit: int | None = 40) -> str:
     return html.escape(text, quote=False)
 
 
-def _slug(text: str) -> str:
+def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_")[:80] or "rankboard"
 
 
@@ -37,6 +37,6 @@ def style(fig: go.Figure, *, height: int = 380, legend: bool = True, legend_belo
 def show(fig: go.Figure, *, key: str, filename: str, **kwargs):
     """st.plotly_chart with the toolbar's camera button saving a 2x PNG named after the view."""
     config = {"displaylogo": False,
-              "toImageButtonOptions": {"format": "png", "filename": _slug(filename), "scale": 2},
+              "toImageButtonOptions": {"format": "png", "filename": slug(filename), "scale": 2},
               "modeBarButtonsToRemove": ["lasso2d", "select2d"]}
     return st.plotly_chart(fig, key=key, config=config, theme=None, **kwargs)

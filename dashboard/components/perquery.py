@@ -8,7 +8,7 @@ import streamlit as st
 
 from dashboard.components.table import table as show_table
 
-from dashboard.components.charts import chart_text, show, style
+from dashboard.components.charts import slug, chart_text, show, style
 from dashboard.components.feedback import md_escape
 from dashboard.components.palette import NEGATIVE, NEUTRAL, POSITIVE
 
@@ -51,6 +51,10 @@ def clicked_topic(diff: pd.DataFrame, point: dict) -> str | None:
 
 def render_table(diff: pd.DataFrame, *, run_a: str, run_b: str, key: str, on_select):
     view = diff[["qid", "text", "a", "b", "delta", "abs_delta", "overlap", "kendall_tau", "rbo"]]
+    csv = view.rename(columns={"qid": "topic", "text": "query", "a": f"{run_a} (baseline)", "b": run_b,
+                               "overlap": "shared_in_top_100"}).to_csv(index=False)
+    download_csv(csv, label="Download this table (CSV)", file_name=f"perquery_{run_b}_vs_{run_a}",
+                 key=f"{key}_csv")
     return st.dataframe(view, key=key, hide_index=True, width="stretch", height=300, on_select=on_select,
                         selection_mode="single-row", column_config={
                             "qid": "Topic", "text": st.column_config.TextColumn("Query", width="medium"),
@@ -64,6 +68,25 @@ def render_table(diff: pd.DataFrame, *, run_a: str, run_b: str, key: str, on_sel
                                                                          help="Over the union of both top 100s"),
                             "rbo": st.column_config.NumberColumn("RBO", format="%.3f",
                                                                  help="Rank-biased overlap, p = 0.9")})
+
+
+def download_csv(csv: str, *, label: str, file_name: str, key: str) -> None:
+    st.download_button(label, csv, file_name=f"{slug(file_name)}.csv", mime="text/csv", key=key,
+                       icon=":material/download:", on_click="ignore")
+
+
+def lists_csv(left: pd.DataFrame, right: pd.DataFrame, *, run_a: str, run_b: str, qid: str) -> str:
+    """Both ranked lists of one topic as one CSV: topic, run, role, rank, docno, grade, other_rank, score."""
+    cols = ["rank", "docno", "grade", "other_rank", "score"]
+    both = pd.concat([left[cols].assign(run=run_a, role="baseline"), right[cols].assign(run=run_b, role="compared")],
+                     ignore_index=True)
+    return both.assign(topic=qid)[["topic", "run", "role", *cols]].to_csv(index=False)
+
+
+def render_lists_download(left: pd.DataFrame, right: pd.DataFrame, *, run_a: str, run_b: str, qid: str,
+                          key: str) -> None:
+    download_csv(lists_csv(left, right, run_a=run_a, run_b=run_b, qid=qid), label="Download both lists (CSV)",
+                 file_name=f"topic_{qid}_{run_a}_vs_{run_b}", key=key)
 
 
 def _grade_style(v) -> str:
