@@ -92,10 +92,11 @@ def render_slopegraph(dim, *, colors: dict, key: str) -> None:
     fig.update_xaxes(type="category", title="qrels set", tickvals=cols,
                      ticktext=[chart_text(c, 24) for c in scores.columns])
     fig.update_yaxes(title=chart_text(dim.measure))
-    taus = "; ".join(f"τ({chart_text(r.a, 16)}, {chart_text(r.b, 16)}) = {r.kendall_tau:.3f}"
-                     for r in dim.correlations.itertuples())
+    pairs = list(dim.correlations.itertuples())
+    taus = (f"Kendall's τ({chart_text(pairs[0].a, 24)}, {chart_text(pairs[0].b, 24)}) = {pairs[0].kendall_tau:.3f}"
+            if len(pairs) == 1 else f"Kendall's τ for each of the {len(pairs)} pairs: see the table below")
     style(fig, height=420).update_layout(title=dict(text="System scores under each qrels set",
-                                                    subtitle=dict(text=f"Kendall's {taus}")))
+                                                    subtitle=dict(text=taus, font=dict(size=14))))
     show(fig, key=key, filename=f"slopegraph_{dim.measure}")
     table = dim.correlations.rename(columns={"a": "Qrels A", "b": "Qrels B", "kendall_tau": "Kendall's τ",
                                              "tau_ap": "τ_AP (B vs A)", "tau_ap_reversed": "τ_AP (A vs B)"})

@@ -4,6 +4,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from dashboard.components.feedback import md_escape
 from dashboard.components.table import table as show_table
 
 CUTOFF = {"none": "no", "optional": "optional", "required": "required"}
@@ -46,7 +47,7 @@ def render_registry(families, *, key: str) -> None:
                  column_config={"Description": st.column_config.TextColumn(width="large"),
                                 "Measure": st.column_config.TextColumn(width="medium", pinned=True)})
     for f in families:
-        with st.expander(f"{f.name} — {f.description}"):
+        with st.expander(md_escape(f"{f.name} — {f.description}")):
             if f.formula:
                 st.latex(f.formula)
             left, right = st.columns(2)

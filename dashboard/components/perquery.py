@@ -109,12 +109,14 @@ def render_ranked_list(ranked: pd.DataFrame, *, run: str, score: float | None, k
             "docno": ranked["docno"], "other": ranked["other_rank"].map(
                 lambda r: "—" if r is None or (isinstance(r, float) and math.isnan(r)) else str(int(r))),
             "score": ranked["score"]})
-        styler = view.style.format({"score": "{:.4f}"})
+        styler = view.style.format({"score": "{:.6g}"})   # 302, 44.3452, 0.123457: short enough for half width
         styler = styler.apply(lambda col: [_grade_style(g) for g in ranked["grade"]], subset=["grade"])
         show_table(styler, key=f"{key}_table", hide_index=True, width="stretch", height=390, column_config={
-            "rank": st.column_config.NumberColumn("Rank", format="%d", width="small"),
-            "grade": st.column_config.TextColumn("Grade", width="small"),
-            "docno": "Document", "other": st.column_config.TextColumn("Other rank", width="small", help="Rank of this document in the other run (— = not retrieved)"),
+            "rank": st.column_config.NumberColumn("Rank", format="%d", width=52),
+            "grade": st.column_config.TextColumn("Grade", width=78),
+            "docno": "Document",
+            "other": st.column_config.TextColumn("Other rank", width=84,
+                                                 help="Rank of this document in the other run (— = not retrieved)"),
             "score": "Score"})
         st.caption(f"{len(ranked)} documents shown, {n_unj} unjudged. "
                    "Grades: grey 0, light green 1, green 2, dark green 3+, yellow unjudged.")

@@ -5,7 +5,7 @@ import streamlit as st
 
 CSS = """
 <style>
-[data-testid="stMainBlockContainer"] { padding-top: 2.2rem; padding-bottom: 2rem; }
+[data-testid="stMainBlockContainer"] { padding: 2.2rem 2.5rem 2rem 2.5rem; }
 [data-testid="stMainBlockContainer"] h1 { font-size: 2rem; padding-top: 0; padding-bottom: 0.4rem; }
 [data-testid="stSidebarHeader"] { height: 1rem; min-height: 1rem; padding-bottom: 0; }
 [data-testid="stMetricValue"] { font-size: 1.9rem; }
