@@ -153,18 +153,27 @@ def run_frame(_store, store_key: str, run_id: int, name: str, version: str) -> p
     return _store.run_rows(int(run_id)).assign(run=name)
 
 
-@st.cache_data(show_spinner=SPIN, max_entries=128)
-def roc_curve_one(_store, store_key: str, cid: int, run_id: int, version: str):
-    """One run's vertically averaged ROC curve (qid 'all') and its AUC, computed in DuckDB by
-    core.curves.roc_curve_stored; cached per run, so adding a run to the selection computes only it."""
-    from core.curves import roc_auc, roc_curve_stored
-    with state.db_lock():
-        curve = roc_curve_stored(_store, cid, [int(run_id)], average=True, per_topic=False)
-    return curve, roc_auc(curve)   # the averaged curve's area is the mean of the topics' AUCs
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _roc_memo(store_key: str, cid: int, version: str) -> dict:
+    """run id -> (averaged ROC curve, its AUC) for one collection version, shared by all sessions."""
+    return {}
 
 
 def roc_curves(_store, store_key: str, cid: int, run_ids: tuple, version: str):
-    parts = [roc_curve_one(_store, store_key, cid, rid, version) for rid in run_ids]
+    """The vertically averaged ROC curve (qid 'all') and AUC of each run, computed in DuckDB by
+    core.curves.roc_curve_stored. Runs not seen before are computed together in one query, and each
+    run is kept on its own, so adding a run to the selection computes only that run."""
+    from core.curves import roc_auc, roc_curve_stored
+    memo = _roc_memo(store_key, cid, version)
+    with state.db_lock():
+        todo = [int(r) for r in run_ids if int(r) not in memo]
+        if todo:
+            curves = roc_curve_stored(_store, cid, todo, average=True, per_topic=False)
+            names = dict(zip(state.runs(cid)["run_id"].astype(int), state.runs(cid)["name"].astype(str)))
+            for rid in todo:
+                curve = curves[curves["run"] == names[rid]].reset_index(drop=True)
+                memo[rid] = (curve, roc_auc(curve))   # the averaged curve's area is the mean topic AUC
+        parts = [memo[int(r)] for r in run_ids]
     return (pd.concat([p[0] for p in parts], ignore_index=True),
             pd.concat([p[1] for p in parts], ignore_index=True))
 
