@@ -52,14 +52,23 @@ def compare(_per_query: pd.DataFrame, store_key: str, cid: int, run_ids: tuple, 
     return core_compare(_per_query, baseline=baseline, measures=list(measures), test=test)
 
 
+@st.cache_data(show_spinner=SPIN, max_entries=256)
+def corrected(_raw, store_key: str, cid: int, run_ids: tuple, measures: tuple, qrels_id, version: str,
+              baseline: str, test: str, correction: str, alpha: float):
+    """The cached comparison under a correction and alpha (statsmodels' Holm runs gc.collect(),
+    ~0.1 s in this process, so even this cheap step is worth caching)."""
+    return _raw.with_correction(correction, alpha)
+
+
 def compared(cid: int, run_ids, measures, *, baseline: str, test: str, correction: str, alpha: float,
              ver: str, qrels_id=None):
     """(EvalResult, Comparison). Changing only the correction or alpha reuses the cached resampling:
     Comparison.with_correction recomputes the corrected p-values from the raw ones."""
     result = evaluated(cid, run_ids, measures, qrels_id=qrels_id, ver=ver)
-    raw = compare(result.per_query, _key(), cid, tuple(int(r) for r in run_ids),
-                  tuple(str(m) for m in measures), qrels_id, ver, baseline, test)
-    return result, raw.with_correction(correction, float(alpha))
+    key = (_key(), cid, tuple(int(r) for r in run_ids), tuple(str(m) for m in measures), qrels_id, ver,
+           baseline, test)
+    raw = compare(result.per_query, *key)
+    return result, corrected(raw, *key, correction, float(alpha))
 
 
 @st.cache_data(show_spinner=SPIN, max_entries=32)
