@@ -116,14 +116,16 @@ def render_ci_chart(comparison, *, measure: str, colors: dict, key: str) -> None
 
 def render_details(comparison, *, key: str) -> None:
     df = comparison.to_dataframe()
-    df = df[df["run"] != comparison.baseline]
+    df = df[df["run"] != comparison.baseline].assign(rel_delta=lambda d: d["rel_delta"] * 100)
     show_table(df, key=key, hide_index=True, width="stretch", column_config={
-        "run": "Run", "measure": "Measure", "n_queries": st.column_config.NumberColumn("Topics", format="%d"),
+        "run": st.column_config.TextColumn("Run", width=170, pinned=True),
+        "measure": st.column_config.TextColumn("Measure", width=95),
+        "n_queries": st.column_config.NumberColumn("Topics", format="%d"),
         "mean": st.column_config.NumberColumn("Mean", format="%.4f"),
         "ci_low": st.column_config.NumberColumn("CI low", format="%.4f"),
         "ci_high": st.column_config.NumberColumn("CI high", format="%.4f"),
         "delta": st.column_config.NumberColumn("Δ", format="%+.4f"),
-        "rel_delta": st.column_config.NumberColumn("Δ %", format="percent"),
+        "rel_delta": st.column_config.NumberColumn("Δ %", format="%+.1f%%"),
         "wins": st.column_config.NumberColumn("Wins", format="%d"),
         "ties": st.column_config.NumberColumn("Ties", format="%d"),
         "losses": st.column_config.NumberColumn("Losses", format="%d"),
