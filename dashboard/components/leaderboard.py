@@ -117,7 +117,9 @@ def render_ci_chart(comparison, *, measure: str, colors: dict, key: str) -> None
 def render_details(comparison, *, key: str) -> None:
     df = comparison.to_dataframe()
     df = df[df["run"] != comparison.baseline].assign(rel_delta=lambda d: d["rel_delta"] * 100)
-    show_table(df, key=key, hide_index=True, width="stretch", column_config={
+    order = ("run", "measure", "delta", "rel_delta", "p_value", "p_corrected", "significant", "wins", "ties",
+             "losses", "effect_size", "mean", "ci_low", "ci_high", "n_queries")   # the verdict first
+    show_table(df, key=key, hide_index=True, width="stretch", column_order=order, column_config={
         "run": st.column_config.TextColumn("Run", width=170, pinned=True),
         "measure": st.column_config.TextColumn("Measure", width=95),
         "n_queries": st.column_config.NumberColumn("Topics", format="%d"),
