@@ -215,3 +215,17 @@ def test_vertical_average_by_hand():
     avg = _with_average(curve, average=True, per_topic=False)
     np.testing.assert_allclose(avg[["x", "y"]].to_numpy(), [(0, 0), (0, 0.5), (1, 0.5), (1, 1)])
     assert roc_auc(avg)["auc"].item() == pytest.approx(0.5)
+
+
+def test_pr_from_the_store_equals_pr_from_run_frames(tmp_path):
+    from core.curves import pr_curve_frames, pr_curve_stored
+    from tests.fixtures_store import SAMPLE_COLLECTION, sample_store
+    with sample_store(tmp_path) as store:
+        runs = store.runs(SAMPLE_COLLECTION)
+        ids, names = runs["run_id"].astype(int).tolist(), runs["name"].astype(str).tolist()
+        qrels = store.qrels(store.default_qrels_id(SAMPLE_COLLECTION))
+        frame = pd.concat([store.run_rows(i).assign(run=n) for i, n in zip(ids, names)], ignore_index=True)
+        stored = pr_curve_stored(store, SAMPLE_COLLECTION, ids, per_topic=True)
+    expected = pr_curve_frames(qrels, frame, per_topic=True)
+    assert set(stored["run"]) == set(names) and (stored["qid"] == "all").sum() == 11 * len(names)
+    pd.testing.assert_frame_equal(stored, expected, check_dtype=False)
