@@ -10,7 +10,7 @@ import streamlit as st
 
 from dashboard.components.table import table as show_table
 
-from dashboard.components.charts import chart_text, show, style
+from dashboard.components.charts import chart_text, show, slug, style
 from dashboard.components.feedback import md_escape
 from dashboard.components.palette import NEGATIVE, POSITIVE
 
@@ -140,6 +140,7 @@ def render_details(comparison, *, key: str) -> None:
 
 def render_downloads(*, csv: str, latex: str, stem: str, key: str) -> None:
     a, b, _ = st.columns([1, 1, 3])
+    stem = slug(stem)   # run and collection names may hold '/', '<', spaces ...
     a.download_button("Download CSV", csv, file_name=f"{stem}.csv", mime="text/csv", key=f"{key}_csv",
                       icon=":material/download:", on_click="ignore")
     b.download_button("Download LaTeX", latex, file_name=f"{stem}.tex", mime="text/x-tex", key=f"{key}_latex",
