@@ -380,3 +380,42 @@ def test_all_negative_topic():
         if got is None or not got == pytest.approx(v, abs=TOL):
             problems.append(f"{name} [all]: engine {got!r} != oracle {v!r}")
     assert not problems, "\n".join(problems)
+
+
+# ------------------------------------------------------------------ switches pytrec_eval lacks
+
+COMPLETE_MEASURES = ["AP", "P@5", "nDCG@5", "RR", "Rprec", "Bpref", "SetF", "NumRel", "NumRet",
+                     "NumRelRet", "gm_map", "IPrec@0.5"]
+
+
+@settings(max_examples=30)
+@given(data=collections())
+def test_complete_counts_missing_topics_as_zero(data):
+    """-c: a qrels topic absent from the run is evaluated on an empty ranking (0 for every
+    measure, but NumRel still counts its relevant documents), and enters the mean."""
+    qrels, run = data
+    _, _, parse_measure, _ = _engine()
+    _, summary = _run_engine(qrels, run, COMPLETE_MEASURES, 1, complete=True)
+    for name in COMPLETE_MEASURES:
+        vals = []
+        for qid in sorted(qrels):
+            ranked = [qrels[qid].get(d) for d in oracle.canonical_order(run.get(qid, {}))]
+            vals.append(oracle.measure(name, oracle.Query(ranked, list(qrels[qid].values()))))
+        expected = oracle.aggregate(name, vals)
+        got = summary.get(parse_measure(name).name)
+        assert got is not None and got == pytest.approx(expected, abs=TOL), (
+            f"{name}: engine {got!r} != {expected!r}" + reproducer(qrels, run, name, 1))
+
+
+@settings(max_examples=30)
+@given(data=collections())
+def test_compat_10_interpolation_matches_oracle(data):
+    """--compat 10: trec_eval 10.0 turns recall cutoffs into lround(x * R) relevant documents."""
+    qrels, run = data
+    names = [f"IPrec@{r / 10:.1f}" for r in range(11)]
+    _, _, parse_measure, _ = _engine()
+    per_query, _ = _run_engine(qrels, run, names, 1, compat=10)
+    exp, _ = oracle.evaluate(qrels, run, names, compat=10)
+    bad = {k: (per_query.get((k[0], parse_measure(k[1]).name)), v) for k, v in exp.items()
+           if not same(per_query.get((k[0], parse_measure(k[1]).name)), v)}
+    assert not bad, f"(engine, oracle) {bad}" + reproducer(qrels, run, "IPrec", 1)
