@@ -185,3 +185,18 @@ def test_engine_equals_oracle_on_one_query(data, rel_level):
     exp = {m: oracle.measure(m, q) for m in ALL}
     bad = {m: (got.get(m), exp[m]) for m in ALL if not got.get(m) == pytest.approx(exp[m], abs=1e-9)}
     assert bad == {}, f"(engine, oracle) qrels={qrels!r} run={run!r} rel_level={rel_level}"
+
+
+@given(a=one_query(), b=one_query())
+def test_runs_in_one_frame_are_evaluated_independently(a, b):
+    """Two systems in one run frame give what each gives alone (partition by run, qid)."""
+    qrels, run_a = a
+    _, run_b = b
+    q, ra = frames(qrels, run_a)
+    _, rb = frames(qrels, run_b)
+    rb["run"] = "other"
+    both = evaluate_frames(q, pd.concat([ra, rb], ignore_index=True), ALL, EvalOptions())
+    got = {(r.run, r.measure): r.value for r in both.per_query.itertuples()}
+    for name, alone in (("sys", run_a), ("other", run_b)):
+        for m, v in engine(qrels, alone, ALL).items():
+            assert got[(name, parse_measure(m).name)] == pytest.approx(v, abs=1e-12), (name, m)
