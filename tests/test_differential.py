@@ -41,7 +41,7 @@ from hypothesis import strategies as st
 import oracle
 
 settings.register_profile(
-    "rankboard", deadline=None, max_examples=60, derandomize=False,
+    "rankboard", deadline=None, max_examples=40,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile("rankboard")

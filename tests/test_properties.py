@@ -19,11 +19,12 @@ import oracle
 from core.evaluate import EvalOptions, evaluate_files, evaluate_frames
 from core.measures import parse_measure
 
+# the same profile as tests/test_differential.py (load_profile is global to the session)
 settings.register_profile(
-    "rankboard-properties", deadline=None, max_examples=25,
+    "rankboard", deadline=None, max_examples=40,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-settings.load_profile("rankboard-properties")
+settings.load_profile("rankboard")
 
 NORMALISED = [
     "AP", "AP@5", "AP(norm='found')@5", "P@1", "P@5", "R@5", "Rcap@5", "nDCG", "nDCG@5",
@@ -200,3 +201,22 @@ def test_runs_in_one_frame_are_evaluated_independently(a, b):
     for name, alone in (("sys", run_a), ("other", run_b)):
         for m, v in engine(qrels, alone, ALL).items():
             assert got[(name, parse_measure(m).name)] == pytest.approx(v, abs=1e-12), (name, m)
+
+
+def test_auc_by_hand():
+    """ROC area over judged documents; with -N the unjudged documents of the collection are
+    negatives. Ranking a(1) x(unjudged) b(0) c(2) y(unjudged); unretrieved d(0), e(1)."""
+    qrels = {"a": 1, "b": 0, "c": 2, "d": 0, "e": 1}
+    run = {"a": 5.0, "x": 4.0, "b": 3.0, "c": 2.0, "y": 1.0}
+    q, r = frames(qrels, run)
+    # positives a, c, e; negatives b, d. a>b, a>d, c<b, c>d, e<b, e~d (tie, 1/2)
+    plain = (1 + 1 + 0 + 1 + 0 + 0.5) / (3 * 2)
+    # -N 20: 17 negatives: x, b, y retrieved, 14 unretrieved; a beats 17, c beats y and the 14,
+    # e ties with the 14 unretrieved
+    with_n = (17 + 15 + 14 * 0.5) / (3 * 17)
+    for num_docs, expected in ((None, plain), (20, with_n)):
+        res = evaluate_frames(q, r, ["AUC"], EvalOptions(num_docs=num_docs)).per_query
+        assert res["value"].tolist() == pytest.approx([expected], abs=1e-12), num_docs
+        oq = oracle.Query([qrels.get(d) for d in oracle.canonical_order(run)], list(qrels.values()),
+                          num_docs=num_docs)
+        assert oracle.auc(oq) == pytest.approx(expected, abs=1e-12)
