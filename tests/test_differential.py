@@ -419,3 +419,13 @@ def test_compat_10_interpolation_matches_oracle(data):
     bad = {k: (per_query.get((k[0], parse_measure(k[1]).name)), v) for k, v in exp.items()
            if not same(per_query.get((k[0], parse_measure(k[1]).name)), v)}
     assert not bad, f"(engine, oracle) {bad}" + reproducer(qrels, run, "IPrec", 1)
+
+
+def test_every_pytrec_eval_measure_is_in_all_trec():
+    """Each measure family pytrec_eval computes has a registry measure under its trec name, so
+    test_engine_matches_pytrec_eval_all_trec compares it. Left out: runid and num_q (the run's
+    name and the topic count, printed only in the summary), relstring (a string)."""
+    trec_names = set(_registry_trec_measures().values())
+    missing = {fam for fam in pytrec_eval.supported_measures - {"runid", "num_q", "relstring"}
+               if not any(t == fam or t.startswith(fam + "_") for t in trec_names)}
+    assert missing == set()
