@@ -182,7 +182,9 @@ def summarise(run_col, ms, vals) -> pd.DataFrame:
 
 def evaluate_frames(qrels_df: pd.DataFrame, run_df: pd.DataFrame, measures,
                     options: EvalOptions = EvalOptions()) -> EvalResult:
-    """DataFrames in (qrels: qid, docno, rel; run: [run,] qid, docno, score), for tests and notebooks."""
+    """DataFrames in (qrels: qid, docno, rel; run: [run,] qid, docno, score), for tests and notebooks.
+    A `rank` column in `run_df` is ignored, as trec_eval ignores a file's rank column: the ranking is
+    always score descending, then docno descending. (Only the store's precomputed canonical rank is trusted.)"""
     run_df = run_df.copy()
     if "run" not in run_df.columns:
         run_df["run"] = "run"
@@ -190,8 +192,7 @@ def evaluate_frames(qrels_df: pd.DataFrame, run_df: pd.DataFrame, measures,
     qrels_df = qrels_df[["qid", "docno", "rel"]].astype({"qid": str, "docno": str, "rel": "int64"})
     con = duckdb.connect()
     try:
-        cols = ["run", "qid", "docno", "score"] + (["rank"] if "rank" in run_df.columns else [])
-        con.register("_rb_run_src", run_df[cols])
+        con.register("_rb_run_src", run_df[["run", "qid", "docno", "score"]])
         con.register("_rb_qrels_src", qrels_df)
         con.execute("CREATE TEMP TABLE rb_run AS SELECT * FROM _rb_run_src")
         con.execute("CREATE TEMP TABLE rb_qrels AS SELECT * FROM _rb_qrels_src")
