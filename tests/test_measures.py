@@ -110,8 +110,20 @@ def test_score_ties_break_by_docno_descending():
     qrels = pd.DataFrame({"qid": ["1"], "docno": ["a"], "rel": [1]})
     run = pd.DataFrame({"qid": ["1"] * 3, "docno": ["a", "b", "c"], "score": [1.0, 1.0, 1.0]})
     assert value(qrels, run, "RR") == pytest.approx(1 / 3)                 # c, b, a
-    run["rank"] = [1, 2, 3]                                                 # a precomputed rank is trusted
-    assert value(qrels, run, "RR") == pytest.approx(1.0)
+    run["rank"] = [1, 2, 3]                                                 # a frame's rank column is ignored
+    assert value(qrels, run, "RR") == pytest.approx(1 / 3)
+
+
+def test_a_table_with_the_stores_precomputed_rank_is_trusted():
+    """evaluate() over a DuckDB table that carries `rank` (the store's canonical rank) uses it as is."""
+    import duckdb
+    from core.evaluate import evaluate
+    con = duckdb.connect()
+    con.execute("CREATE TABLE q AS SELECT * FROM (VALUES ('1', 'a', 1)) t(qid, docno, rel)")
+    con.execute("CREATE TABLE r AS SELECT * FROM (VALUES ('s', '1', 'a', 1.0, 1), ('s', '1', 'b', 1.0, 2),"
+                " ('s', '1', 'c', 1.0, 3)) t(run, qid, docno, score, rank)")
+    res = evaluate(con, "r", "q", ["RR"])
+    assert res.per_query["value"].tolist() == [1.0]
 
 
 def test_qids_stay_strings_and_sort_bytewise():
