@@ -11,9 +11,10 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from core.formats._fast import fast_qrels
 from core.formats._table import open_columns
 from core.formats._text import (FLOAT_RE, INT_RE, Lines, Problems, check_duplicates, check_ids, check_values,
-                                quoter, to_number)
+                                decompress, quoter, read_source, source_name, to_number)
 
 QRELS_FIELDS = "qid iter docno rel"
 
@@ -38,7 +39,13 @@ class ParsedQrels:
 
 def read_qrels(source, *, filename: str | None = None, judgment_groups: bool = False) -> ParsedQrels:
     """Parse a qrels file; raise UploadError listing what is wrong."""
-    src = open_columns(source, filename, ("rel",), "qrels")
+    file = source_name(source, filename)
+    raw = read_source(source, file)
+    fast = fast_qrels(decompress(raw, file), judgment_groups)
+    if fast is not None:
+        table, groups = fast
+        return ParsedQrels(table, groups if judgment_groups else None, [], "trec")
+    src = open_columns(raw, file, ("rel",), "qrels")
     file, problems, lines = src.file, src.problems, src.lines
     if src.values is not None:
         return _finish(file, src.values, src.lineno, problems, lines, src.fmt, judgment_groups)

@@ -12,9 +12,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from core.formats._fast import fast_run
 from core.formats._table import open_columns
 from core.formats._text import (FLOAT_RE, INT_RE, Lines, Problems, check_duplicates, check_ids, check_values,
-                                quoter, to_number)
+                                decompress, quoter, read_source, source_name, to_number)
 from core.formats.metadata import parse_ir_metadata
 
 TREC_FIELDS = "qid Q0 docno rank score tag"
@@ -36,7 +37,13 @@ class ParsedRun:
 
 def read_run(source, *, filename: str | None = None) -> ParsedRun:
     """Parse a run file (path, bytes or file object); raise UploadError listing what is wrong."""
-    src = open_columns(source, filename, ("score", "rank"), "run")
+    file = source_name(source, filename)
+    raw = read_source(source, file)
+    fast = fast_run(decompress(raw, file))
+    if fast is not None:
+        table, tags = fast
+        return _build(table, tags, None, {}, "trec")
+    src = open_columns(raw, file, ("score", "rank"), "run")
     file, problems, lines, meta = src.file, src.problems, src.lines, parse_ir_metadata(src.comments)
     if src.values is not None:
         return _finish(file, src.values, src.lineno, problems, lines, src.fmt, meta)
@@ -112,7 +119,7 @@ def _scores(values, lineno, problems: Problems, quote) -> tuple[np.ndarray, pa.A
 def _build(table, tags, mask, meta, fmt) -> ParsedRun:
     warnings, tag = [], None
     if tags is not None:
-        uniq = pc.unique(tags.filter(mask)).to_pylist()
+        uniq = pc.unique(tags if mask is None else tags.filter(mask)).to_pylist()
         tag = uniq[0] if uniq else None
         if len(uniq) > 1:
             shown = ", ".join(uniq[:5]) + (", ..." if len(uniq) > 5 else "")

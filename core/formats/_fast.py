@@ -1,0 +1,135 @@
+"""Fast path for well-formed TREC run and qrels files.
+
+A clean file (single spaces, or single tabs, between fields, every line the same number of fields, no comments, no tabs or
+control characters, valid UTF-8, numbers the tolerant parser would accept, no duplicate documents) is read
+by pyarrow's multi-threaded CSV reader with every column typed as a string (ids are never sniffed).
+Anything unusual returns None, and the caller falls back to the tolerant parser in `_text`, which
+produces the line-numbered error messages. The fast path never raises and never reports a problem:
+for every file it accepts, it returns exactly the table the tolerant parser would.
+"""
+from __future__ import annotations
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+
+from core.formats._table import match_header
+from core.formats._text import FLOAT_RE, GZIP_MAGIC, PARQUET_MAGIC
+
+_BOM = b"\xef\xbb\xbf"
+_NOT_CONTROL = bytes(b for b in range(256) if b >= 0x20 and b != 0x7f)
+_PARSE = {d: pacsv.ParseOptions(delimiter=d, quote_char=False, double_quote=False, escape_char=False,
+                                newlines_in_values=False, ignore_empty_lines=True) for d in " \t"}
+
+
+def _delimiter(data: bytes) -> str | None:
+    """' ' or '\t' when the file separates fields with exactly one kind of blank; None when it mixes them, has
+    comment lines, or holds control bytes other than LF and the CR of a CRLF (e.g. form feeds, binary data)."""
+    if data.startswith(b"#") or (data.find(b"#") >= 0 and b"\n#" in data):
+        return None
+    ctrl = data.translate(None, _NOT_CONTROL)        # only the control bytes (and DEL) are left
+    n_lf, n_tab = ctrl.count(b"\n"), ctrl.count(b"\t")
+    if n_tab and b" " in data:
+        return None
+    delim = "\t" if n_tab else " "
+    if n_lf + n_tab == len(ctrl):
+        return delim
+    n_cr = ctrl.count(b"\r")
+    return delim if n_lf + n_tab + n_cr == len(ctrl) and data.count(b"\r\n") == n_cr else None
+
+
+def read_columns(data: bytes, names: list[str]) -> pa.Table | None:
+    """Every column as strings, or None when the file is not a clean space-separated table of len(names) fields."""
+    if not data or data.startswith((GZIP_MAGIC, PARQUET_MAGIC, b"\xff\xfe", b"\xfe\xff")):
+        return None
+    buf = pa.py_buffer(data)
+    if data.startswith(_BOM):
+        buf = buf.slice(3)
+        if data[3:4] == b"#":
+            return None
+    delim = _delimiter(data)
+    if delim is None:
+        return None
+    try:
+        table = pacsv.read_csv(
+            pa.BufferReader(buf),
+            read_options=pacsv.ReadOptions(column_names=names, use_threads=True),
+            parse_options=_PARSE[delim],
+            convert_options=pacsv.ConvertOptions(column_types={n: pa.string() for n in names},
+                                                 strings_can_be_null=False, quoted_strings_can_be_null=False,
+                                                 check_utf8=True))
+    except (pa.ArrowException, ValueError, OverflowError):
+        return None
+    if table.num_rows == 0:
+        return None
+    for name in names:
+        if pc.min(pc.utf8_length(table[name])).as_py() == 0:   # a leading/trailing/double blank
+            return None
+    header = match_header([table[n][0].as_py() for n in names])
+    if "qid" in header and "docno" in header:   # possibly a header line: the tolerant path decides
+        return None
+    return table
+
+
+def _no_duplicates(table: pa.Table, keys: list[str]) -> bool:
+    import duckdb   # a parallel hash aggregate: ~2x faster than pyarrow's group_by here
+
+    con = duckdb.connect(config={"threads": 2})
+    try:
+        con.register("_rb_keys", table.select(keys))
+        cols = ", ".join(f'"{k}"' for k in keys)
+        n = con.execute(f"SELECT count(*) FROM (SELECT DISTINCT {cols} FROM _rb_keys)").fetchone()[0]
+    finally:
+        con.close()
+    return n == table.num_rows
+
+
+def _scores(score: pa.ChunkedArray) -> pa.ChunkedArray | None:
+    """The scores as doubles, when every one matches FLOAT_RE and is finite; else None."""
+    try:
+        values = pc.cast(score, pa.float64())
+    except (pa.ArrowException, ValueError):
+        return None
+    if not pc.all(pc.is_finite(values)).as_py():
+        return None
+    has_exp = pc.match_substring(score, "e", ignore_case=True)
+    if pc.any(has_exp).as_py():   # the cast accepts long exponents that FLOAT_RE rejects
+        exp = score.filter(has_exp)
+        if not pc.all(pc.match_substring_regex(exp, FLOAT_RE)).as_py():
+            return None
+    if pc.any(pc.starts_with(score, "+")).as_py():
+        return None
+    return values
+
+
+def fast_run(data: bytes) -> tuple[pa.Table, pa.ChunkedArray] | None:
+    """(qid, docno, score) table and the tags of a clean 6-column TREC run, else None."""
+    t = read_columns(data, ["qid", "q0", "docno", "rank", "score", "tag"])
+    if t is None:
+        return None
+    score = _scores(t["score"])
+    if score is None:
+        return None
+    table = pa.table({"qid": t["qid"], "docno": t["docno"], "score": score})
+    if not _no_duplicates(table, ["qid", "docno"]):
+        return None
+    return table, t["tag"]
+
+
+def fast_qrels(data: bytes, judgment_groups: bool) -> tuple[pa.Table, pa.ChunkedArray] | None:
+    """(qid, docno, rel) table and column 2 of a clean 4-column TREC qrels file, else None."""
+    t = read_columns(data, ["qid", "iter", "docno", "rel"])
+    if t is None:
+        return None
+    rel = t["rel"]
+    if pc.max(pc.utf8_length(rel)).as_py() > 9 or pc.any(pc.starts_with(rel, "+")).as_py():
+        return None
+    try:
+        rel = pc.cast(rel, pa.int32())
+    except (pa.ArrowException, ValueError):
+        return None
+    table = pa.table({"qid": t["qid"], "docno": t["docno"], "rel": rel})
+    keyed = table.append_column("_g", t["iter"]) if judgment_groups else table
+    if not _no_duplicates(keyed, (["_g"] if judgment_groups else []) + ["qid", "docno"]):
+        return None
+    return table, t["iter"]

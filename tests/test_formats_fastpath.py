@@ -1,0 +1,142 @@
+"""The fast reader (core/formats/_fast.py) returns exactly the tolerant parser's tables, and declines
+(falls back) on every file the tolerant parser treats specially."""
+from __future__ import annotations
+
+import gzip
+
+import pyarrow as pa
+import pytest
+
+import core.formats.qrels as qrels_mod
+import core.formats.runs as runs_mod
+from core.errors import UploadError
+from core.formats import read_qrels, read_run
+from core.formats._fast import fast_qrels, fast_run
+
+
+def _robust_run(data, monkeypatch, **kw):
+    with monkeypatch.context() as m:
+        m.setattr(runs_mod, "fast_run", lambda data: None)
+        return read_run(data, filename="x", **kw)
+
+
+def _robust_qrels(data, monkeypatch, **kw):
+    with monkeypatch.context() as m:
+        m.setattr(qrels_mod, "fast_qrels", lambda data, jg: None)
+        return read_qrels(data, filename="x", **kw)
+
+
+def _same_run(a, b):
+    assert a.table.combine_chunks().equals(b.table.combine_chunks())
+    assert a.table.schema == b.table.schema
+    assert (a.tag, a.metadata, a.warnings, a.format) == (b.tag, b.metadata, b.warnings, b.format)
+
+
+def test_reference_runs_take_the_fast_path_and_match(reference, monkeypatch):
+    for path in sorted((reference / "trectools_robust03" / "runs").iterdir()):
+        assert fast_run(gzip.decompress(path.read_bytes())) is not None, path.name
+        _same_run(read_run(path, filename="x"), _robust_run(path.read_bytes(), monkeypatch))
+
+
+def test_trec_eval_test_runs_match(reference, monkeypatch):
+    """results.test pads scores with extra blanks (the fallback); the others whichever path they take."""
+    base = reference / "trec_eval_test"
+    assert fast_run((base / "results.test").read_bytes()) is None
+    for name in ("results.test", "results-302.test", "results.trunc", "results.comment.test"):
+        _same_run(read_run(base / name, filename="x"), _robust_run((base / name).read_bytes(), monkeypatch))
+
+
+def test_reference_qrels_take_the_fast_path_and_match(reference, monkeypatch):
+    for path in [reference / "trectools_robust03" / "robust03_qrels.txt",
+                 reference / "trec_eval_test" / "qrels.test", reference / "trec_eval_test" / "qrels-302.test"]:
+        assert fast_qrels(path.read_bytes(), False) is not None, path.name
+        for jg in (False, True):
+            a, b = read_qrels(path, filename="x", judgment_groups=jg), _robust_qrels(path.read_bytes(), monkeypatch,
+                                                                                     judgment_groups=jg)
+            assert a.table.combine_chunks().equals(b.table.combine_chunks())
+            assert (a.groups is None) == (b.groups is None)
+            if a.groups is not None:
+                assert pa.chunked_array(a.groups).to_pylist() == pa.chunked_array(b.groups).to_pylist()
+            assert (a.warnings, a.format) == (b.warnings, b.format)
+
+
+CLEAN = b"301 Q0 d1 1 2.5 tagA\n301 Q0 d2 2 2.5 tagA\n302 Q0 d1 1 -1e-3 tagA\n"
+
+
+@pytest.mark.parametrize("data", [
+    b"301\tQ0\td1\t1\t2.5\ttagA\n301 Q0 d2 2 2.5 tagA\n",          # tabs and spaces
+    b"301\tQ0\td1\t1\t2.5\t\ttagA\n",                                 # double tab
+    b"301\tQ0\td1\t1\t2.5\ttagA\t\n",                                 # trailing tab
+    b"301 Q0  d1 1 2.5 tagA\n301 Q0 d2 2 2.5 tagA\n",              # double space
+    b" 301 Q0 d1 1 2.5 tagA\n",                                     # leading space
+    b"301 Q0 d1 1 2.5 tagA \n",                                     # trailing space
+    b"# ir_metadata.start\n# tag: x\n" + CLEAN,                     # comments
+    CLEAN + b"# trailing comment\n",
+    CLEAN + b"301 Q0 d9 1 2.5 tagA extra\n",                        # 7 fields
+    b"301 Q0 d1 1 2.5 tagA\r302 Q0 d1 1 2.5 tagA\n",                # lone CR
+    b"301 Q0 d1 1 2.5 tagA\x0c\n",                                  # form feed
+    b"301 Q0 d1 1 +2.5 tagA\n",                                     # leading +
+    b"301 Q0 d1 1 1e0005 tagA\n",                                   # 4-digit exponent (FLOAT_RE rejects)
+    b"301 Q0 d1 1 nan tagA\n", b"301 Q0 d1 1 inf tagA\n", b"301 Q0 d1 1 1e999 tagA\n",
+    b"301 Q0 d1 1 abc tagA\n",
+    CLEAN + b"301 Q0 d1 3 1.0 tagA\n",                              # duplicate document
+    b"qid Q0 docno rank score tag\n" + CLEAN,                       # header line
+    b"301 d1 1\n301 d2 2\n",                                        # MS MARCO
+    b"301 Q0 d\xff 1 2.5 tagA\n",                                   # not UTF-8
+    b"301 Q0 d\x01 1 2.5 tagA\n",                                   # binary
+    b"\n  \n",
+])
+def test_unusual_runs_fall_back(data, monkeypatch):
+    assert fast_run(data) is None
+    try:
+        robust = _robust_run(data, monkeypatch)
+    except UploadError as exc:
+        with pytest.raises(UploadError) as got:
+            read_run(data, filename="x")
+        assert str(got.value) == str(exc)
+    else:
+        _same_run(read_run(data, filename="x"), robust)
+
+
+@pytest.mark.parametrize("data", [
+    CLEAN, CLEAN.replace(b"\n", b"\r\n"), b"\xef\xbb\xbf" + CLEAN, CLEAN.rstrip(b"\n"), b"\n\n" + CLEAN + b"\n\n",
+    CLEAN.replace(b"tagA\n301", b"tagB\n301"), CLEAN.replace(b"d1", b"doc#1"), CLEAN.replace(b"301", b"0301"),
+    CLEAN.replace(b" ", b"\t"), CLEAN.replace(b" ", b"\t").replace(b"\n", b"\r\n"),
+    CLEAN.replace(b"2.5", b"1.e5").replace(b"-1e-3", b".5"),
+])
+def test_clean_runs_match(data, monkeypatch):
+    assert fast_run(data) is not None
+    _same_run(read_run(data, filename="x"), _robust_run(data, monkeypatch))
+    _same_run(read_run(gzip.compress(data), filename="x"), _robust_run(data, monkeypatch))
+
+
+@pytest.mark.parametrize("data", [
+    b"301 0 d1 1\n301 0 d1 2\n",                     # judged twice
+    b"301 0 d1 +1\n", b"301 0 d1 1.0\n", b"301 0 d1 0000000001\n", b"301 0 d1 x\n",
+    b"301 0 d1\n", b"301 0 d1 1 x\n", b"301\t0\td1 1\n", b"# c\n301 0 d1 1\n",
+])
+def test_unusual_qrels_fall_back(data, monkeypatch):
+    assert fast_qrels(data, False) is None
+    try:
+        robust = _robust_qrels(data, monkeypatch)
+    except UploadError as exc:
+        with pytest.raises(UploadError) as got:
+            read_qrels(data, filename="x")
+        assert str(got.value) == str(exc)
+    else:
+        assert read_qrels(data, filename="x").table.equals(robust.table)
+
+
+def test_judgment_groups_decide_duplicates(monkeypatch):
+    data = b"301 0 d1 1\n301 1 d1 0\n302 1 d2 -1\n"
+    assert fast_qrels(data, False) is None
+    a = read_qrels(data, filename="x", judgment_groups=True)
+    b = _robust_qrels(data, monkeypatch, judgment_groups=True)
+    assert a.table.combine_chunks().equals(b.table.combine_chunks())
+    assert {k: v.to_pylist() for k, v in a.by_group().items()} == {k: v.to_pylist() for k, v in b.by_group().items()}
+
+
+@pytest.mark.parametrize("data", [b"301\t0\td1\t1\n302\t0\td1\t-1\n", b"301 0 d1 -12345678\r\n302 0 d1 0007\r\n"])
+def test_clean_qrels_match(data, monkeypatch):
+    assert fast_qrels(data, False) is not None
+    assert read_qrels(data, filename="x").table.combine_chunks().equals(_robust_qrels(data, monkeypatch).table)
