@@ -6,6 +6,8 @@ Stage 2 (numpy, core/measures/*): every measure is a vectorised aggregate over t
 """
 from __future__ import annotations
 
+import os
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -215,7 +217,8 @@ def evaluate_files(qrels_path, run_paths, measures, options: EvalOptions = EvalO
     if isinstance(run_paths, (str, Path)):
         run_paths = [run_paths]
     qrels = read_qrels(qrels_path, filename=Path(str(qrels_path)).name)
-    con = duckdb.connect()
+    tmp = tempfile.TemporaryDirectory(prefix="rankboard-")
+    con = file_connection(tmp.name)
     try:
         con.register("_rb_qrels_src", qrels.table)
         con.execute("CREATE TEMP TABLE rb_qrels AS SELECT CAST(qid AS VARCHAR) AS qid, CAST(docno AS VARCHAR) AS docno,"
@@ -236,6 +239,15 @@ def evaluate_files(qrels_path, run_paths, measures, options: EvalOptions = EvalO
         return result
     finally:
         con.close()
+        tmp.cleanup()
+
+
+def file_connection(temp_directory: str):
+    """An in-memory DuckDB connection for evaluating files: both cores, a memory limit, and a temp directory to
+    spill to (RANKBOARD_THREADS / RANKBOARD_MEMORY_LIMIT override, as for the store)."""
+    return duckdb.connect(config={"threads": int(os.environ.get("RANKBOARD_THREADS", "2")),
+                                  "memory_limit": os.environ.get("RANKBOARD_MEMORY_LIMIT", "2GB"),
+                                  "temp_directory": temp_directory, "preserve_insertion_order": False})
 
 
 def merge(parts: list[EvalResult]) -> EvalResult:
