@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -39,10 +40,16 @@ def read_run(source, *, filename: str | None = None) -> ParsedRun:
     """Parse a run file (path, bytes or file object); raise UploadError listing what is wrong."""
     file = source_name(source, filename)
     raw = read_source(source, file)
-    fast = fast_run(decompress(raw, file))
+    box = [decompress(raw, file)]
+    if isinstance(source, (str, Path)):
+        raw = None          # read again if the fast path declines, so its bytes are freed once parsed
+    fast = fast_run(box)
     if fast is not None:
         table, tags = fast
         return _build(table, tags, None, {}, "trec")
+    del box
+    if raw is None:
+        raw = read_source(source, file)
     src = open_columns(raw, file, ("score", "rank"), "run")
     file, problems, lines, meta = src.file, src.problems, src.lines, parse_ir_metadata(src.comments)
     if src.values is not None:
