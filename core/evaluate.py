@@ -225,21 +225,48 @@ def evaluate_files(qrels_path, run_paths, measures, options: EvalOptions = EvalO
                     " CAST(rel AS INTEGER) AS rel FROM _rb_qrels_src")
         warnings, seen, parts = list(qrels.warnings), set(), []
         for path in run_paths:
-            parsed = read_run(path, filename=Path(str(path)).name)
+            parsed = _stream(con, path, "rb_run_stream")
+            table = "rb_run_stream" if parsed is not None else "rb_run_src"
+            if parsed is None:
+                parsed = read_run(path, filename=Path(str(path)).name)
+                con.register("rb_run_src", parsed.table)
             name = parsed.tag or Path(str(path)).name
             if name in seen:
                 name = f"{name} ({Path(str(path)).name})"
             seen.add(name)
             warnings += parsed.warnings
-            con.register("rb_run_src", parsed.table)
-            parts.append(evaluate(con, "rb_run_src", "rb_qrels", measures, options, run_name=name))
-            con.unregister("rb_run_src")
+            parts.append(evaluate(con, table, "rb_qrels", measures, options, run_name=name))
+            if table == "rb_run_src":
+                con.unregister("rb_run_src")
+            else:
+                con.execute("DROP TABLE rb_run_stream").fetchall()
+            del parsed
         result = merge(parts)
         result.warnings = warnings + result.warnings
         return result
     finally:
         con.close()
         tmp.cleanup()
+
+
+STREAM_BYTES = 256 << 20   # run files at least this big are read in chunks straight into DuckDB
+
+
+def _stream(con, path, table: str):
+    """A large, clean run file read chunk by chunk into DuckDB table `table` (so memory stays bounded: DuckDB
+    spills); a ParsedRun with the tag and warnings (its table is None), or None to parse it with read_run."""
+    from core.formats._fast import stream_run
+    from core.formats.runs import _build
+
+    if not isinstance(path, (str, Path)):
+        return None
+    try:
+        if Path(path).stat().st_size < STREAM_BYTES:
+            return None
+    except OSError:
+        return None
+    tags = stream_run(path, con, table)
+    return None if tags is None else _build(None, tags, None, {}, "trec")
 
 
 def file_connection(temp_directory: str):

@@ -140,3 +140,53 @@ def test_judgment_groups_decide_duplicates(monkeypatch):
 def test_clean_qrels_match(data, monkeypatch):
     assert fast_qrels(data, False) is not None
     assert read_qrels(data, filename="x").table.combine_chunks().equals(_robust_qrels(data, monkeypatch).table)
+
+
+def test_streamed_runs_evaluate_like_parsed_ones(reference, monkeypatch, tmp_path):
+    """evaluate_files reads large clean runs in chunks straight into DuckDB; force it on small files
+    (tiny chunks, so lines and CRLFs straddle chunk ends) and compare with the parsed path."""
+    import core.evaluate as ev
+    import core.formats._fast as fast
+
+    runs = sorted((reference / "trectools_robust03" / "runs").iterdir())[:3]
+    tabbed = tmp_path / "tabbed.txt"
+    tabbed.write_bytes(gzip.decompress(runs[0].read_bytes()).replace(b"\n", b"\r\n"))
+    mixed = reference / "trec_eval_test" / "results.test"          # falls back to read_run
+    qrels = reference / "trectools_robust03" / "robust03_qrels.txt"
+    paths = runs + [tabbed, mixed]
+    measures = ["AP", "nDCG@10", "P@10", "RR", "Bpref", "num_rel_ret"]
+    plain = ev.evaluate_files(qrels, paths, measures)
+    orig = fast.stream_run
+    calls = []
+
+    def small_chunks(path, con, table, chunk_bytes=1 << 26):
+        got = orig(path, con, table, chunk_bytes=4099)
+        calls.append(got is not None)
+        return got
+
+    monkeypatch.setattr(ev, "STREAM_BYTES", 0)
+    monkeypatch.setattr(fast, "stream_run", small_chunks)
+    streamed = ev.evaluate_files(qrels, paths, measures)
+    assert calls == [True] * (len(paths) - 1) + [False]
+    assert streamed.runs == plain.runs and streamed.warnings == plain.warnings
+    assert streamed.summary.equals(plain.summary)
+    assert streamed.per_query.equals(plain.per_query)
+
+
+def test_stream_run_declines_what_the_fast_path_declines(tmp_path):
+    import duckdb
+
+    from core.formats._fast import stream_run
+
+    con = duckdb.connect()
+    for i, data in enumerate([CLEAN + CLEAN, CLEAN + b"# c\n", CLEAN + CLEAN.replace(b" ", b"\t"),
+                              CLEAN + b"\xef\xbb\xbf" + CLEAN.replace(b"d1", b"d7").replace(b"d2", b"d8"), b""]):
+        path = tmp_path / f"r{i}.txt"
+        path.write_bytes(data)
+        assert stream_run(path, con, "t", chunk_bytes=len(CLEAN)) is None
+        assert con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 't'").fetchall() == [(0,)]
+    path = tmp_path / "ok.txt.gz"
+    path.write_bytes(gzip.compress(CLEAN.replace(b"tagA\n302", b"tagB\n302")))
+    assert stream_run(path, con, "t", chunk_bytes=7).to_pylist() == ["tagA", "tagB"]
+    assert con.execute("SELECT qid, docno, score FROM t ORDER BY ALL").fetchall() == [
+        ("301", "d1", 2.5), ("301", "d2", 2.5), ("302", "d1", -1e-3)]

@@ -90,7 +90,7 @@ def _no_duplicates(table: pa.Table, keys: list[str]) -> bool:
         try:
             con.register("_rb_keys", table.select(keys))
             cols = ", ".join(f'"{k}"' for k in keys)
-            n = con.execute(f"SELECT count(*) FROM (SELECT DISTINCT {cols} FROM _rb_keys)").fetchone()[0]
+            n = con.execute(f"SELECT count(*) FROM (SELECT DISTINCT {cols} FROM _rb_keys)").fetchall()[0][0]
         except duckdb.Error:
             return False
         finally:
@@ -120,23 +120,93 @@ def _box(data) -> list[bytes]:
     return data if isinstance(data, list) else [data]
 
 
-def fast_run(data: bytes | list[bytes]) -> tuple[pa.Table, pa.ChunkedArray] | None:
-    """(qid, docno, score) table and the distinct tags of a clean 6-column TREC run, else None.
-    `data`: the bytes, or a one-element list holding them (emptied once parsed, to free them early)."""
-    t = read_columns(_box(data), ["qid", "q0", "docno", "rank", "score", "tag"], ("q0", "rank", "tag"))
+def _run_columns(box: list[bytes]) -> tuple[pa.Table, pa.Array] | None:
+    """(qid, docno, score) and the distinct tags in order of first appearance, without the duplicate check."""
+    t = read_columns(box, ["qid", "q0", "docno", "rank", "score", "tag"], ("q0", "rank", "tag"))
     if t is None:
         return None
     score = _scores(t["score"])
     if score is None:
         return None
-    # the distinct tags in order of first appearance (all that the caller uses), as plain strings
     tags = pc.unique(pa.chunked_array([pc.unique(pc.cast(c, pa.string())) for c in t["tag"].chunks], pa.string()))
-    table = pa.table({"qid": t["qid"], "docno": t["docno"], "score": score})
-    del t, score
+    return pa.table({"qid": t["qid"], "docno": t["docno"], "score": score}), tags
+
+
+def fast_run(data: bytes | list[bytes]) -> tuple[pa.Table, pa.ChunkedArray] | None:
+    """(qid, docno, score) table and the distinct tags of a clean 6-column TREC run, else None.
+    `data`: the bytes, or a one-element list holding them (emptied once parsed, to free them early)."""
+    got = _run_columns(_box(data))
+    if got is None:
+        return None
+    table, tags = got
     pa.default_memory_pool().release_unused()   # the parser's scratch blocks, before DuckDB's hash table
     if not _no_duplicates(table, ["qid", "docno"]):
         return None
     return table, tags
+
+
+def stream_run(path, con, table: str, chunk_bytes: int = 1 << 26) -> pa.Array | None:
+    """Read a clean TREC run file at `path` (plain or gzip) into a new DuckDB table `table` (qid VARCHAR,
+    docno VARCHAR, score DOUBLE) on `con`, `chunk_bytes` at a time, so the whole file is never in Python's memory
+    (DuckDB spills to its temp directory). Returns the distinct tags, or None (and no table) when any part of the
+    file is not clean or a document repeats: the caller then uses `read_run`, which reports the problems."""
+    import gzip
+    import zlib
+
+    import duckdb
+
+    with open(path, "rb") as raw:
+        head = raw.read(2)
+    opener = gzip.open if head == GZIP_MAGIC else open
+    con.execute(f"CREATE TEMP TABLE {table} (qid VARCHAR, docno VARCHAR, score DOUBLE)").fetchall()
+    tags, delim, n_rows, ok = [], None, 0, False
+    try:
+        with opener(path, "rb") as f:
+            rest, first = b"", True
+            while True:
+                block = f.read(chunk_bytes)
+                if block:
+                    data = rest + block
+                    cut = data.rfind(b"\n") + 1
+                    if cut == 0:                       # no line end yet: read on
+                        rest = data
+                        continue
+                    data, rest = data[:cut], data[cut:]
+                else:
+                    data, rest = rest, b""
+                    if not data:
+                        break
+                if not first and data.startswith(_BOM):
+                    return None
+                d = _delimiter(data)
+                if d is None or (delim is not None and d != delim):
+                    return None
+                delim, first = d, False
+                got = _run_columns([data])
+                del data
+                if got is None:
+                    return None
+                part, part_tags = got
+                con.register("_rb_chunk", part)
+                con.execute(f"INSERT INTO {table} SELECT * FROM _rb_chunk").fetchall()
+                con.unregister("_rb_chunk")
+                tags.append(part_tags)
+                n_rows += part.num_rows
+                del part, got
+                if not block:
+                    break
+        if n_rows == 0:
+            return None
+        distinct = con.execute(f"SELECT count(*) FROM (SELECT DISTINCT qid, docno FROM {table})").fetchall()[0][0]
+        if distinct != n_rows:
+            return None
+        ok = True
+        return pc.unique(pa.chunked_array(tags, pa.string()))
+    except (OSError, EOFError, ValueError, zlib.error, duckdb.Error):   # the tolerant path reports it
+        return None
+    finally:
+        if not ok:
+            con.execute(f"DROP TABLE IF EXISTS {table}").fetchall()
 
 
 def fast_qrels(data: bytes | list[bytes], judgment_groups: bool) -> tuple[pa.Table, pa.ChunkedArray] | None:
