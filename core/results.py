@@ -77,15 +77,17 @@ def evaluate_stored(store, collection, run_ids, measures, qrels_id=None,
 def _compute(cur, run_ids, ms, qrels_id, options) -> EvalResult:
     tag = uuid.uuid4().hex[:8]
     run_t, qrels_t = f"rb_eval_run_{tag}", f"rb_eval_qrels_{tag}"
-    cur.execute(f"CREATE TEMP TABLE {run_t} AS SELECT CAST(run_id AS VARCHAR) AS run, qid, docno, score, rank "
-                "FROM run_rows WHERE list_contains($runs, run_id)", {"runs": run_ids})
+    ids = ", ".join(str(int(r)) for r in run_ids) or "NULL"
+    # a view, not a copy: the stored rows (with their canonical rank) are read in place
+    cur.execute(f"CREATE TEMP VIEW {run_t} AS SELECT CAST(run_id AS VARCHAR) AS run, qid, docno, score, rank "
+                f"FROM run_rows WHERE run_id IN ({ids})").fetchall()
     cur.execute(f"CREATE TEMP TABLE {qrels_t} AS SELECT qid, docno, rel FROM qrels WHERE qrels_id = $q",
-                {"q": qrels_id})
+                {"q": qrels_id}).fetchall()
     try:
         return evaluate(cur, run_t, qrels_t, ms, options)
     finally:
-        cur.execute(f"DROP TABLE IF EXISTS {run_t}")
-        cur.execute(f"DROP TABLE IF EXISTS {qrels_t}")
+        cur.execute(f"DROP VIEW IF EXISTS {run_t}").fetchall()
+        cur.execute(f"DROP TABLE IF EXISTS {qrels_t}").fetchall()
 
 
 def _write(store, per_query: pd.DataFrame, qrels_id: int, key: str) -> None:
