@@ -109,7 +109,13 @@ def add_run(cur, cid: int, source, *, filename=None, name=None, on_conflict="err
     view = _register(cur, run.table)
     try:
         run_id = one(cur, "SELECT nextval('run_ids')")[0]
-        cur.execute(f"INSERT INTO run_rows SELECT ?, qid, docno, score, {CANONICAL_RANK} FROM {view}", [run_id]).fetchall()
+        # the rows' physical order does not matter (readers order by rank): let both threads write unordered
+        cur.execute("SET preserve_insertion_order = false").fetchall()
+        try:
+            cur.execute(f"INSERT INTO run_rows SELECT ?, qid, docno, score, {CANONICAL_RANK} FROM {view}",
+                        [run_id]).fetchall()
+        finally:
+            cur.execute("RESET preserve_insertion_order").fetchall()
         n_topics, depth = one(cur, f"SELECT count(*), max(n) FROM (SELECT count(*) AS n FROM {view} GROUP BY qid)"
                                       )
     finally:
