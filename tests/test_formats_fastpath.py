@@ -190,3 +190,33 @@ def test_stream_run_declines_what_the_fast_path_declines(tmp_path):
     assert stream_run(path, con, "t", chunk_bytes=7).to_pylist() == ["tagA", "tagB"]
     assert con.execute("SELECT qid, docno, score FROM t ORDER BY ALL").fetchall() == [
         ("301", "d1", 2.5), ("301", "d2", 2.5), ("302", "d1", -1e-3)]
+
+
+def test_random_mutations_agree_with_the_tolerant_parser(monkeypatch):
+    """Small runs and qrels with random blanks, CRs, comments, signs and exponents: whichever path read_run /
+    read_qrels takes, the outcome (table or exact error text) is the tolerant parser's."""
+    import random
+
+    rng = random.Random(7)
+    pieces = [" ", "\t", "  ", "\r", "#", "+", "e5", "E-3", "e0001", "", "\n", "-", ".", "x", "\ufeff", "\x0c"]
+
+    def outcome(fn):
+        try:
+            got = fn()
+        except UploadError as exc:
+            return ("error", str(exc))
+        return ("ok", got.table.combine_chunks().to_pydict(), getattr(got, "tag", None), got.warnings)
+
+    for _ in range(300):
+        lines = [f"{rng.choice(['301', '302', '0303'])} Q0 d{rng.randint(1, 9)} {i} {rng.choice(['1.5', '-2', '3e2', '.5'])} "
+                 f"{rng.choice(['tA', 'tA', 'tB'])}" for i in range(rng.randint(1, 6))]
+        text = "\n".join(lines) + rng.choice(["", "\n", "\r\n"])
+        for _ in range(rng.randint(0, 2)):
+            pos = rng.randint(0, len(text))
+            text = text[:pos] + rng.choice(pieces) + text[pos:]
+        data = text.encode()
+        assert outcome(lambda: read_run(data, filename="x")) == outcome(lambda: _robust_run(data, monkeypatch)), data
+        qdata = "\n".join(" ".join([ln.split(" ")[0], "0", *ln.split(" ")[2:3], rng.choice(["1", "0", "-1", "+2", "07"])])
+                          for ln in text.split("\n") if ln.count(" ") >= 2).encode()
+        if qdata.strip():
+            assert outcome(lambda: read_qrels(qdata, filename="x")) == outcome(lambda: _robust_qrels(qdata, monkeypatch)), qdata
