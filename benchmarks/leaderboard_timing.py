@@ -103,6 +103,7 @@ def parent(args) -> dict:
     out = {"desc": f"{args.runs} runs x {args.size:,} topics x depth 1000 "
                    f"({runner.lines(d / 'run00.txt'):,} lines per run), {main_mode} harness, median of {args.reps}",
            "harness": main_mode, "load": os.getloadavg(),
+           "command": "python benchmarks/leaderboard_timing.py " + " ".join(sys.argv[1:]),
            "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     if main_mode in results:
         out["cold_s"], out["cached_s"] = results[main_mode]["cold_s"], results[main_mode]["cached_s"]

@@ -124,6 +124,7 @@ def measure(args, reps: int, env=None, before=None) -> dict:
         if vals:
             med[k] = statistics.median(vals)
     med["summary"] = samples[0]["summary"]
+    med["when"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     med["walls"] = [round(s["wall"], 3) for s in samples]
     return med
 
@@ -224,7 +225,7 @@ def bench_size(size: int, tasks: list[str], reps: int, tools_filter, ranx_cold: 
             if "ranx" in tools and size <= 500:   # 45 pairs x 10,000 permutations: minutes at 500 topics already
                 spawn(["ranx", "compare", "--qrels", str(qrels), "--runs", *map(str, runs[:2])], env=numba_warm)
                 res["ranx"] = measure(["ranx", "compare", "--qrels", str(qrels), "--runs", *map(str, runs)],
-                                      reps, env=numba_warm)
+                                      1, env=numba_warm)   # ~4 min a run: one repetition
                 report.line(task, "ranx", res["ranx"])
     for p in WORK.glob("*.duckdb*"):
         if p.is_file():
