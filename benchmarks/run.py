@@ -271,6 +271,7 @@ def main(argv=None) -> int:
     lb = WORK / "leaderboard.json"
     if lb.exists():
         allres["leaderboard"] = json.loads(lb.read_text())
+    allres["leaderboard_other"] = [json.loads(p.read_text()) for p in sorted(WORK.glob("leaderboard-*.json"))]
     allres["machine"] = machine()
     text = report.render(allres)
     print("\n" + text)
