@@ -21,14 +21,31 @@ COMMANDS = {
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _chosen(argv: list[str]) -> str | None:
+    """The command named in argv (the first positional token, after the global `--store PATH`),
+    so that only its module is imported."""
+    tokens = iter(argv)
+    for token in tokens:
+        if token == "--store":
+            next(tokens, None)
+        elif not token.startswith("-"):
+            return token if token in COMMANDS else None
+    return None
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """All commands are listed, but only the chosen one's module is imported (scipy, statsmodels
+    and pandas-heavy modules cost most of a second to import)."""
+    chosen = _chosen(sys.argv[1:] if argv is None else argv)
     parser = argparse.ArgumentParser(prog="python -m core", description="Rankboard: IR evaluation over DuckDB.")
     parser.add_argument("--store", metavar="PATH", default=None,
                         help="DuckDB store file (default: $RANKBOARD_STORE, else data/rankboard.duckdb)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, (module_name, help_text) in COMMANDS.items():
-        module = importlib.import_module(module_name)
         p = sub.add_parser(name, help=help_text, description=help_text)
+        if name != chosen:
+            continue
+        module = importlib.import_module(module_name)
         adder = getattr(module, f"add_{name}_arguments", None) or module.add_arguments
         adder(p)
         p.set_defaults(_run=getattr(module, f"run_{name}", None) or module.run)
@@ -36,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:
         return int(args._run(args) or 0)
