@@ -1,0 +1,242 @@
+"""Playwright harness for the end-to-end flows: one `streamlit run dashboard/app.py` per module on a
+free port and a fresh temporary store, driven by Debian's chromium at the projector size (1280x720).
+
+- The server runs in its own process group; teardown stops it by PID (terminate, wait, kill).
+- `/usr/bin/chromium` missing is a FAILURE, never a skip (CI installs it with apt-get).
+- Browsers are never downloaded (no `playwright install`).
+"""
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+VIEWPORT = {"width": 1280, "height": 720}
+HEALTH_TIMEOUT_S = 90
+UI_TIMEOUT_MS = 90_000
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _tail(path: Path, n: int = 80) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-n:]) or "<empty>"
+    except OSError:
+        return "<no output>"
+
+
+class Server:
+    def __init__(self, workdir: Path):
+        self.workdir = workdir
+        self.store = workdir / "store.duckdb"
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.stdout = workdir / "streamlit.stdout"
+        self.stderr = workdir / "streamlit.stderr"
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        env = dict(os.environ, RANKBOARD_STORE=str(self.store), PYTHONUNBUFFERED="1")
+        cmd = [sys.executable, "-m", "streamlit", "run", "dashboard/app.py",
+               "--server.headless", "true", "--server.port", str(self.port),
+               "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"]
+        with open(self.stdout, "wb") as out, open(self.stderr, "wb") as err:
+            self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=err,
+                                         stdin=subprocess.DEVNULL, start_new_session=True)
+        deadline = time.monotonic() + HEALTH_TIMEOUT_S
+        last = "no answer yet"
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                self._fail(f"streamlit exited with code {self.proc.returncode} before /_stcore/health answered")
+            try:
+                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=5) as resp:
+                    if resp.status == 200:
+                        return
+                    last = f"HTTP {resp.status}"
+            except (urllib.error.URLError, OSError) as exc:
+                last = repr(exc)
+            time.sleep(0.5)  # poll interval of a bounded wait
+        self.stop()
+        self._fail(f"/_stcore/health did not answer 200 within {HEALTH_TIMEOUT_S}s (last: {last})")
+
+    def _fail(self, why: str) -> None:
+        pytest.fail(f"{why}\nurl {self.url}, store {self.store}\n--- streamlit stderr ---\n{_tail(self.stderr)}"
+                    f"\n--- streamlit stdout ---\n{_tail(self.stdout)}", pytrace=False)
+
+    def stop(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=20)
+
+    def logs(self) -> str:
+        return f"--- streamlit stderr ---\n{_tail(self.stderr)}\n--- streamlit stdout ---\n{_tail(self.stdout)}"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    srv = Server(tmp_path_factory.mktemp("e2e_streamlit"))
+    srv.start()
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"Debian's chromium is missing at {CHROMIUM}: install it with "
+                    "`apt-get install -y --no-install-recommends chromium` (never `playwright install`).",
+                    pytrace=False)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+# Counts script runs (stApp's data-test-script-state going to "running"), so a helper can wait for
+# "the rerun my action caused has finished" instead of racing the start of that rerun.
+_RUN_COUNTER_JS = """
+(() => {
+  window.__e2eRuns = 0;
+  let last = null;
+  const obs = new MutationObserver(() => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    if (!app) return;
+    const s = app.getAttribute('data-test-script-state');
+    if (s === 'running' && last !== 'running') window.__e2eRuns += 1;
+    last = s;
+  });
+  obs.observe(document, {subtree: true, childList: true, attributes: true,
+                         attributeFilter: ['data-test-script-state']});
+})();
+"""
+
+_IDLE_JS = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!app) return false;
+  if (app.getAttribute('data-test-connection-state') !== 'CONNECTED') return false;
+  if (app.getAttribute('data-test-script-state') === 'running') return false;
+  const status = document.querySelector('[data-testid="stStatusWidget"]');
+  if (status && status.offsetParent !== null && status.innerText.trim() !== '') return false;
+  if (document.querySelector('[data-testid="stStatusWidgetRunningIcon"]')) return false;
+  if (document.querySelector('[data-testid="stSpinner"]')) return false;
+  return true;
+}"""
+
+
+class App:
+    """A Playwright page on the app, with Streamlit-aware waits and screenshot helpers."""
+
+    def __init__(self, page, server: Server, slug: str):
+        self.page, self.server, self.slug = page, server, slug
+        self.errors: list[str] = []
+        self.n_shots = 0
+        page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+
+    def goto(self, path: str = "/") -> None:
+        self.page.goto(self.server.url + path)
+        self.page.wait_for_selector('[data-testid="stApp"]')
+        self.page.wait_for_function("() => window.__e2eRuns >= 1")
+        self.wait_idle()
+
+    def wait_idle(self) -> None:
+        self.page.wait_for_function(_IDLE_JS, polling=100)
+
+    def rerun_after(self, action) -> None:
+        before = self.page.evaluate("() => window.__e2eRuns")
+        action()
+        self.page.wait_for_function(f"() => window.__e2eRuns > {before}")
+        self.wait_idle()
+
+    def key(self, key: str):
+        return self.page.locator(f".st-key-{key}")
+
+    def choose(self, key: str, option_text: str) -> None:
+        """Pick an option in a keyed selectbox: click, type, Enter; waits for the rerun."""
+        box = self.key(key).locator('input[role="combobox"]')
+        box.click()
+        box.fill(option_text)
+        self.page.locator('[role="option"]').filter(has_text=option_text).first.wait_for()
+        self.rerun_after(lambda: box.press("Enter"))
+
+    def selected(self, key: str) -> str:
+        """The shown value of a keyed selectbox."""
+        return self.key(key).locator('[data-baseweb="select"] [value], [data-baseweb="select"] div[class*="singleValue"], '
+                                     '[data-baseweb="select"]').first.inner_text().strip()
+
+    def tags(self, key: str) -> list[str]:
+        """The chosen values of a keyed multiselect (its tags)."""
+        return [t.strip() for t in self.key(key).locator('[data-baseweb="tag"]').all_inner_texts()]
+
+    def options(self, key: str) -> list[str]:
+        """All options of a keyed selectbox (opens and closes its dropdown)."""
+        box = self.key(key).locator('input[role="combobox"]')
+        box.click()
+        self.page.locator('[role="option"]').first.wait_for()
+        texts = [t.strip() for t in self.page.locator('[role="option"]').all_inner_texts()]
+        box.press("Escape")
+        return texts
+
+    def shot(self, name: str) -> Path:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        self.n_shots += 1
+        path = SCREENSHOTS / f"{self.slug}__{self.n_shots:02d}_{name}.png"
+        self.page.screenshot(path=str(path))
+        return path
+
+    def assert_healthy(self) -> None:
+        from playwright.sync_api import expect
+
+        expect(self.page.get_by_test_id("stException")).to_have_count(0)
+        assert not self.errors, f"JavaScript errors on the page: {self.errors}"
+
+
+@pytest.fixture
+def new_context(browser):
+    made = []
+
+    def make():
+        ctx = browser.new_context(viewport=VIEWPORT)
+        ctx.set_default_timeout(UI_TIMEOUT_MS)
+        ctx.set_default_navigation_timeout(UI_TIMEOUT_MS)
+        ctx.add_init_script(_RUN_COUNTER_JS)
+        made.append(ctx)
+        return ctx
+
+    yield make
+    for ctx in made:
+        ctx.close()
+
+
+@pytest.fixture
+def app(new_context, server, request):
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.name)
+    return App(new_context().new_page(), server, slug)
