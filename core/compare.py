@@ -247,7 +247,9 @@ def compare(per_query: pd.DataFrame, *, baseline: str, measures=None, test: str 
             extra.setdefault(run, k)
         if missing == "zero":
             V, present = np.nan_to_num(V, nan=0.0), np.ones_like(present)
-        cells[measure] = _measure_stats(V, present, test, tie_tol, n_resamples, seed)
+        cells[measure] = _measure_stats(V, present, test, tie_tol)
+        cells[measure]["qids"] = qids
+    _resampled(cells, test, n_resamples, seed)
     flat = [(m, j) for j in range(1, len(runs)) for m in measure_list]
     p_corr = stats.correct([cells[m]["p"][j - 1] for m, j in flat], correction, alpha)
     corrected = {key: p for key, p in zip(flat, p_corr)}
@@ -261,28 +263,60 @@ def compare(per_query: pd.DataFrame, *, baseline: str, measures=None, test: str 
                       tie_tol=tie_tol, n_resamples=n_resamples, seed=seed)
 
 
-def _measure_stats(V, present, test, tie_tol, n_resamples, seed) -> dict:
-    """All statistics of one measure: column 0 of V is the baseline."""
+def _measure_stats(V, present, test, tie_tol) -> dict:
+    """The statistics of one measure that need no resampling: column 0 of V is the baseline.
+
+    The bootstrap CIs and the resampling tests are filled in afterwards by `_resampled`, for
+    every measure at once."""
     with np.errstate(invalid="ignore", divide="ignore"):
         means = np.where(present.any(axis=0), np.nansum(np.where(present, V, 0), axis=0) / present.sum(axis=0), np.nan)
-    ci_low, ci_high = stats.bootstrap_ci(np.nan_to_num(V), present, n_resamples, seed)
     pair = present[:, 1:] & present[:, [0]]
     D = np.where(pair, V[:, 1:] - V[:, [0]], 0.0)
     n_pair = pair.sum(axis=0)
-    if test == "randomization":
-        p = stats.randomization_test(D, pair, n_resamples, seed)
-    elif test == "bootstrap":
-        p = stats.bootstrap_test(D, pair, n_resamples, seed)
-    else:  # t and Wilcoxon call scipy once per comparison (a loop over columns, never over resamples)
+    p = None
+    if test in ("t", "wilcoxon"):  # scipy once per comparison (a loop over columns, never over resamples)
         p = np.array([stats.paired_t(V[pair[:, c], c + 1], V[pair[:, c], 0]) if test == "t"
                       else stats.wilcoxon(_snap(D[pair[:, c], c], tie_tol)) for c in range(D.shape[1])])
     base_paired = np.array([V[pair[:, c], 0].mean() if n_pair[c] else np.nan for c in range(D.shape[1])])
     with np.errstate(invalid="ignore", divide="ignore"):
         delta = np.where(n_pair > 0, D.sum(axis=0) / n_pair, np.nan)
-    return {"mean": means, "ci": (ci_low, ci_high), "n": present.sum(axis=0), "n_pair": n_pair, "p": p,
-            "delta": delta, "base_paired": base_paired,
+    return {"mean": means, "n": present.sum(axis=0), "n_pair": n_pair, "p": p,
+            "delta": delta, "base_paired": base_paired, "V": np.nan_to_num(V), "present": present,
+            "D": D, "pair": pair,
             "wins": ((D > tie_tol) & pair).sum(axis=0), "losses": ((D < -tie_tol) & pair).sum(axis=0),
             "d": np.array([stats.cohens_d(D[pair[:, c], c]) for c in range(D.shape[1])])}
+
+
+def _resampled(cells: dict, test: str, n_resamples: int, seed: int) -> None:
+    """Bootstrap CIs (and the randomisation / bootstrap p-values) for every measure in one pass.
+
+    Measures aligned on the same query list are stacked column-wise (runs x measures, plus the
+    paired differences), so each distinct query mask draws its seeded resamples once per call, not
+    once per measure (and per statistic). Same seed, same n: the same draws each measure would have
+    made on its own, so the numbers do not depend on which other measures are compared."""
+    by_qids: dict[tuple, list[str]] = {}
+    for m, cell in cells.items():
+        by_qids.setdefault(tuple(cell["qids"]), []).append(m)
+    for group in by_qids.values():
+        kv = [cells[m]["V"].shape[1] for m in group]
+        kd = [cells[m]["D"].shape[1] for m in group]
+        V = np.hstack([cells[m]["V"] for m in group])
+        vmask = np.hstack([cells[m]["present"] for m in group])
+        D = np.hstack([cells[m]["D"] for m in group])
+        dmask = np.hstack([cells[m]["pair"] for m in group])
+        if test == "bootstrap":
+            low, high, p = stats.bootstrap_ci_and_test(V, vmask, D, dmask, n_resamples, seed)
+        else:
+            low, high = stats.bootstrap_ci(V, vmask, n_resamples, seed)
+            p = stats.randomization_test(D, dmask, n_resamples, seed) if test == "randomization" else None
+        ov, od = np.cumsum([0] + kv), np.cumsum([0] + kd)
+        for i, m in enumerate(group):
+            cell = cells[m]
+            cell["ci"] = (low[ov[i]:ov[i + 1]], high[ov[i]:ov[i + 1]])
+            if p is not None:
+                cell["p"] = p[od[i]:od[i + 1]]
+            for key in ("V", "present", "D", "pair", "qids"):
+                del cell[key]
 
 
 def _snap(d: np.ndarray, tie_tol: float) -> np.ndarray:

@@ -93,10 +93,17 @@ def randomization_test(D: np.ndarray, mask: np.ndarray, n_resamples: int = 10_00
 
 
 def _mask_groups(mask: np.ndarray):
-    """Yield (query_indices, column_indices) for each distinct column mask."""
-    patterns, inverse = np.unique(mask.T, axis=0, return_inverse=True)
-    for g, pattern in enumerate(patterns):
-        yield np.flatnonzero(pattern), np.flatnonzero(inverse.ravel() == g)
+    """Yield (query_indices, column_indices) for each distinct column mask, in first-seen order.
+
+    Columns are keyed by their bit-packed mask (one bytes key per column), so finding the groups
+    costs one pass over the mask rather than a sort of k x n booleans.
+    """
+    mask = np.asarray(mask, dtype=bool)
+    groups: dict[bytes, list[int]] = {}
+    for c, key in enumerate(np.packbits(mask, axis=0).T):
+        groups.setdefault(key.tobytes(), []).append(c)
+    for cols in groups.values():
+        yield np.flatnonzero(mask[:, cols[0]]), np.asarray(cols, dtype=np.intp)
 
 
 def _bootstrap_means(X: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
@@ -118,6 +125,43 @@ def _bootstrap_means(X: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
     return out
 
 
+def bootstrap_ci_and_test(V: np.ndarray, v_mask: np.ndarray, D: np.ndarray | None = None,
+                          d_mask: np.ndarray | None = None, n_resamples: int = 10_000, seed: int = 0,
+                          level: float = 0.95) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`bootstrap_ci(V, v_mask)` and `bootstrap_test(D, d_mask)` from one set of bootstrap draws.
+
+    The columns of V and D (same rows: the aligned queries) are grouped by their query mask; each
+    distinct mask draws its seeded count matrix once (the same counts `_bootstrap_means` would draw
+    for that mask alone) and one matrix product per block gives the resampled means of every
+    column in the group, interval columns and test columns alike. So a whole `compare()` call
+    (every run x measure, plus every paired difference) costs one draw when no run misses a
+    query, instead of one per measure and per statistic. Returns (ci_low, ci_high, p).
+    """
+    V = np.asarray(V, dtype=float)
+    if D is None:
+        D, d_mask = np.zeros((V.shape[0], 0)), np.zeros((V.shape[0], 0), dtype=bool)
+    kv = V.shape[1]
+    X = np.hstack([V, np.asarray(D, dtype=float)])
+    mask = np.hstack([np.asarray(v_mask, dtype=bool), np.asarray(d_mask, dtype=bool)])
+    low, high, p = np.full(kv, np.nan), np.full(kv, np.nan), np.full(X.shape[1] - kv, np.nan)
+    tail = (1.0 - level) / 2.0
+    for rows, cols in _mask_groups(mask):
+        if len(rows) == 0:
+            continue
+        Xg = X[np.ix_(rows, cols)]
+        means = _bootstrap_means(Xg, n_resamples, seed)
+        ci = cols < kv
+        if ci.any():
+            low[cols[ci]], high[cols[ci]] = np.quantile(means[:, ci], [tail, 1.0 - tail], axis=0)
+        if not ci.all():
+            t = ~ci
+            observed = Xg[:, t].mean(axis=0)
+            eps = 1e-10 * np.maximum(np.abs(Xg[:, t]).mean(axis=0), 1e-300)
+            b = (np.abs(means[:, t] - observed) >= np.abs(observed) - eps).sum(axis=0)
+            p[cols[t] - kv] = (b + 1) / (n_resamples + 1)
+    return low, high, p
+
+
 def bootstrap_test(D: np.ndarray, mask: np.ndarray, n_resamples: int = 10_000,
                    seed: int = 0) -> np.ndarray:
     """Two-sided paired bootstrap test (shift method) for every column of D.
@@ -126,30 +170,17 @@ def bootstrap_test(D: np.ndarray, mask: np.ndarray, n_resamples: int = 10_000,
     observed mean estimates the null distribution. b counts |mean* - mean| >= |mean|;
     p = (b + 1) / (n_resamples + 1). Columns with the same query mask share the resamples.
     """
-    p = np.full(D.shape[1], np.nan)
-    for rows, cols in _mask_groups(mask):
-        if len(rows) == 0:
-            continue
-        X = D[np.ix_(rows, cols)].astype(float)
-        observed = X.mean(axis=0)
-        eps = 1e-10 * np.maximum(np.abs(X).mean(axis=0), 1e-300)
-        means = _bootstrap_means(X, n_resamples, seed)
-        b = (np.abs(means - observed) >= np.abs(observed) - eps).sum(axis=0)
-        p[cols] = (b + 1) / (n_resamples + 1)
-    return p
+    D = np.asarray(D, dtype=float)
+    empty = np.zeros((D.shape[0], 0))
+    return bootstrap_ci_and_test(empty, empty.astype(bool), D, mask, n_resamples, seed)[2]
 
 
 def bootstrap_ci(V: np.ndarray, mask: np.ndarray, n_resamples: int = 10_000, seed: int = 0,
                  level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile bootstrap confidence interval of the mean of each column of V (over its mask)."""
-    k = V.shape[1]
-    low, high = np.full(k, np.nan), np.full(k, np.nan)
-    tail = (1.0 - level) / 2.0
-    for rows, cols in _mask_groups(mask):
-        if len(rows) == 0:
-            continue
-        means = _bootstrap_means(V[np.ix_(rows, cols)].astype(float), n_resamples, seed)
-        low[cols], high[cols] = np.quantile(means, [tail, 1.0 - tail], axis=0)
+    """Percentile bootstrap confidence interval of the mean of each column of V (over its mask).
+
+    Columns with the same mask share one seeded draw of resamples (see `bootstrap_ci_and_test`)."""
+    low, high, _ = bootstrap_ci_and_test(V, mask, None, None, n_resamples, seed, level)
     return low, high
 
 
