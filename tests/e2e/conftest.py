@@ -143,11 +143,12 @@ _IDLE_JS = """() => {
   const app = document.querySelector('[data-testid="stApp"]');
   if (!app) return false;
   if (app.getAttribute('data-test-connection-state') !== 'CONNECTED') return false;
-  if (app.getAttribute('data-test-script-state') === 'running') return false;
+  if (app.getAttribute('data-test-script-state') !== 'notRunning') return false;
   const status = document.querySelector('[data-testid="stStatusWidget"]');
   if (status && status.offsetParent !== null && status.innerText.trim() !== '') return false;
   if (document.querySelector('[data-testid="stStatusWidgetRunningIcon"]')) return false;
   if (document.querySelector('[data-testid="stSpinner"]')) return false;
+  if (document.querySelector('[data-testid="stSkeleton"]')) return false;
   return true;
 }"""
 
@@ -179,30 +180,49 @@ class App:
     def key(self, key: str):
         return self.page.locator(f".st-key-{key}")
 
+    def combobox(self, key: str):
+        return self.key(key).locator('input[role="combobox"]')
+
     def choose(self, key: str, option_text: str) -> None:
-        """Pick an option in a keyed selectbox: click, type, Enter; waits for the rerun."""
-        box = self.key(key).locator('input[role="combobox"]')
-        box.click()
+        """Pick an option of a keyed selectbox (a combobox): click, type, Enter; waits for the rerun."""
+        box = self.combobox(key)
+        self.open_list(key)
         box.fill(option_text)
-        self.page.locator('[role="option"]').filter(has_text=option_text).first.wait_for()
+        self.page.locator('[role="listbox"] [role="option"]').filter(has_text=option_text).first.wait_for()
         self.rerun_after(lambda: box.press("Enter"))
 
     def selected(self, key: str) -> str:
-        """The shown value of a keyed selectbox."""
-        return self.key(key).locator('[data-baseweb="select"] [value], [data-baseweb="select"] div[class*="singleValue"], '
-                                     '[data-baseweb="select"]').first.inner_text().strip()
+        """The value a keyed selectbox shows (the combobox input's value)."""
+        return self.combobox(key).input_value()
 
     def tags(self, key: str) -> list[str]:
-        """The chosen values of a keyed multiselect (its tags)."""
-        return [t.strip() for t in self.key(key).locator('[data-baseweb="tag"]').all_inner_texts()]
+        """The chosen values of a keyed multiselect, in order (its tags)."""
+        return [t.get_attribute("aria-label") for t in self.key(key).locator("[data-tag]").all()]
+
+    def open_list(self, key: str):
+        """Open a keyed selectbox's option list (retried: a click during an expander's animation
+        can miss) and return the listbox locator."""
+        from playwright.sync_api import TimeoutError as PWTimeout
+
+        listbox = self.page.locator('[role="listbox"]')
+        self.key(key).scroll_into_view_if_needed()
+        for attempt in range(4):
+            self.combobox(key).click()
+            try:
+                listbox.locator('[role="option"]').first.wait_for(timeout=5_000)
+                return listbox
+            except PWTimeout:
+                if attempt == 3:
+                    raise
+                self.combobox(key).press("Escape")
+        return listbox
 
     def options(self, key: str) -> list[str]:
-        """All options of a keyed selectbox (opens and closes its dropdown)."""
-        box = self.key(key).locator('input[role="combobox"]')
-        box.click()
-        self.page.locator('[role="option"]').first.wait_for()
-        texts = [t.strip() for t in self.page.locator('[role="option"]').all_inner_texts()]
-        box.press("Escape")
+        """All options of a keyed selectbox (opens its list, reads it, closes it)."""
+        listbox = self.open_list(key)
+        texts = [t.strip() for t in listbox.locator('[role="option"]').all_inner_texts()]
+        self.combobox(key).press("Escape")
+        listbox.wait_for(state="detached")
         return texts
 
     def shot(self, name: str) -> Path:
@@ -224,7 +244,7 @@ def new_context(browser):
     made = []
 
     def make():
-        ctx = browser.new_context(viewport=VIEWPORT)
+        ctx = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
         ctx.set_default_timeout(UI_TIMEOUT_MS)
         ctx.set_default_navigation_timeout(UI_TIMEOUT_MS)
         ctx.add_init_script(_RUN_COUNTER_JS)
