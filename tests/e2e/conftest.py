@@ -186,6 +186,7 @@ class App:
     def choose(self, key: str, option_text: str) -> None:
         """Pick an option of a keyed selectbox (a combobox): click, type, Enter; waits for the rerun."""
         box = self.combobox(key)
+        assert box.input_value() != option_text, f"{key} already shows {option_text!r}: no rerun would follow"
         self.open_list(key)
         box.fill(option_text)
         self.page.locator('[role="listbox"] [role="option"]').filter(has_text=option_text).first.wait_for()

@@ -195,13 +195,13 @@ def test_copied_url_reproduces_the_view_in_a_new_context(app, new_context):
 
     # the per-query view: runs, measure and an open query
     nav(app, "Per-query")
-    app.choose("pq_run", "pircRBa1")
+    app.choose("pq_run", "humR03dc")
     app.choose("pq_measure", "P@10")
     qid = app.options("pq_query")[3].split(":")[0]
     app.choose("pq_query", f"{qid}:")
     expect(app.key("pq_list_b")).to_be_visible()
     pq_view = {k: app.selected(k) for k in ("pq_baseline", "pq_run", "pq_measure", "pq_query")}
-    assert pq_view["pq_run"] == "pircRBa1" and pq_view["pq_measure"] == "P@10"
+    assert pq_view["pq_run"] == "humR03dc" and pq_view["pq_measure"] == "P@10"
     assert pq_view["pq_query"].startswith(f"{qid}:")
     expect(page).to_have_url(re.compile(rf"query={qid}\b"))
     url = page.url
