@@ -214,8 +214,7 @@ def evaluate_files(qrels_path, run_paths, measures, options: EvalOptions = EvalO
     Run names come from the run's tag (the 6th column), else the file name."""
     from core.formats import read_qrels, read_run
 
-    if isinstance(run_paths, (str, Path)):
-        run_paths = [run_paths]
+    run_paths = [run_paths] if isinstance(run_paths, (str, Path)) else list(run_paths)
     qrels = read_qrels(qrels_path, filename=Path(str(qrels_path)).name)
     tmp = tempfile.TemporaryDirectory(prefix="rankboard-")
     con = file_connection(tmp.name, max((_size(p) for p in run_paths), default=0))
