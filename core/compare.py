@@ -170,7 +170,7 @@ def _validate(per_query: pd.DataFrame, baseline, test, correction, missing):
     needed = {"run", "qid", "measure", "value"}
     if not needed.issubset(per_query.columns):
         raise EvalError(f"per-query table needs columns {sorted(needed)}, got {list(per_query.columns)}.")
-    runs = list(dict.fromkeys(per_query["run"].astype(str)))
+    runs = [str(r) for r in pd.unique(per_query["run"].astype(str))]  # first-seen order, no Python loop over rows
     if baseline not in runs:
         raise _suggest(baseline, runs, "baseline run")
     for value, allowed, what in ((test, stats.TESTS, "test"), (correction, stats.CORRECTIONS, "correction"),
@@ -232,7 +232,7 @@ def compare(per_query: pd.DataFrame, *, baseline: str, measures=None, test: str 
     per_query = per_query.assign(run=per_query["run"].astype(str), qid=per_query["qid"].astype(str))
     runs = _validate(per_query, baseline, test, correction, missing)
     _check_numbers(alpha, tie_tol, n_resamples)
-    measure_list = _resolve_measures(measures, list(dict.fromkeys(per_query["measure"])))
+    measure_list = _resolve_measures(measures, list(pd.unique(per_query["measure"])))
     if not measure_list:
         raise EvalError("No measures to compare: the per-query table is empty or no measure was asked for.")
     cells, gaps, extra, n_universe = {}, {}, {}, 0
