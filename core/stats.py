@@ -106,22 +106,34 @@ def _mask_groups(mask: np.ndarray):
         yield np.flatnonzero(mask[:, cols[0]]), np.asarray(cols, dtype=np.intp)
 
 
-def _bootstrap_means(X: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
-    """Means of n_resamples seeded bootstrap resamples of the rows of X: shape (n_resamples, k).
+def _count_blocks(n: int, n_resamples: int, seed: int):
+    """The seeded bootstrap draws as count matrices: yields blocks of shape (rows, n), float64,
+    where entry [b, i] is how often query i was drawn in resample b (each row sums to n).
 
-    One count matrix (resamples x n: how often each query was drawn) times X gives every
-    resample's sum at once; the counts come from one bincount over all drawn indices.
+    Blocks of at most _BLOCK_CELLS cells bound memory; the indices come from one generator stream,
+    so the draws do not depend on the block size. One bincount per block turns indices into counts.
     """
-    n = X.shape[0]
     rng = np.random.default_rng(seed)
-    out = np.empty((n_resamples, X.shape[1]))
     done, block = 0, _block_rows(n, n_resamples)
     while done < n_resamples:
         rows = min(block, n_resamples - done)
         drawn = rng.integers(0, n, size=(rows, n)) + (np.arange(rows) * n)[:, None]
-        counts = np.bincount(drawn.ravel(), minlength=rows * n).reshape(rows, n).astype(float)
-        out[done:done + rows] = counts @ X / n
+        yield np.bincount(drawn.ravel(), minlength=rows * n).reshape(rows, n).astype(float)
         done += rows
+
+
+def _bootstrap_means(X: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
+    """Means of n_resamples seeded bootstrap resamples of the rows of X: shape (n_resamples, k).
+
+    One count matrix (resamples x n: how often each query was drawn) times X gives every
+    resample's sum, for every column at once: C @ X / n.
+    """
+    n = X.shape[0]
+    out = np.empty((n_resamples, X.shape[1]))
+    done = 0
+    for counts in _count_blocks(n, n_resamples, seed):
+        out[done:done + len(counts)] = counts @ X / n
+        done += len(counts)
     return out
 
 

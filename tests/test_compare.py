@@ -290,3 +290,48 @@ def test_with_correction_rejects_bad_options_with_the_compare_wording(robust):
         c.with_correction("sidak")
     with pytest.raises(EvalError, match="alpha must be between 0 and 1"):
         c.with_correction("holm", 1.5)
+
+
+def _synthetic(n_runs=5, n_topics=60, measures=("A", "B", "C"), seed=2) -> pd.DataFrame:
+    """Random per-query values; run r2 lacks every 4th topic, r3 lacks topics 0-9 for measure B only."""
+    rng = np.random.default_rng(seed)
+    parts = []
+    for r in range(n_runs):
+        for m in measures:
+            qids = [str(q) for q in range(n_topics)
+                    if not (r == 2 and q % 4 == 0) and not (r == 3 and m == "B" and q < 10)]
+            parts.append(pd.DataFrame({"run": f"r{r}", "qid": qids, "measure": m,
+                                       "value": rng.random(len(qids))}))
+    return pd.concat(parts, ignore_index=True)
+
+
+@pytest.mark.parametrize("test", ["t", "randomization", "bootstrap"])
+@pytest.mark.parametrize("missing", ["skip", "zero"])
+def test_resampling_of_one_measure_does_not_depend_on_the_other_measures(test, missing):
+    """compare() draws the resamples once for all measures; each measure still gets exactly the
+    seeded draws it would get alone, so its CIs and p-values equal a compare() of that measure only."""
+    pq = _synthetic()
+    together = compare(pq, baseline="r0", test=test, missing=missing, n_resamples=800, seed=5)
+    for m in ("A", "B", "C"):
+        alone = compare(pq[pq["measure"] == m], baseline="r0", test=test, missing=missing,
+                        n_resamples=800, seed=5)
+        for r in alone.rows:
+            t = together.row(r.run, m)
+            assert (t.n_queries, t.wins, t.losses) == (r.n_queries, r.wins, r.losses)
+            for f in ("mean", "ci_low", "ci_high", "delta", "p_value", "effect_size"):
+                a, b = getattr(t, f), getattr(r, f)
+                assert (a is None and b is None) or a == pytest.approx(b, abs=1e-12), (r.run, m, f)
+
+
+def test_compare_ci_is_the_percentile_bootstrap_of_each_runs_own_queries():
+    """Each row's CI is stats.bootstrap_ci of that run's values over the queries it has (skip), in
+    the aligned (sorted qid) order the draws index."""
+    from core import stats
+    pq = _synthetic()
+    c = compare(pq, baseline="r0", n_resamples=600, seed=8)
+    for r in c.rows:
+        own = pq[(pq["run"] == r.run) & (pq["measure"] == r.measure)].sort_values("qid")  # aligned order
+        vals = own["value"].to_numpy()[:, None]
+        low, high = stats.bootstrap_ci(vals, np.ones_like(vals, dtype=bool), 600, 8)
+        assert r.ci_low == pytest.approx(low[0], abs=1e-12) and r.ci_high == pytest.approx(high[0], abs=1e-12)
+        assert r.ci_low <= r.mean <= r.ci_high

@@ -67,3 +67,94 @@ def test_cohens_d_wilcoxon_and_correction_edge_cases():
     with pytest.raises(ValueError, match="unknown correction") as info:
         stats.correct([0.1], "sidak")
     assert isinstance(info.value, EvalError)  # pages catch RankboardError only
+
+
+# --- the vectorised bootstrap (one seeded draw per distinct query mask, C @ X / n for every column)
+
+
+def _masked_columns(seed: int = 11):
+    """12 columns over 41 queries: groups of columns sharing a mask, one lone mask, one empty."""
+    rng = np.random.default_rng(seed)
+    X = rng.gamma(2.0, 0.2, (41, 12))
+    mask = np.ones_like(X, dtype=bool)
+    mask[::5, 3:6] = False     # columns 3-5 share a mask
+    mask[:9, 7] = False        # column 7 alone
+    mask[:, 9] = False         # column 9 has no query
+    mask[20:, 10:] = False     # columns 10-11 share a mask with 20 queries
+    return X, mask
+
+
+def _naive_means(x: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
+    """The textbook bootstrap of one column with the same draws: resample b repeats query i
+    counts[b, i] times, and its mean is taken directly (no matrix product)."""
+    counts = np.vstack(list(stats._count_blocks(len(x), n_resamples, seed))).astype(int)
+    assert counts.shape == (n_resamples, len(x)) and (counts.sum(axis=1) == len(x)).all()
+    return np.array([np.repeat(x, c).mean() for c in counts])
+
+
+@pytest.mark.parametrize("block_cells", [None, 41 * 7])  # one block; 7 resamples per block
+def test_bootstrap_ci_equals_a_naive_per_column_bootstrap_with_the_same_draws(monkeypatch, block_cells):
+    if block_cells:
+        monkeypatch.setattr(stats, "_BLOCK_CELLS", block_cells)
+    X, mask = _masked_columns()
+    low, high = stats.bootstrap_ci(X, mask, n_resamples=500, seed=4)
+    for c in range(X.shape[1]):
+        if not mask[:, c].any():
+            assert np.isnan(low[c]) and np.isnan(high[c])
+            continue
+        means = _naive_means(X[mask[:, c], c], 500, 4)
+        ref_low, ref_high = np.quantile(means, [0.025, 0.975])
+        assert abs(low[c] - ref_low) < 1e-12 and abs(high[c] - ref_high) < 1e-12, c
+
+
+def test_bootstrap_test_equals_a_naive_per_column_bootstrap_with_the_same_draws():
+    X, mask = _masked_columns(12)
+    D = X - 0.4
+    p = stats.bootstrap_test(D, mask, n_resamples=700, seed=9)
+    for c in range(D.shape[1]):
+        d = D[mask[:, c], c]
+        if len(d) == 0:
+            assert np.isnan(p[c])
+            continue
+        means = _naive_means(d, 700, 9)
+        b = np.sum(np.abs(means - d.mean()) >= abs(d.mean()) - 1e-10 * np.abs(d).mean())
+        assert p[c] == pytest.approx((b + 1) / 701, abs=1e-12), c
+
+
+def test_ci_and_test_from_one_draw_equal_the_separate_calls():
+    X, mask = _masked_columns(13)
+    D, dmask = X[:, :8] - X[:, [0]], mask[:, :8] & mask[:, [0]]
+    low, high, p = stats.bootstrap_ci_and_test(X, mask, D, dmask, n_resamples=600, seed=2)
+    sep_low, sep_high = stats.bootstrap_ci(X, mask, 600, 2)
+    nan_eq = dict(atol=1e-12, rtol=0, equal_nan=True)
+    assert np.allclose(low, sep_low, **nan_eq) and np.allclose(high, sep_high, **nan_eq)
+    assert np.allclose(p, stats.bootstrap_test(D, dmask, 600, 2), **nan_eq)
+
+
+def test_bootstrap_ci_is_seeded_contains_the_mean_and_shrinks_with_more_queries():
+    rng = np.random.default_rng(0)
+    V = rng.random((400, 3))
+    mask = np.ones_like(V, dtype=bool)
+    a = stats.bootstrap_ci(V, mask, 2000, seed=3)
+    assert all(np.array_equal(x, y) for x, y in zip(a, stats.bootstrap_ci(V, mask, 2000, seed=3)))
+    assert not np.array_equal(a[0], stats.bootstrap_ci(V, mask, 2000, seed=4)[0])
+    assert ((a[0] < V.mean(axis=0)) & (V.mean(axis=0) < a[1])).all()
+    V4 = np.tile(V, (4, 1))  # the same spread, four times the queries: half the width
+    b = stats.bootstrap_ci(V4, np.ones_like(V4, dtype=bool), 2000, seed=3)
+    ratio = (b[1] - b[0]) / (a[1] - a[0])
+    assert ((0.4 < ratio) & (ratio < 0.6)).all()
+
+
+def test_count_blocks_do_not_depend_on_the_block_size(monkeypatch):
+    whole = np.vstack(list(stats._count_blocks(30, 100, seed=1)))
+    monkeypatch.setattr(stats, "_BLOCK_CELLS", 30 * 7)
+    blocks = list(stats._count_blocks(30, 100, seed=1))
+    assert len(blocks) == 15 and np.array_equal(np.vstack(blocks), whole)
+
+
+def test_mask_groups_cover_every_column_once_in_first_seen_order():
+    _, mask = _masked_columns()
+    groups = [(rows.tolist(), cols.tolist()) for rows, cols in stats._mask_groups(mask)]
+    assert [cols for _, cols in groups] == [[0, 1, 2, 6, 8], [3, 4, 5], [7], [9], [10, 11]]
+    for rows, cols in groups:
+        assert all(np.flatnonzero(mask[:, c]).tolist() == rows for c in cols)
