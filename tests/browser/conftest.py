@@ -214,6 +214,7 @@ class StreamlitPage:
         self.server = server
         self.slug = slug
         self.page_errors: list[str] = []
+        self.n_shots = 0
         page.on("pageerror", lambda exc: self.page_errors.append(str(exc)))
 
     # navigation and waiting -------------------------------------------------------------
@@ -238,9 +239,67 @@ class StreamlitPage:
         self.page.wait_for_function(f"() => window.__rbRuns > {before}")
         self.wait_idle()
 
+    # keyed widgets (dashboard/README.md documents the keys) ----------------------------------
+    def key(self, key: str):
+        return self.page.locator(f".st-key-{key}")
+
+    def combobox(self, key: str):
+        return self.key(key).locator('input[role="combobox"]')
+
+    def open_list(self, key: str):
+        """Open a keyed selectbox/multiselect's option list; retried, since a click during an
+        expander's opening animation can miss."""
+        from playwright.sync_api import TimeoutError as PWTimeout
+
+        listbox = self.page.locator('[role="listbox"]')
+        self.key(key).scroll_into_view_if_needed()
+        for attempt in range(4):
+            self.combobox(key).click()
+            try:
+                listbox.locator('[role="option"]').first.wait_for(timeout=10_000)
+                return listbox
+            except PWTimeout:
+                if attempt == 3:
+                    raise
+                self.combobox(key).press("Escape")
+        return listbox
+
+    def options(self, key: str) -> list[str]:
+        listbox = self.open_list(key)
+        texts = [t.strip() for t in listbox.locator('[role="option"]').all_inner_texts()]
+        self.combobox(key).press("Escape")
+        listbox.wait_for(state="detached")
+        return texts
+
+    def choose(self, key: str, text: str) -> None:
+        """BaseWeb combobox: click, type, Enter; then wait for the rerun it causes."""
+        box = self.combobox(key)
+        assert not box.input_value().startswith(text), f"{key} already shows {text!r}"
+        self.open_list(key)
+        box.fill(text)
+        self.page.locator('[role="listbox"] [role="option"]').filter(has_text=text).first.wait_for()
+        self.rerun_after(lambda: box.press("Enter"))
+
+    def selected(self, key: str) -> str:
+        return self.combobox(key).input_value()
+
+    def tags(self, key: str) -> list[str]:
+        """A keyed multiselect's chosen values, in order."""
+        return [t.get_attribute("aria-label") for t in self.key(key).locator("[data-tag]").all()]
+
+    def open_fresh(self, page, url: str) -> "StreamlitPage":
+        """The same server in another page (e.g. a new browser context) at `url`."""
+        other = StreamlitPage(page, self.server, self.slug + "_new_context")
+        page.goto(url)
+        page.wait_for_selector('[data-testid="stApp"]')
+        page.wait_for_function("() => window.__rbRuns >= 1")
+        other.wait_idle()
+        return other
+
     def shot(self, name: str) -> Path:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        path = SCREENSHOTS / f"{self.slug}__{name}.png"
+        self.n_shots += 1
+        path = SCREENSHOTS / f"{self.slug}__{self.n_shots:02d}_{name}.png"
         self.page.screenshot(path=str(path))
         return path
 
