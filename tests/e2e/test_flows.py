@@ -154,6 +154,22 @@ def test_opening_a_query_shows_both_ranked_lists(app):
         ref = gzip.decompress((ROOT / "data" / "runs" / f"input.{run}.gz").read_bytes()).decode()
         in_run = {f[2] for f in (line.split() for line in ref.splitlines()) if f and f[0] == qid}
         assert set(docs) <= in_run, f"{run}: docs not in its run for topic {qid}"
+
+    # clicking a bar opens that topic instead (plotly's drag layer takes the pointer: click the bar's
+    # centre with the mouse, as a user does); the tallest bar other than the open topic
+    data = app.page.evaluate("() => { const d = document.querySelector('.st-key-pq_chart .js-plotly-plot')"
+                             "._fullData[0]; return [Array.from(d.x), Array.from(d.y)]; }")
+    i = max((k for k, q in enumerate(data[0]) if q != qid), key=lambda k: abs(data[1][k]))
+    target = data[0][i]
+    bar = app.key("pq_chart").locator(".point path").nth(i)
+    bar.scroll_into_view_if_needed()
+    b = bar.bounding_box()
+    app.rerun_after(lambda: app.page.mouse.click(b["x"] + b["width"] / 2, b["y"] + b["height"] / 2))
+    expect(app.combobox("pq_query")).to_have_value(re.compile(rf"^{re.escape(target)}:"))
+    expect(app.page.get_by_role("heading", name=re.compile(rf"Topic {re.escape(target)} "))).to_be_visible()
+    expect(app.key("pq_list_a_table").get_by_test_id("stDataFrame")).to_be_visible()
+    expect(app.key("pq_list_b_table").get_by_test_id("stDataFrame")).to_be_visible()
+    app.shot("bar_clicked")
     app.assert_healthy()
 
 
