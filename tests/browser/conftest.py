@@ -174,6 +174,8 @@ _IDLE_JS = """() => {
   if (app.getAttribute('data-test-script-state') !== 'notRunning') return false;
   if (document.querySelector('[data-testid="stStatusWidgetRunningIcon"]')) return false;
   if (document.querySelector('[data-testid="stSpinner"]')) return false;
+  // grey placeholders shown until a page's elements arrive
+  if (document.querySelector('[data-testid="stSkeleton"], [data-testid="stSkeletonElement"]')) return false;
   return true;
 }"""
 

@@ -82,6 +82,9 @@ def test_upload_run_without_extension_then_on_leaderboard(app, tmp_path):
 
     _go(app, "Leaderboard")
     assert name in app.tags("lb_runs")
+    tab = app.page.get_by_role("tab", name=re.compile("Confidence intervals"))
+    if tab.count():
+        tab.first.click()
     _traces(app, "lb_ci_chart")  # waits until plotly has drawn it
     bars = app.page.evaluate("() => document.querySelector('.st-key-lb_ci_chart .js-plotly-plot').data[0].x")
     assert name in list(bars), bars
