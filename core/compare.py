@@ -274,9 +274,10 @@ def _measure_stats(V, present, test, tie_tol) -> dict:
     D = np.where(pair, V[:, 1:] - V[:, [0]], 0.0)
     n_pair = pair.sum(axis=0)
     p = None
-    if test in ("t", "wilcoxon"):  # scipy once per comparison (a loop over columns, never over resamples)
-        p = np.array([stats.paired_t(V[pair[:, c], c + 1], V[pair[:, c], 0]) if test == "t"
-                      else stats.wilcoxon(_snap(D[pair[:, c], c], tie_tol)) for c in range(D.shape[1])])
+    if test == "t":  # one vectorised scipy call per distinct pair mask
+        p = stats.paired_t_columns(V[:, 1:], np.repeat(V[:, [0]], D.shape[1], axis=1), pair)
+    elif test == "wilcoxon":  # scipy once per comparison (a loop over columns, never over resamples)
+        p = np.array([stats.wilcoxon(_snap(D[pair[:, c], c], tie_tol)) for c in range(D.shape[1])])
     base_paired = np.array([V[pair[:, c], 0].mean() if n_pair[c] else np.nan for c in range(D.shape[1])])
     with np.errstate(invalid="ignore", divide="ignore"):
         delta = np.where(n_pair > 0, D.sum(axis=0) / n_pair, np.nan)

@@ -158,3 +158,13 @@ def test_mask_groups_cover_every_column_once_in_first_seen_order():
     assert [cols for _, cols in groups] == [[0, 1, 2, 6, 8], [3, 4, 5], [7], [9], [10, 11]]
     for rows, cols in groups:
         assert all(np.flatnonzero(mask[:, c]).tolist() == rows for c in cols)
+
+
+def test_paired_t_columns_equal_one_scipy_call_per_column():
+    X, mask = _masked_columns(14)
+    Y = np.random.default_rng(1).gamma(2.0, 0.2, X.shape)
+    mask[1:, 8] = False  # one query: no t-test
+    p = stats.paired_t_columns(X, Y, mask)
+    for c in range(X.shape[1]):
+        one = stats.paired_t(X[mask[:, c], c], Y[mask[:, c], c])
+        assert (np.isnan(one) and np.isnan(p[c])) or p[c] == pytest.approx(one, rel=1e-12, abs=1e-15), c
