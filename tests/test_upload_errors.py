@@ -52,6 +52,9 @@ RUN_CASES = [
     ("looks like qrels", b"301 Q0 d1 1 2.5 t\n\n301 0 d2 1\n",
      "r.run, line 3: found 4 fields but a run line needs 6 (qid Q0 docno rank score tag); this looks like "
      "a qrels file. Upload it as qrels instead.\n    '301 0 d2 1'", 3),
+    ("run line cut short is not called qrels", b"301 Q0 d1 1 2.5 t\n301 Q0 d2 10\n",
+     "r.run, line 2: found 4 fields but a run line needs 6 (qid Q0 docno rank score tag). "
+     "Separate the fields with spaces or tabs and remove extra fields.\n    '301 Q0 d2 10'", 2),
     ("non-numeric score", b"# ir_metadata\n301 Q0 d1 1 2.5 t\n301 Q0 d2 2 high t\n",
      "r.run, line 3: score 'high' is not a number. Use a decimal number such as 12.5, -3 or 1.2e-3.\n"
      "    '301 Q0 d2 2 high t'", 3),

@@ -86,7 +86,7 @@ def _field_problem(lines: Lines, lineno: int, count: int, expected: int):
     what = TREC_FIELDS if expected == 6 else MSMARCO_FIELDS
     msg = f"found {count} field{'s' if count != 1 else ''} but a run line needs {expected} ({what})"
     parts = quote.split()
-    if count == 4 and re.fullmatch(INT_RE, parts[-1]):
+    if count == 4 and re.fullmatch(INT_RE, parts[-1]) and re.fullmatch(INT_RE, parts[1]):  # qid iter docno rel
         return lineno, msg + "; this looks like a qrels file", "Upload it as qrels instead", quote
     return lineno, msg, "Separate the fields with spaces or tabs and remove extra fields", quote
 
