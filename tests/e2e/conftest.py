@@ -121,20 +121,20 @@ def browser():
             b.close()
 
 
-# Counts script runs (stApp's data-test-script-state going to "running"), so a helper can wait for
-# "the rerun my action caused has finished" instead of racing the start of that rerun.
+# Counts finished script runs: every change of stApp's data-test-script-state away from "running",
+# read from the mutation records (oldValue), so a quick run whose "running" and "notRunning" land in
+# one observer callback is still counted. Helpers wait for "the rerun my action caused has finished"
+# instead of racing its start.
 _RUN_COUNTER_JS = """
 (() => {
   window.__e2eRuns = 0;
-  let last = null;
-  const obs = new MutationObserver(() => {
-    const app = document.querySelector('[data-testid="stApp"]');
-    if (!app) return;
-    const s = app.getAttribute('data-test-script-state');
-    if (s === 'running' && last !== 'running') window.__e2eRuns += 1;
-    last = s;
+  const obs = new MutationObserver((records) => {
+    for (const r of records) {
+      if (r.attributeName === 'data-test-script-state' && r.oldValue === 'running'
+          && r.target.getAttribute('data-testid') === 'stApp') window.__e2eRuns += 1;
+    }
   });
-  obs.observe(document, {subtree: true, childList: true, attributes: true,
+  obs.observe(document, {subtree: true, attributes: true, attributeOldValue: true,
                          attributeFilter: ['data-test-script-state']});
 })();
 """
@@ -257,7 +257,22 @@ def new_context(browser):
         ctx.close()
 
 
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    rep = yield
+    if rep.when == "call":
+        item.e2e_failed = rep.failed
+    return rep
+
+
 @pytest.fixture
 def app(new_context, server, request):
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.name)
-    return App(new_context().new_page(), server, slug)
+    a = App(new_context().new_page(), server, slug)
+    yield a
+    if getattr(request.node, "e2e_failed", False):   # the server's side of a failed flow
+        try:
+            a.shot("at_failure")
+        except Exception:  # noqa: BLE001 - the page may be gone
+            pass
+        print(f"\nstreamlit server {server.url}\n{server.logs()}")

@@ -17,7 +17,6 @@ from core.formats import read_run
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("e2e")]
 
 ROOT = Path(__file__).resolve().parents[2]
-REF_RUNS = ROOT.parent / "shared" / "reference" / "trectools_robust03" / "runs"
 SAMPLE_RUNS = ["pircRBa1", "aplrob03a", "UIUC03Rd1", "MU03rob01", "humR03dc"]
 
 
@@ -58,8 +57,8 @@ def upload_run(app, path: Path) -> None:
 
 
 # --- 1 ------------------------------------------------------------------------------------------
-def test_upload_run_without_extension_appears_on_leaderboard(app, tmp_path):
-    src = REF_RUNS / "input.InexpC2.gz"
+def test_upload_run_without_extension_appears_on_leaderboard(app, tmp_path, reference):
+    src = reference / "trectools_robust03" / "runs" / "input.InexpC2.gz"   # not in the sample
     assert src.exists(), f"reference run missing: {src}"
     lines = gzip.decompress(src.read_bytes()).decode().splitlines(keepends=True)
     topics = list(dict.fromkeys(line.split()[0] for line in lines))[:5]
