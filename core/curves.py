@@ -187,20 +187,9 @@ def roc_curve_stored(store, collection, run_ids, qrels_id=None, *, rel_level: in
 
 def _stored_ids(store, collection, run_ids, qrels_id) -> tuple[list[int], int]:
     """The run ids (checked against the collection) and the qrels set id (None = the default)."""
-    from core.errors import EvalError
-    run_ids = [int(r) for r in dict.fromkeys(run_ids)]
-    if not run_ids:
-        raise EvalError("No runs selected. Pick at least one run.")
-    known = set(store.runs(collection)["run_id"].astype(int))
-    unknown = [r for r in run_ids if r not in known]
-    if unknown:
-        raise EvalError(f"Run id(s) {', '.join(map(str, unknown))} are not in collection {collection!r}. "
-                        "Reload the run list.")
-    if qrels_id is None:
-        qrels_id = store.default_qrels_id(collection)
-        if qrels_id is None:
-            raise EvalError(f"Collection {collection!r} has no qrels. Upload a qrels file first.")
-    return run_ids, int(qrels_id)
+    from core.results import stored_ids
+    run_ids, qrels_id, _ = stored_ids(store, collection, run_ids, qrels_id)
+    return run_ids, qrels_id
 
 
 def _with_average(curve: pd.DataFrame, *, average: bool, per_topic: bool) -> pd.DataFrame:

@@ -17,10 +17,9 @@ from core.evaluate import EvalResult, evaluate, summarise
 from core.measures import EvalOptions, parse_measures
 
 
-def evaluate_stored(store, collection, run_ids, measures, qrels_id=None,
-                    options: EvalOptions = EvalOptions()) -> EvalResult:
-    """EvalResult for stored runs; `run` columns hold run names. qrels_id None = the default qrels set."""
-    ms = parse_measures(measures, compat=options.compat)
+def stored_ids(store, collection, run_ids, qrels_id=None) -> tuple[list[int], int, dict[int, str]]:
+    """Check a request for stored runs: the run ids (deduplicated, all in the collection), the qrels
+    set id (None = the collection's default) and the names of the collection's runs by id."""
     run_ids = [int(r) for r in dict.fromkeys(run_ids)]
     if not run_ids:
         raise EvalError("No runs selected. Pick at least one run to evaluate.")
@@ -34,7 +33,15 @@ def evaluate_stored(store, collection, run_ids, measures, qrels_id=None,
         qrels_id = store.default_qrels_id(collection)
         if qrels_id is None:
             raise EvalError(f"Collection {collection!r} has no qrels. Upload a qrels file first.")
-    qrels_id, key = int(qrels_id), options.key()
+    return run_ids, int(qrels_id), known
+
+
+def evaluate_stored(store, collection, run_ids, measures, qrels_id=None,
+                    options: EvalOptions = EvalOptions()) -> EvalResult:
+    """EvalResult for stored runs; `run` columns hold run names. qrels_id None = the default qrels set."""
+    ms = parse_measures(measures, compat=options.compat)
+    run_ids, qrels_id, known = stored_ids(store, collection, run_ids, qrels_id)
+    key = options.key()
     numeric = [m for m in ms if m.family.agg != "text"]
     names = [m.name for m in numeric]
     cur = store.cursor()
