@@ -18,6 +18,7 @@ import pandas as pd
 from core.errors import EvalError
 from core.measures import EvalOptions, Measure, parse_measures
 from core.measures.context import Data
+from core.sqltext import ident
 
 SQL_DIR = Path(__file__).resolve().parent / "sql"
 MIN_GEO_MEAN = 1e-5
@@ -44,18 +45,14 @@ def sql(name: str, **identifiers) -> str:
     return text.format(**identifiers)
 
 
-def _ident(name: str) -> str:
-    return '"' + str(name).replace('"', '""') + '"'
-
-
-def _columns(con, table: str) -> list[str]:
-    return [d[0] for d in con.execute(f"SELECT * FROM {table} LIMIT 0").description]
+def _columns(con, quoted_table: str) -> list[str]:
+    return [d[0] for d in con.execute("SELECT * FROM " + quoted_table + " LIMIT 0").description]
 
 
 def load(con, run_table: str, qrels_table: str, options: EvalOptions, run_name: str | None = None):
     """Run the SQL stage over a table of runs (or, with run_name, a table holding one run and no run column).
     Returns (groups DataFrame[run, qid], num_ret, (g, rank, rel) judged rows, qrels level counts, runs, topics)."""
-    rt, qt = _ident(run_table), _ident(qrels_table)
+    rt, qt = ident(run_table), ident(qrels_table)        # quoted: only these names enter the SQL text
     cols = _columns(con, rt)
     for need in ("qid", "docno") + (() if run_name is not None else ("run",)):
         if need not in cols:
@@ -70,8 +67,8 @@ def load(con, run_table: str, qrels_table: str, options: EvalOptions, run_name: 
     if run_name is not None:
         runs = [run_name]
     else:
-        runs = [r[0] for r in con.execute(f"SELECT DISTINCT run FROM {rt} ORDER BY run").fetchall()]
-    topics = [r[0] for r in con.execute(f"SELECT DISTINCT qid FROM {qt} ORDER BY qid").fetchall()]
+        runs = [r[0] for r in con.execute("SELECT DISTINCT run FROM " + rt + " ORDER BY run").fetchall()]
+    topics = [r[0] for r in con.execute("SELECT DISTINCT qid FROM " + qt + " ORDER BY qid").fetchall()]
     levels = con.execute(sql("qrels_levels", qrels_table=qt)).fetchdf()
 
     run, qid = res["run"].astype(object), res["qid"].astype(object)

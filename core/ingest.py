@@ -15,8 +15,10 @@ import pyarrow.compute as pc
 from core.errors import EvalError, OptionError, Problem, UploadError
 from core.formats import read_documents, read_qrels, read_run, read_topics
 from core.formats._text import source_name
+from core.sqltext import statement
 
 CANONICAL_RANK = "row_number() OVER (PARTITION BY qid ORDER BY score DESC, docno DESC)"
+INSERT_RUN_ROWS = "INSERT INTO run_rows SELECT ?, qid, docno, score, " + CANONICAL_RANK + " FROM {view}"
 
 
 def one(cur, sql: str, params=()):
@@ -112,12 +114,11 @@ def add_run(cur, cid: int, source, *, filename=None, name=None, on_conflict="err
         # the rows' physical order does not matter (readers order by rank): let both threads write unordered
         cur.execute("SET preserve_insertion_order = false").fetchall()
         try:
-            cur.execute(f"INSERT INTO run_rows SELECT ?, qid, docno, score, {CANONICAL_RANK} FROM {view}",
-                        [run_id]).fetchall()
+            cur.execute(statement(INSERT_RUN_ROWS, view=view), [run_id]).fetchall()
         finally:
             cur.execute("RESET preserve_insertion_order").fetchall()
-        n_topics, depth = one(cur, f"SELECT count(*), max(n) FROM (SELECT count(*) AS n FROM {view} GROUP BY qid)"
-                                      )
+        n_topics, depth = one(cur, statement("SELECT count(*), max(n) FROM (SELECT count(*) AS n FROM {view} GROUP BY qid)",
+                                                view=view))
     finally:
         cur.unregister(view)
     cur.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, now())",
@@ -163,7 +164,7 @@ def add_qrels(cur, cid: int, source, *, filename=None, assessor=None, judgment_g
                           [cid, who, file, is_default])[0]
         view = _register(cur, table)
         try:
-            cur.execute(f"INSERT INTO qrels SELECT ?, qid, docno, rel FROM {view}", [qid]).fetchall()
+            cur.execute(statement("INSERT INTO qrels SELECT ?, qid, docno, rel FROM {view}", view=view), [qid]).fetchall()
         finally:
             cur.unregister(view)
         ids.append(qid)
@@ -186,10 +187,11 @@ def add_documents(cur, cid: int, source, *, filename=None) -> IngestReport:
 def _upsert_text(cur, cid: int, df, table: str, key: str) -> IngestReport:
     view = _register(cur, pa.Table.from_pandas(df, preserve_index=False))
     try:
-        replaced = one(cur, f"SELECT count(*) FROM {table} WHERE collection_id = ? AND {key} IN "
-                               f"(SELECT {key} FROM {view})", [cid])[0]
-        cur.execute(f"DELETE FROM {table} WHERE collection_id = ? AND {key} IN (SELECT {key} FROM {view})", [cid]).fetchall()
-        cur.execute(f"INSERT INTO {table} SELECT ?, {key}, text FROM {view}", [cid]).fetchall()
+        names = {"table": table, "key": key, "view": view}
+        in_view = "collection_id = ? AND {key} IN (SELECT {key} FROM {view})"
+        replaced = one(cur, statement("SELECT count(*) FROM {table} WHERE " + in_view, **names), [cid])[0]
+        cur.execute(statement("DELETE FROM {table} WHERE " + in_view, **names), [cid]).fetchall()
+        cur.execute(statement("INSERT INTO {table} SELECT ?, {key}, text FROM {view}", **names), [cid]).fetchall()
     finally:
         cur.unregister(view)
     warnings = [f"{replaced} existing {table} were replaced by the new text."] if replaced else []
@@ -213,4 +215,4 @@ def delete_run(cur, run_id: int) -> None:
     if one(cur, "SELECT 1 FROM runs WHERE run_id = ?", [run_id]) is None:
         raise EvalError(f"Unknown run id {run_id}.")
     for table in ("results", "run_rows", "runs"):
-        cur.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id]).fetchall()
+        cur.execute(statement("DELETE FROM {table} WHERE run_id = ?", table=table), [run_id]).fetchall()

@@ -15,6 +15,7 @@ import pandas as pd
 from core.errors import EvalError
 from core.evaluate import EvalResult, evaluate, summarise
 from core.measures import EvalOptions, parse_measures
+from core.sqltext import statement
 
 
 def stored_ids(store, collection, run_ids, qrels_id=None) -> tuple[list[int], int, dict[int, str]]:
@@ -84,17 +85,17 @@ def evaluate_stored(store, collection, run_ids, measures, qrels_id=None,
 def _compute(cur, run_ids, ms, qrels_id, options) -> EvalResult:
     tag = uuid.uuid4().hex[:8]
     run_t, qrels_t = f"rb_eval_run_{tag}", f"rb_eval_qrels_{tag}"
-    ids = ", ".join(str(int(r)) for r in run_ids) or "NULL"
-    # a view, not a copy: the stored rows (with their canonical rank) are read in place
-    cur.execute(f"CREATE TEMP VIEW {run_t} AS SELECT CAST(run_id AS VARCHAR) AS run, qid, docno, score, rank "
-                f"FROM run_rows WHERE run_id IN ({ids})").fetchall()
-    cur.execute(f"CREATE TEMP TABLE {qrels_t} AS SELECT qid, docno, rel FROM qrels WHERE qrels_id = $q",
-                {"q": qrels_id}).fetchall()
+    # a view, not a copy: the stored rows (with their canonical rank) are read in place; a view's body
+    # cannot take parameters, so the (integer) run ids are written into it
+    cur.execute(statement("CREATE TEMP VIEW {run_t} AS SELECT CAST(run_id AS VARCHAR) AS run, qid, docno, score, "
+                          "rank FROM run_rows WHERE run_id IN ({ids})", run_t=run_t, ints={"ids": run_ids})).fetchall()
+    cur.execute(statement("CREATE TEMP TABLE {qrels_t} AS SELECT qid, docno, rel FROM qrels WHERE qrels_id = $q",
+                          qrels_t=qrels_t), {"q": qrels_id}).fetchall()
     try:
         return evaluate(cur, run_t, qrels_t, ms, options)
     finally:
-        cur.execute(f"DROP VIEW IF EXISTS {run_t}").fetchall()
-        cur.execute(f"DROP TABLE IF EXISTS {qrels_t}").fetchall()
+        cur.execute(statement("DROP VIEW IF EXISTS {run_t}", run_t=run_t)).fetchall()
+        cur.execute(statement("DROP TABLE IF EXISTS {qrels_t}", qrels_t=qrels_t)).fetchall()
 
 
 def _write(store, per_query: pd.DataFrame, qrels_id: int, key: str) -> None:

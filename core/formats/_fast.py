@@ -17,6 +17,7 @@ import pyarrow.csv as pacsv
 
 from core.formats._table import match_header
 from core.formats._text import FLOAT_RE, GZIP_MAGIC, PARQUET_MAGIC
+from core.sqltext import ident, statement
 
 _CODED = pa.dictionary(pa.int32(), pa.string())
 _BOM = b"\xef\xbb\xbf"
@@ -89,8 +90,8 @@ def _no_duplicates(table: pa.Table, keys: list[str]) -> bool:
         con = duckdb.connect(config={"threads": 1, "memory_limit": "400MB", "temp_directory": tmp})
         try:
             con.register("_rb_keys", table.select(keys))
-            cols = ", ".join(f'"{k}"' for k in keys)
-            n = con.execute(f"SELECT count(*) FROM (SELECT DISTINCT {cols} FROM _rb_keys)").fetchall()[0][0]
+            cols = ", ".join(ident(k) for k in keys)
+            n = con.execute("SELECT count(*) FROM (SELECT DISTINCT " + cols + " FROM _rb_keys)").fetchall()[0][0]
         except duckdb.Error:
             return False
         finally:
@@ -158,7 +159,7 @@ def stream_run(path, con, table: str, chunk_bytes: int = 1 << 26) -> pa.Array | 
     with open(path, "rb") as raw:
         head = raw.read(2)
     opener = gzip.open if head == GZIP_MAGIC else open
-    con.execute(f"CREATE TEMP TABLE {table} (qid VARCHAR, docno VARCHAR, score DOUBLE)").fetchall()
+    con.execute(statement("CREATE TEMP TABLE {table} (qid VARCHAR, docno VARCHAR, score DOUBLE)", table=table)).fetchall()
     tags, delim, n_rows, ok = [], None, 0, False
     try:
         with opener(path, "rb") as f:
@@ -188,7 +189,7 @@ def stream_run(path, con, table: str, chunk_bytes: int = 1 << 26) -> pa.Array | 
                     return None
                 part, part_tags = got
                 con.register("_rb_chunk", part)
-                con.execute(f"INSERT INTO {table} SELECT * FROM _rb_chunk").fetchall()
+                con.execute(statement("INSERT INTO {table} SELECT * FROM _rb_chunk", table=table)).fetchall()
                 con.unregister("_rb_chunk")
                 tags.append(part_tags)
                 n_rows += part.num_rows
@@ -197,7 +198,7 @@ def stream_run(path, con, table: str, chunk_bytes: int = 1 << 26) -> pa.Array | 
                     break
         if n_rows == 0:
             return None
-        distinct = con.execute(f"SELECT count(*) FROM (SELECT DISTINCT qid, docno FROM {table})").fetchall()[0][0]
+        distinct = con.execute(statement("SELECT count(*) FROM (SELECT DISTINCT qid, docno FROM {table})", table=table)).fetchall()[0][0]
         if distinct != n_rows:
             return None
         ok = True
@@ -206,7 +207,7 @@ def stream_run(path, con, table: str, chunk_bytes: int = 1 << 26) -> pa.Array | 
         return None
     finally:
         if not ok:
-            con.execute(f"DROP TABLE IF EXISTS {table}").fetchall()
+            con.execute(statement("DROP TABLE IF EXISTS {table}", table=table)).fetchall()
 
 
 def fast_qrels(data: bytes | list[bytes], judgment_groups: bool) -> tuple[pa.Table, pa.ChunkedArray] | None:

@@ -1,0 +1,31 @@
+"""SQL text with identifiers in it, built one way.
+
+Values always travel as bound parameters. A few statements must name a table or view (a
+registered Arrow table, a temporary table, a table picked from a fixed list), which parameters
+cannot do: those names go through `statement`, which quotes every one of them as an identifier,
+so no text, ours or a user's, can end the identifier and start SQL of its own.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+def ident(name: object) -> str:
+    """`name` as a quoted SQL identifier: "name", with any double quote doubled."""
+    text = str(name)
+    if not text:
+        raise ValueError("an SQL identifier cannot be empty")
+    return '"' + text.replace('"', '""') + '"'
+
+
+def int_list(values: Iterable[object]) -> str:
+    """A comma-separated list of integers for an IN (...) that cannot take a parameter (a view's body)."""
+    return ", ".join(str(int(v)) for v in values) or "NULL"
+
+
+def statement(template: str, *, ints: dict[str, Iterable[object]] | None = None, **identifiers: object) -> str:
+    """`template` with each {name} replaced by the quoted identifier, and each {name} in `ints`
+    by a list of integers. Fixed SQL fragments belong in the template itself."""
+    fields = {key: ident(value) for key, value in identifiers.items()}
+    fields.update({key: int_list(values) for key, values in (ints or {}).items()})
+    return template.format(**fields)
