@@ -220,11 +220,17 @@ class App:
 
     def options(self, key: str) -> list[str]:
         """All options of a keyed selectbox (opens its list, reads it, closes it)."""
-        listbox = self.open_list(key)
-        texts = [t.strip() for t in listbox.locator('[role="option"]').all_inner_texts()]
-        self.combobox(key).press("Escape")
-        listbox.wait_for(state="detached")
-        return texts
+        # A rerun that starts while the list is open (e.g. the URL sync after a reload) can replace
+        # the listbox between "the first option is there" and reading them all; read again then.
+        for attempt in range(4):
+            self.wait_idle()
+            listbox = self.open_list(key)
+            texts = [t.strip() for t in listbox.locator('[role="option"]').all_inner_texts()]
+            self.combobox(key).press("Escape")
+            listbox.wait_for(state="detached")
+            if texts:
+                return texts
+        raise AssertionError(f"the option list of {key} came back empty four times")
 
     def shot(self, name: str) -> Path:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
