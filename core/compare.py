@@ -30,7 +30,7 @@ class ComparisonRow:
     measure: str
     n_queries: int            # queries this row's statistics use (paired with the baseline)
     mean: float               # mean over the run's own queries in the aligned query set
-    ci_low: float             # 95% percentile bootstrap CI of that mean (seeded)
+    ci_low: float             # 95% percentile bootstrap CI of that mean (seeded; resamples the aligned topics)
     ci_high: float
     delta: float | None       # mean of (run - baseline) over the paired queries; 0 for the baseline
     rel_delta: float | None   # delta / baseline mean over the same queries; None if that mean is 0
@@ -292,9 +292,11 @@ def _resampled(cells: dict, test: str, n_resamples: int, seed: int) -> None:
     """Bootstrap CIs (and the randomisation / bootstrap p-values) for every measure in one pass.
 
     Measures aligned on the same query list are stacked column-wise (runs x measures, plus the
-    paired differences), so each distinct query mask draws its seeded resamples once per call, not
-    once per measure (and per statistic). Same seed, same n: the same draws each measure would have
-    made on its own, so the numbers do not depend on which other measures are compared."""
+    paired differences) and share one seeded draw of resamples of that list, whatever topics the
+    runs miss: each column's statistic is its mean over the drawn topics it has (see
+    stats.bootstrap_ci_and_test). So a call draws once per aligned query list, not once per
+    measure, statistic or missing-topic pattern. The draws depend only on (number of aligned
+    topics, n_resamples, seed), so a measure's numbers do not depend on which others are compared."""
     by_qids: dict[tuple, list[str]] = {}
     for m, cell in cells.items():
         by_qids.setdefault(tuple(cell["qids"]), []).append(m)

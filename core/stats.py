@@ -135,17 +135,39 @@ def _count_blocks(n: int, n_resamples: int, seed: int):
         done += rows
 
 
-def _bootstrap_means(X: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
+def _bootstrap_means(X: np.ndarray, n_resamples: int, seed: int,
+                     mask: np.ndarray | None = None) -> np.ndarray:
     """Means of n_resamples seeded bootstrap resamples of the rows of X: shape (n_resamples, k).
 
-    One count matrix (resamples x n: how often each query was drawn) times X gives every
-    resample's sum, for every column at once: C @ X / n.
+    One count matrix C (resamples x n: how often each row was drawn) is shared by every column.
+    Without a mask, C @ X / n gives every resample's mean. With a mask, column c's resampled mean
+    is the mean of its values over the drawn rows in its mask: (C @ (X * mask))[:, c] divided by
+    (C @ mask)[:, c], the number of drawn rows it has; NaN for a resample that drew none of them.
+    The denominators are one product with the distinct masks only, so many columns cost little.
     """
-    n = X.shape[0]
-    out = np.empty((n_resamples, X.shape[1]))
+    X = np.asarray(X, dtype=float)
+    n, k = X.shape
+    if mask is None:
+        A, which = X, None
+    else:
+        mask = np.asarray(mask, dtype=bool)
+        groups = list(_mask_groups(mask))
+        M = np.zeros((n, len(groups)))
+        which = np.empty(k, dtype=np.intp)  # column -> its distinct mask
+        for g, (rows, cols) in enumerate(groups):
+            M[rows, g] = 1.0
+            which[cols] = g
+        A = np.hstack([np.where(mask, X, 0.0), M])
+    out = np.empty((n_resamples, k))
     done = 0
     for counts in _count_blocks(n, n_resamples, seed):
-        out[done:done + len(counts)] = counts @ X / n
+        P = counts @ A
+        rows = slice(done, done + len(counts))
+        if which is None:
+            out[rows] = P / n
+        else:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out[rows] = P[:, :k] / P[:, k:][:, which]   # 0 / 0 = NaN: no row of the mask drawn
         done += len(counts)
     return out
 
@@ -155,12 +177,16 @@ def bootstrap_ci_and_test(V: np.ndarray, v_mask: np.ndarray, D: np.ndarray | Non
                           level: float = 0.95) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """`bootstrap_ci(V, v_mask)` and `bootstrap_test(D, d_mask)` from one set of bootstrap draws.
 
-    The columns of V and D (same rows: the aligned queries) are grouped by their query mask; each
-    distinct mask draws its seeded count matrix once (the same counts `_bootstrap_means` would draw
-    for that mask alone) and one matrix product per block gives the resampled means of every
-    column in the group, interval columns and test columns alike. So a whole `compare()` call
-    (every run x measure, plus every paired difference) costs one draw when no run misses a
-    query, instead of one per measure and per statistic. Returns (ci_low, ci_high, p).
+    The rows of V and D are the same queries (the aligned query set). One seeded draw resamples
+    those n rows with replacement, n_resamples times (`_count_blocks(n, n_resamples, seed)`), and
+    every column, interval and test alike, is evaluated on the same resamples: its statistic is
+    the mean of its values over the drawn rows in its mask (see `_bootstrap_means`). With a full
+    mask this is the textbook bootstrap of the column's mean; with a partial mask it is the
+    bootstrap of "the mean over the queries this column has", resampling the query set (the
+    query is the unit, and whether a column has it is part of the query's data). So a whole
+    `compare()` call costs one draw whatever topics the runs miss. A resample that drew none of a
+    column's queries has no value for it and is left out of that column's percentiles and test
+    (its count of valid resamples replaces n_resamples). Returns (ci_low, ci_high, p).
     """
     V = np.asarray(V, dtype=float)
     if D is None:
@@ -169,22 +195,34 @@ def bootstrap_ci_and_test(V: np.ndarray, v_mask: np.ndarray, D: np.ndarray | Non
     X = np.hstack([V, np.asarray(D, dtype=float)])
     mask = np.hstack([np.asarray(v_mask, dtype=bool), np.asarray(d_mask, dtype=bool)])
     low, high, p = np.full(kv, np.nan), np.full(kv, np.nan), np.full(X.shape[1] - kv, np.nan)
+    if X.shape[0] == 0 or X.shape[1] == 0:
+        return low, high, p
+    means = _bootstrap_means(X, n_resamples, seed, mask=mask)
     tail = (1.0 - level) / 2.0
-    for rows, cols in _mask_groups(mask):
-        if len(rows) == 0:
-            continue
-        Xg = X[np.ix_(rows, cols)]
-        means = _bootstrap_means(Xg, n_resamples, seed)
-        ci = cols < kv
-        if ci.any():
-            low[cols[ci]], high[cols[ci]] = np.quantile(means[:, ci], [tail, 1.0 - tail], axis=0)
-        if not ci.all():
-            t = ~ci
-            observed = Xg[:, t].mean(axis=0)
-            eps = 1e-10 * np.maximum(np.abs(Xg[:, t]).mean(axis=0), 1e-300)
-            b = (np.abs(means[:, t] - observed) >= np.abs(observed) - eps).sum(axis=0)
-            p[cols[t] - kv] = (b + 1) / (n_resamples + 1)
+    low[:], high[:] = _percentiles(means[:, :kv], tail)
+    if X.shape[1] > kv:
+        Xd, md = np.where(mask[:, kv:], X[:, kv:], 0.0), mask[:, kv:]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            observed = Xd.sum(axis=0) / md.sum(axis=0)
+            eps = 1e-10 * np.maximum(np.abs(Xd).sum(axis=0) / md.sum(axis=0), 1e-300)
+        null = means[:, kv:]
+        with np.errstate(invalid="ignore"):
+            b = (np.abs(null - observed) >= np.abs(observed) - eps).sum(axis=0)   # NaN compares False
+        valid = np.isfinite(null).sum(axis=0)
+        p[:] = np.where(valid > 0, (b + 1) / (valid + 1), np.nan)
     return low, high, p
+
+
+def _percentiles(means: np.ndarray, tail: float) -> tuple[np.ndarray, np.ndarray]:
+    """The (tail, 1 - tail) quantiles of each column over its valid (non-NaN) resamples."""
+    low, high = np.full(means.shape[1], np.nan), np.full(means.shape[1], np.nan)
+    finite = np.isfinite(means)
+    full = finite.all(axis=0)
+    if full.any():
+        low[full], high[full] = np.quantile(means[:, full], [tail, 1.0 - tail], axis=0)
+    for c in np.flatnonzero(~full & finite.any(axis=0)):   # rare: a column with very few queries
+        low[c], high[c] = np.quantile(means[finite[:, c], c], [tail, 1.0 - tail])
+    return low, high
 
 
 def bootstrap_test(D: np.ndarray, mask: np.ndarray, n_resamples: int = 10_000,
@@ -193,7 +231,8 @@ def bootstrap_test(D: np.ndarray, mask: np.ndarray, n_resamples: int = 10_000,
 
     Resample the queries' differences with replacement; under H0 the resampled mean minus the
     observed mean estimates the null distribution. b counts |mean* - mean| >= |mean|;
-    p = (b + 1) / (n_resamples + 1). Columns with the same query mask share the resamples.
+    p = (b + 1) / (n_valid + 1), n_valid = the resamples that drew any of the column's queries
+    (all n_resamples unless it has very few). Every column is tested on the same resamples of the rows.
     """
     D = np.asarray(D, dtype=float)
     empty = np.zeros((D.shape[0], 0))
@@ -204,7 +243,7 @@ def bootstrap_ci(V: np.ndarray, mask: np.ndarray, n_resamples: int = 10_000, see
                  level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """Percentile bootstrap confidence interval of the mean of each column of V (over its mask).
 
-    Columns with the same mask share one seeded draw of resamples (see `bootstrap_ci_and_test`)."""
+    Every column shares one seeded draw of resamples of the rows (see `bootstrap_ci_and_test`)."""
     low, high, _ = bootstrap_ci_and_test(V, mask, None, None, n_resamples, seed, level)
     return low, high
 

@@ -323,15 +323,29 @@ def test_resampling_of_one_measure_does_not_depend_on_the_other_measures(test, m
                 assert (a is None and b is None) or a == pytest.approx(b, abs=1e-12), (r.run, m, f)
 
 
-def test_compare_ci_is_the_percentile_bootstrap_of_each_runs_own_queries():
-    """Each row's CI is stats.bootstrap_ci of that run's values over the queries it has (skip), in
-    the aligned (sorted qid) order the draws index."""
+def test_compare_ci_is_the_percentile_bootstrap_of_each_runs_mean_over_the_aligned_topics():
+    """Each row's CI resamples the aligned topic set (the baseline's topics, in sorted qid order,
+    the order the draws index) with the seeded draws stats._count_blocks(n topics) makes, and takes
+    the mean over the drawn topics the run has (skip). Written out here with np.repeat. A run with
+    every topic therefore gets exactly stats.bootstrap_ci of its own values."""
     from core import stats
     pq = _synthetic()
     c = compare(pq, baseline="r0", n_resamples=600, seed=8)
+    qids = sorted(pq.loc[pq["run"] == "r0", "qid"].unique())
+    counts = np.vstack(list(stats._count_blocks(len(qids), 600, 8))).astype(int)
+    partial = 0
     for r in c.rows:
-        own = pq[(pq["run"] == r.run) & (pq["measure"] == r.measure)].sort_values("qid")  # aligned order
-        vals = own["value"].to_numpy()[:, None]
-        low, high = stats.bootstrap_ci(vals, np.ones_like(vals, dtype=bool), 600, 8)
-        assert r.ci_low == pytest.approx(low[0], abs=1e-12) and r.ci_high == pytest.approx(high[0], abs=1e-12)
+        own = pq[(pq["run"] == r.run) & (pq["measure"] == r.measure)].set_index("qid")["value"]
+        x = own.reindex(qids).to_numpy()
+        keep = ~np.isnan(x)
+        means = np.array([np.repeat(x[keep], k[keep]).mean() for k in counts])
+        low, high = np.quantile(means, [0.025, 0.975])
+        assert r.ci_low == pytest.approx(low, abs=1e-12) and r.ci_high == pytest.approx(high, abs=1e-12)
         assert r.ci_low <= r.mean <= r.ci_high
+        if keep.all():
+            vals = own.sort_index().to_numpy()[:, None]
+            alone = stats.bootstrap_ci(vals, np.ones_like(vals, dtype=bool), 600, 8)
+            assert (r.ci_low, r.ci_high) == (pytest.approx(alone[0][0], abs=1e-12), pytest.approx(alone[1][0], abs=1e-12))
+        else:
+            partial += 1
+    assert partial == 3 + 1   # r2 (every 4th topic) for A, B, C; r3 for B

@@ -69,11 +69,12 @@ def test_cohens_d_wilcoxon_and_correction_edge_cases():
     assert isinstance(info.value, EvalError)  # pages catch RankboardError only
 
 
-# --- the vectorised bootstrap (one seeded draw per distinct query mask, C @ X / n for every column)
+# --- the vectorised bootstrap (one seeded draw of the rows shared by every column, whatever its mask)
 
 
 def _masked_columns(seed: int = 11):
-    """12 columns over 41 queries: groups of columns sharing a mask, one lone mask, one empty."""
+    """12 columns over 41 queries: groups of columns sharing a mask, one lone mask, one empty,
+    one with a single query (many resamples draw none of it)."""
     rng = np.random.default_rng(seed)
     X = rng.gamma(2.0, 0.2, (41, 12))
     mask = np.ones_like(X, dtype=bool)
@@ -81,15 +82,18 @@ def _masked_columns(seed: int = 11):
     mask[:9, 7] = False        # column 7 alone
     mask[:, 9] = False         # column 9 has no query
     mask[20:, 10:] = False     # columns 10-11 share a mask with 20 queries
+    mask[1:, 8] = False        # column 8 has one query
     return X, mask
 
 
-def _naive_means(x: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
-    """The textbook bootstrap of one column with the same draws: resample b repeats query i
-    counts[b, i] times, and its mean is taken directly (no matrix product)."""
+def _naive_means(x: np.ndarray, keep: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
+    """The textbook bootstrap with the same draws, written out: resample b draws every one of the
+    len(x) rows counts[b, i] times; the column's statistic is the plain mean of the drawn rows it
+    has (np.repeat, no matrix product), NaN when it has none of them."""
     counts = np.vstack(list(stats._count_blocks(len(x), n_resamples, seed))).astype(int)
     assert counts.shape == (n_resamples, len(x)) and (counts.sum(axis=1) == len(x)).all()
-    return np.array([np.repeat(x, c).mean() for c in counts])
+    drawn = [np.repeat(x[keep], c[keep]) for c in counts]
+    return np.array([d.mean() if len(d) else np.nan for d in drawn])
 
 
 @pytest.mark.parametrize("block_cells", [None, 41 * 7])  # one block; 7 resamples per block
@@ -102,9 +106,37 @@ def test_bootstrap_ci_equals_a_naive_per_column_bootstrap_with_the_same_draws(mo
         if not mask[:, c].any():
             assert np.isnan(low[c]) and np.isnan(high[c])
             continue
-        means = _naive_means(X[mask[:, c], c], 500, 4)
-        ref_low, ref_high = np.quantile(means, [0.025, 0.975])
+        means = _naive_means(X[:, c], mask[:, c], 500, 4)
+        assert np.isnan(means).any() == (c == 8)   # only the one-query column misses resamples
+        ref_low, ref_high = np.quantile(means[~np.isnan(means)], [0.025, 0.975])
         assert abs(low[c] - ref_low) < 1e-12 and abs(high[c] - ref_high) < 1e-12, c
+
+
+def test_a_full_column_gets_the_textbook_bootstrap_of_its_own_queries():
+    """Columns with every query are resampled exactly as before masks were shared: counts from
+    _count_blocks(n), mean = C @ x / n, whatever the other columns' masks are."""
+    X, mask = _masked_columns(15)
+    low, high = stats.bootstrap_ci(X, mask, n_resamples=400, seed=6)
+    alone = stats.bootstrap_ci(X[:, :3], np.ones((41, 3), dtype=bool), n_resamples=400, seed=6)
+    assert np.allclose(low[:3], alone[0], rtol=0, atol=1e-12) and np.allclose(high[:3], alone[1], rtol=0, atol=1e-12)
+    means = stats._bootstrap_means(X[:, :1], 400, 6)[:, 0]
+    assert np.allclose(means, _naive_means(X[:, 0], np.ones(41, dtype=bool), 400, 6), rtol=0, atol=1e-12)
+
+
+def test_a_partial_column_agrees_with_the_bootstrap_of_its_own_queries():
+    """Resampling the whole query set and averaging the drawn queries a column has estimates the
+    same sampling distribution as resampling only its own queries: same centre, same width up to
+    Monte Carlo and the small extra spread of a random number of drawn queries."""
+    rng = np.random.default_rng(21)
+    x = rng.gamma(2.0, 0.2, 400)
+    keep = np.ones(400, dtype=bool)
+    keep[::4] = False                      # the column lacks a quarter of the queries
+    shared = stats.bootstrap_ci(x[:, None], keep[:, None], 8000, seed=1)
+    own = stats.bootstrap_ci(x[keep][:, None], np.ones((keep.sum(), 1), dtype=bool), 8000, seed=1)
+    width, own_width = shared[1][0] - shared[0][0], own[1][0] - own[0][0]
+    assert shared[0][0] < x[keep].mean() < shared[1][0]
+    assert abs(width / own_width - 1) < 0.08
+    assert abs((shared[0][0] + shared[1][0]) / 2 - (own[0][0] + own[1][0]) / 2) < 0.1 * own_width
 
 
 def test_bootstrap_test_equals_a_naive_per_column_bootstrap_with_the_same_draws():
@@ -116,9 +148,11 @@ def test_bootstrap_test_equals_a_naive_per_column_bootstrap_with_the_same_draws(
         if len(d) == 0:
             assert np.isnan(p[c])
             continue
-        means = _naive_means(d, 700, 9)
-        b = np.sum(np.abs(means - d.mean()) >= abs(d.mean()) - 1e-10 * np.abs(d).mean())
-        assert p[c] == pytest.approx((b + 1) / 701, abs=1e-12), c
+        means = _naive_means(D[:, c], mask[:, c], 700, 9)
+        valid = means[~np.isnan(means)]
+        b = np.sum(np.abs(valid - d.mean()) >= abs(d.mean()) - 1e-10 * np.abs(d).mean())
+        assert p[c] == pytest.approx((b + 1) / (len(valid) + 1), abs=1e-12), c
+        assert (len(valid) < 700) == (c == 8)
 
 
 def test_ci_and_test_from_one_draw_equal_the_separate_calls():
@@ -155,7 +189,7 @@ def test_count_blocks_do_not_depend_on_the_block_size(monkeypatch):
 def test_mask_groups_cover_every_column_once_in_first_seen_order():
     _, mask = _masked_columns()
     groups = [(rows.tolist(), cols.tolist()) for rows, cols in stats._mask_groups(mask)]
-    assert [cols for _, cols in groups] == [[0, 1, 2, 6, 8], [3, 4, 5], [7], [9], [10, 11]]
+    assert [cols for _, cols in groups] == [[0, 1, 2, 6], [3, 4, 5], [7], [8], [9], [10, 11]]
     for rows, cols in groups:
         assert all(np.flatnonzero(mask[:, c]).tolist() == rows for c in cols)
 
