@@ -25,7 +25,20 @@ MIN_GEO_MEAN = 1e-5
 NO_DEPTH = 2 ** 62
 CANONICAL_RANK = "row_number() OVER (PARTITION BY {partition} ORDER BY score DESC, docno DESC)"
 
-__all__ = ["EvalOptions", "EvalResult", "evaluate", "evaluate_frames", "evaluate_files", "evaluate_stored", "summarise"]
+__all__ = ["EvalOptions", "EvalResult", "Rankings", "evaluate", "evaluate_rankings", "evaluate_frames", "evaluate_files", "evaluate_stored", "summarise"]
+
+
+@dataclass
+class Rankings:
+    """Stage 1's output: one row per ranking of a qrels topic, and its judged retrieved documents."""
+    groups: pd.DataFrame                         # run, qid: the rankings (topics of the qrels that the run has)
+    num_ret: np.ndarray                          # documents retrieved per ranking
+    g: np.ndarray                                # judged retrieved documents: ranking index,
+    rank: np.ndarray                             #   canonical trec_eval rank,
+    rel: np.ndarray                              #   grade (any, negative included)
+    levels: pd.DataFrame                         # qid, rel, n: judged documents per grade >= 0 (qrels_levels.sql)
+    runs: list[str]                              # every run asked for, in order
+    topics: list[str]                            # the qrels topics, sorted
 
 
 @dataclass
@@ -50,8 +63,7 @@ def _columns(con, quoted_table: str) -> list[str]:
 
 
 def load(con, run_table: str, qrels_table: str, options: EvalOptions, run_name: str | None = None):
-    """Run the SQL stage over a table of runs (or, with run_name, a table holding one run and no run column).
-    Returns (groups DataFrame[run, qid], num_ret, (g, rank, rel) judged rows, qrels level counts, runs, topics)."""
+    """Run the SQL stage over a table of runs (or, with run_name, a table holding one run and no run column)."""
     rt, qt = ident(run_table), ident(qrels_table)        # quoted: only these names enter the SQL text
     cols = _columns(con, rt)
     for need in ("qid", "docno") + (() if run_name is not None else ("run",)):
@@ -80,14 +92,24 @@ def load(con, run_table: str, qrels_table: str, options: EvalOptions, run_name: 
     g = np.cumsum(first) - 1
     groups = pd.DataFrame({"run": run[first], "qid": qid[first]})
     num_ret = np.asarray(res["n"], dtype=np.int64)[first]
-    g, rank, rel = g[judged], rank[judged], rel[judged]
+    return Rankings(groups, num_ret, g[judged], rank[judged], rel[judged], levels, runs, topics)
+
+
+def _cut(rk: "Rankings", options: EvalOptions) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(num_ret, g, rank, rel) after -M (cut each ranking at depth) and -J (keep judged documents only)."""
+    num_ret, g, rank, rel = rk.num_ret, rk.g, rk.rank, rk.rel
+    if options.max_depth:
+        keep = rank <= int(options.max_depth)
+        num_ret, g, rank, rel = np.minimum(num_ret, int(options.max_depth)), g[keep], rank[keep], rel[keep]
     if options.judged_only:
+        order = np.lexsort((rank, g))
+        g, rel = g[order], rel[order]
         keep = rel >= 0
         g, rel = g[keep], rel[keep]
-        num_ret = np.bincount(g, minlength=len(groups)).astype(np.int64)
+        num_ret = np.bincount(g, minlength=len(rk.groups)).astype(np.int64)
         starts = np.r_[0, np.cumsum(num_ret)[:-1]]
         rank = np.arange(len(g)) - starts[g] + 1
-    return groups, num_ret, (g, rank, rel), levels, runs, topics
+    return num_ret, g, rank, rel
 
 
 def _level_matrix(levels: pd.DataFrame, qids) -> np.ndarray:
@@ -104,8 +126,14 @@ def evaluate(con, run_table: str, qrels_table: str, measures, options: EvalOptio
              run_name: str | None = None) -> EvalResult:
     """Evaluate every run in `run_table` (run, qid, docno, score[, rank]) against `qrels_table` (qid, docno, rel).
     With `run_name`, `run_table` holds a single run and needs no run column."""
+    return evaluate_rankings(load(con, run_table, qrels_table, options, run_name), measures, options)
+
+
+def evaluate_rankings(rk: "Rankings", measures, options: EvalOptions = EvalOptions()) -> EvalResult:
+    """Stage 2 over stage 1's output (from SQL, from Arrow tables, or from the store's judged rows)."""
     ms = parse_measures(measures, compat=options.compat)
-    groups, num_ret, (g, rank, rel), levels, runs, topics = load(con, run_table, qrels_table, options, run_name)
+    groups, levels, runs, topics = rk.groups, rk.levels, rk.runs, rk.topics
+    num_ret, g, rank, rel = _cut(rk, options)
     warnings: list[str] = []
     missing: dict[str, list[str]] = {}
     have = groups.groupby("run", sort=False)["qid"].agg(set).to_dict() if len(groups) else {}
@@ -210,6 +238,7 @@ def evaluate_files(qrels_path, run_paths, measures, options: EvalOptions = EvalO
     """The CLI path: parse the files with core.formats, then evaluate each run (in the order given).
     Run names come from the run's tag (the 6th column), else the file name."""
     from core.formats import read_qrels, read_run
+    from core.judged import arrow_rankings
 
     run_paths = [run_paths] if isinstance(run_paths, (str, Path)) else list(run_paths)
     qrels = read_qrels(qrels_path, filename=Path(str(qrels_path)).name)
@@ -222,20 +251,19 @@ def evaluate_files(qrels_path, run_paths, measures, options: EvalOptions = EvalO
         warnings, seen, parts = list(qrels.warnings), set(), []
         for path in run_paths:
             parsed = _stream(con, path, "rb_run_stream")
-            table = "rb_run_stream" if parsed is not None else "rb_run_src"
-            if parsed is None:
+            streamed = parsed is not None
+            if not streamed:
                 parsed = read_run(path, filename=Path(str(path)).name)
-                con.register("rb_run_src", parsed.table)
             name = parsed.tag or Path(str(path)).name
             if name in seen:
                 name = f"{name} ({Path(str(path)).name})"
             seen.add(name)
             warnings += parsed.warnings
-            parts.append(evaluate(con, table, "rb_qrels", measures, options, run_name=name))
-            if table == "rb_run_src":
-                con.unregister("rb_run_src")
-            else:
+            if streamed:
+                parts.append(evaluate(con, "rb_run_stream", "rb_qrels", measures, options, run_name=name))
                 con.execute("DROP TABLE rb_run_stream").fetchall()
+            else:
+                parts.append(evaluate_rankings(arrow_rankings(con, parsed.table, "rb_qrels", name), measures, options))
             del parsed
         result = merge(parts)
         result.warnings = warnings + result.warnings

@@ -1,0 +1,72 @@
+"""core.ranking against two oracles: a plain Python sort, and DuckDB's row_number() window (the SQL stage)."""
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from core.ranking import canonical_ranks, topic_codes
+
+
+def naive_ranks(qids, docnos, scores):
+    """trec_eval's order per topic: score descending, then docno descending by bytes."""
+    ranks = [0] * len(qids)
+    for q in set(qids):
+        rows = [i for i in range(len(qids)) if qids[i] == q]
+        rows.sort(key=lambda i: docnos[i].encode(), reverse=True)
+        rows.sort(key=lambda i: -scores[i])                     # stable: ties keep docno descending
+        for k, i in enumerate(rows):
+            ranks[i] = k + 1
+    return ranks
+
+
+@st.composite
+def runs(draw):
+    n_topics = draw(st.integers(1, 4))
+    rows = draw(st.lists(st.tuples(st.integers(0, n_topics - 1), st.sampled_from(["d1", "d2", "d10", "D3", "é", "a b", "z", "d02"]),
+                                   st.sampled_from([0.0, -1.5, 1.0, 1.0, 2.5, 1e-300, 3.0])), min_size=0, max_size=40,
+                         unique_by=lambda r: (r[0], r[1])))
+    if draw(st.booleans()):                                      # the usual file layout: topic blocks, best first
+        rows.sort(key=lambda r: (r[0], -r[2]))
+    return [str(r[0]) for r in rows], [r[1] for r in rows], [r[2] for r in rows]
+
+
+@settings(max_examples=300, deadline=None)
+@given(runs(), st.data())
+def test_ranks_equal_a_plain_sort(run, data):
+    qids, docnos, scores = run
+    codes, _ = topic_codes(pa.array(qids, pa.string()))
+    expected = naive_ranks(qids, docnos, scores)
+    got = canonical_ranks(codes, np.array(scores, dtype=np.float64), pa.array(docnos, pa.string()))
+    assert got.tolist() == expected
+    rows = data.draw(st.lists(st.integers(0, max(len(qids) - 1, 0)), unique=True, max_size=len(qids)))
+    some = canonical_ranks(codes, np.array(scores, dtype=np.float64), pa.array(docnos, pa.string()),
+                           rows=np.array(rows, dtype=np.int64))
+    assert some.tolist() == [expected[i] for i in rows]
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_ranks_equal_the_sql_window_on_a_real_run(shuffle):
+    import gzip
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "data" / "runs" / "input.pircRBa1.gz"
+    lines = [line.split() for line in gzip.decompress(path.read_bytes()).decode().splitlines() if line.strip()]
+    if shuffle:
+        lines = [lines[i] for i in np.random.default_rng(7).permutation(len(lines))]
+    table = pa.table({"qid": [f[0] for f in lines], "docno": [f[2] for f in lines],
+                      "score": np.array([float(f[4]) for f in lines]), "i": np.arange(len(lines))})
+    con = duckdb.connect()
+    con.register("t", table)
+    sql = con.execute("SELECT row_number() OVER (PARTITION BY qid ORDER BY score DESC, docno DESC) AS r, i "
+                      "FROM t ORDER BY i").fetchnumpy()["r"]
+    codes, _ = topic_codes(table["qid"])
+    assert canonical_ranks(codes, table["score"].to_numpy(), table["docno"]).tolist() == sql.tolist()
+
+
+def test_topic_codes_are_first_seen_order_over_chunks():
+    qid = pa.chunked_array([pa.array(["3", "1"]), pa.array(["1", "2", "3"])])
+    codes, distinct = topic_codes(qid)
+    assert codes.tolist() == [0, 1, 1, 2, 0]
+    assert distinct.to_pylist() == ["3", "1", "2"]
