@@ -40,7 +40,7 @@ with guard("evaluate the runs"):
     with st.spinner(f"Evaluating {len(chosen)} runs ({', '.join(measures)})..."):
         result, comparison = cached.compared(coll["id"], run_ids, measures, baseline=baseline or chosen[0],
                                              test=test, correction=correction, alpha=float(alpha), ver=ver)
-        judged = cached.judged_at_10(coll["id"], run_ids, ver=ver)
+        judged = cached.judged_at_10(result)
     show_warnings(result.warnings, title="Evaluation warnings")
     low = [f"{r} ({v:.0%})" for r, v in judged.items() if v < 0.9]
     if low:
