@@ -250,16 +250,22 @@ def evaluate_files(qrels_path, run_paths, measures, options: EvalOptions = EvalO
                     " CAST(rel AS INTEGER) AS rel FROM _rb_qrels_src")
         warnings, seen, parts = list(qrels.warnings), set(), []
         for path in run_paths:
-            parsed = _stream(con, path, "rb_run_stream")
+            pieces = _stream_pieces(con, path)
+            parsed = None if pieces is not None else _stream(con, path, "rb_run_stream")
             streamed = parsed is not None
-            if not streamed:
+            if pieces is not None:
+                rankings, parsed = pieces
+            elif not streamed:
                 parsed = read_run(path, filename=Path(str(path)).name)
             name = parsed.tag or Path(str(path)).name
             if name in seen:
                 name = f"{name} ({Path(str(path)).name})"
             seen.add(name)
             warnings += parsed.warnings
-            if streamed:
+            if pieces is not None:
+                rankings.groups["run"], rankings.runs = name, [name]
+                parts.append(evaluate_rankings(rankings, measures, options))
+            elif streamed:
                 parts.append(evaluate(con, "rb_run_stream", "rb_qrels", measures, options, run_name=name))
                 con.execute("DROP TABLE rb_run_stream").fetchall()
             else:
@@ -291,6 +297,21 @@ def _stream(con, path, table: str):
         return None
     tags = stream_run(path, con, table)
     return None if tags is None else _build(None, tags, None, {}, "trec")
+
+
+def _stream_pieces(con, path):
+    """(Rankings, ParsedRun without a table) of a large clean run file whose topics are contiguous, read a piece
+    at a time (core.judged.stream_rankings); None for small files and when that does not apply."""
+    from core.formats.runs import _build
+    from core.judged import stream_rankings
+
+    if _size(path) < STREAM_BYTES:
+        return None
+    got = stream_rankings(con, path, "rb_qrels")
+    if got is None:
+        return None
+    rankings, tags = got
+    return rankings, _build(None, tags, None, {}, "trec")
 
 
 def _size(path) -> int:

@@ -15,21 +15,31 @@ from core.ranking import canonical_ranks, topic_codes
 from core.sqltext import ident
 
 
-def arrow_rankings(con, run: pa.Table, qrels_table: str, run_name: str):
-    """`Rankings` of one run: `run` has columns qid, docno (strings) and score (float64), with no (qid, docno)
-    repeated; `qrels_table` is a DuckDB table (qid, docno, rel) on `con`."""
-    from core.evaluate import Rankings, sql
+def qrels_summary(con, qrels_table: str) -> tuple[list[str], pd.DataFrame]:
+    """(the qrels topics, sorted; judged documents per topic and grade >= 0) of DuckDB table `qrels_table`."""
+    from core.evaluate import sql
 
     qt = ident(qrels_table)
     topics = [r[0] for r in con.execute("SELECT DISTINCT qid FROM " + qt + " ORDER BY qid").fetchall()]
-    levels = con.execute(sql("qrels_levels", qrels_table=qt)).fetchdf()
+    return topics, con.execute(sql("qrels_levels", qrels_table=qt)).fetchdf()
+
+
+def arrow_rankings(con, run: pa.Table, qrels_table: str, run_name: str, summary=None):
+    """`Rankings` of one run: `run` has columns qid, docno (strings) and score (float64), with no (qid, docno)
+    repeated; `qrels_table` is a DuckDB table (qid, docno, rel) on `con`; `summary` its `qrels_summary`."""
+    from core.evaluate import Rankings
+
+    qt = ident(qrels_table)
+    topics, levels = summary or qrels_summary(con, qrels_table)
     n = run.num_rows
     codes, qids = topic_codes(run["qid"]) if n else (np.zeros(0, np.int32), pa.array([], pa.string()))
     rows = pa.table({"i": pa.array(np.arange(n, dtype=np.int64)), "qid": run["qid"], "docno": run["docno"]})
     con.register("_rb_arrow_rows", rows)
     try:
-        hit = con.execute("SELECT t.i, q.rel FROM _rb_arrow_rows t JOIN " + qt +
-                          " q ON q.qid = t.qid AND q.docno = t.docno").fetchnumpy()
+        # the qrels of this run's topics only: a piece of a long run must not hash every topic's judgments
+        hit = con.execute("WITH q AS (SELECT qid, docno, rel FROM " + qt + " WHERE qid IN (SELECT unnest($topics))) "
+                          "SELECT t.i, q.rel FROM _rb_arrow_rows t JOIN q ON q.qid = t.qid AND q.docno = t.docno",
+                          {"topics": qids.to_pylist()}).fetchnumpy()
     finally:
         con.unregister("_rb_arrow_rows")
     i = np.asarray(hit["i"], dtype=np.int64)
@@ -48,3 +58,52 @@ def arrow_rankings(con, run: pa.Table, qrels_table: str, run_name: str):
     groups = pd.DataFrame({"run": np.full(len(present), run_name, dtype=object), "qid": names})
     return Rankings(groups, counts[present].astype(np.int64), group_of[codes[i]], rank, rel, levels,
                     [run_name], topics)
+
+
+def stream_rankings(con, path, qrels_table: str, chunk_bytes: int = 1 << 26):
+    """`Rankings` of a large clean run file, read a piece at a time, so memory stays bounded however long the file.
+
+    Runs are written topic by topic, so each piece is evaluated once its topics are complete (the last topic of
+    a piece waits for the next one). Returns (rankings, tags), or None when the file is not clean, a topic's
+    lines are not contiguous, or a document repeats within a topic: the caller then takes the general path.
+    The rankings' run is named "" (the caller names it from the tags)."""
+    from core.evaluate import Rankings
+    from core.formats._fast import NotClean, no_duplicates, run_chunks
+
+    parts, tags, done, pending = [], [], set(), None
+    summary = qrels_summary(con, qrels_table)
+
+    def take(batch: pa.Table) -> bool:
+        names = pc.unique(batch["qid"]).to_pylist()
+        if done.intersection(names) or not no_duplicates(batch, ["qid", "docno"], con):
+            return False
+        codes, _ = topic_codes(batch["qid"])
+        if len(codes) - int(np.count_nonzero(codes[1:] == codes[:-1])) != len(names):
+            return False                          # a topic's lines are split within the piece
+        done.update(names)
+        parts.append(arrow_rankings(con, batch, qrels_table, "", summary))
+        return True
+
+    try:
+        for piece, piece_tags in run_chunks(path, chunk_bytes):
+            tags.append(piece_tags)
+            if pending is not None:
+                piece = pa.concat_tables([pending, piece])
+            last = piece["qid"][piece.num_rows - 1]
+            tail = pc.equal(piece["qid"], last).to_numpy(zero_copy_only=False)
+            start = piece.num_rows - int(np.argmin(tail[::-1])) if not tail.all() else 0
+            pending = piece.slice(start)
+            if start and not take(piece.slice(0, start)):
+                return None
+        if pending is not None and pending.num_rows and not take(pending):
+            return None
+    except NotClean:
+        return None
+    if not parts:
+        return None
+    offsets = np.cumsum([0] + [len(p.groups) for p in parts[:-1]])
+    groups = pd.concat([p.groups for p in parts], ignore_index=True)
+    return Rankings(groups, np.concatenate([p.num_ret for p in parts]),
+                    np.concatenate([p.g + o for p, o in zip(parts, offsets)]),
+                    np.concatenate([p.rank for p in parts]), np.concatenate([p.rel for p in parts]),
+                    parts[0].levels, [""], parts[0].topics), pa.chunked_array(tags, pa.string())

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gzip
 
+import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pytest
 
@@ -143,34 +145,45 @@ def test_clean_qrels_match(data, monkeypatch):
 
 
 def test_streamed_runs_evaluate_like_parsed_ones(reference, monkeypatch, tmp_path):
-    """evaluate_files reads large clean runs in chunks straight into DuckDB; force it on small files
-    (tiny chunks, so lines and CRLFs straddle chunk ends) and compare with the parsed path."""
+    """evaluate_files reads large clean runs a piece at a time: topic by topic (core.judged.stream_rankings),
+    or, when a topic's lines are not contiguous, into a DuckDB table. Force both on small files (tiny pieces,
+    so lines, topics and CRLFs straddle piece ends) and compare with the parsed path."""
     import core.evaluate as ev
     import core.formats._fast as fast
+    import core.judged as judged
 
     runs = sorted((reference / "trectools_robust03" / "runs").iterdir())[:3]
     tabbed = tmp_path / "tabbed.txt"
     tabbed.write_bytes(gzip.decompress(runs[0].read_bytes()).replace(b"\n", b"\r\n"))
-    mixed = reference / "trec_eval_test" / "results.test"          # falls back to read_run
+    lines = gzip.decompress(runs[1].read_bytes()).splitlines(keepends=True)
+    shuffled = tmp_path / "shuffled.txt"                            # topics not contiguous: the DuckDB table
+    shuffled.write_bytes(b"".join(lines[i] for i in np.random.default_rng(3).permutation(len(lines))))
+    mixed = reference / "trec_eval_test" / "results.test"          # not clean: read_run
     qrels = reference / "trectools_robust03" / "robust03_qrels.txt"
-    paths = runs + [tabbed, mixed]
-    measures = ["AP", "nDCG@10", "P@10", "RR", "Bpref", "num_rel_ret"]
+    paths = runs + [tabbed, shuffled, mixed]
+    measures = ["AP", "nDCG@10", "P@10", "RR", "Bpref", "num_rel_ret", "Rprec", "ndcg"]
     plain = ev.evaluate_files(qrels, paths, measures)
-    orig = fast.stream_run
+    orig_pieces, orig_table = judged.stream_rankings, fast.stream_run
     calls = []
 
+    def small_pieces(con, path, qrels_table, chunk_bytes=1 << 26):
+        got = orig_pieces(con, path, qrels_table, chunk_bytes=30011)
+        calls.append(("pieces", got is not None))
+        return got
+
     def small_chunks(path, con, table, chunk_bytes=1 << 26):
-        got = orig(path, con, table, chunk_bytes=4099)
-        calls.append(got is not None)
+        got = orig_table(path, con, table, chunk_bytes=30011)
+        calls.append(("table", got is not None))
         return got
 
     monkeypatch.setattr(ev, "STREAM_BYTES", 0)
+    monkeypatch.setattr(judged, "stream_rankings", small_pieces)
     monkeypatch.setattr(fast, "stream_run", small_chunks)
     streamed = ev.evaluate_files(qrels, paths, measures)
-    assert calls == [True] * (len(paths) - 1) + [False]
+    assert calls == [("pieces", True)] * 4 + [("pieces", False), ("table", True), ("pieces", False), ("table", False)]
     assert streamed.runs == plain.runs and streamed.warnings == plain.warnings
-    assert streamed.summary.equals(plain.summary)
-    assert streamed.per_query.equals(plain.per_query)
+    pd.testing.assert_frame_equal(streamed.summary, plain.summary, check_exact=False, rtol=1e-12)
+    pd.testing.assert_frame_equal(streamed.per_query, plain.per_query, check_exact=False, rtol=1e-12)
 
 
 def test_stream_run_declines_what_the_fast_path_declines(tmp_path):

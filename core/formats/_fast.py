@@ -81,25 +81,31 @@ def read_columns(box: list[bytes], names: list[str], coded: tuple[str, ...] = ()
     return table
 
 
-def _no_duplicates(table: pa.Table, keys: list[str]) -> bool:
+def no_duplicates(table: pa.Table, keys: list[str], con=None) -> bool:
     """True when no key repeats. DuckDB counts the distinct 64-bit hashes of the keys (a parallel hash
     aggregate of integers, faster than pyarrow's group_by): as many as rows proves there is no repeat, since
-    a hash collision can only lower the count; otherwise the exact DISTINCT count decides. DuckDB may spill
-    to a temporary directory, which keeps the peak memory of a 5M-line run low."""
+    a hash collision can only lower the count; otherwise the exact DISTINCT count decides. Without `con`, a
+    private connection with a memory limit and a temporary directory to spill to (which keeps the peak memory
+    of a 5M-line run low)."""
     import duckdb
 
-    with tempfile.TemporaryDirectory(prefix="rankboard-") as tmp:
-        con = duckdb.connect(config={"threads": 2, "memory_limit": "600MB", "temp_directory": tmp})
-        try:
-            con.register("_rb_keys", table.select(keys))
-            cols = ", ".join(ident(k) for k in keys)
-            n = con.execute("SELECT count(DISTINCT hash(" + cols + ")) FROM _rb_keys").fetchall()[0][0]
-            if n != table.num_rows:
-                n = con.execute("SELECT count(*) FROM (SELECT DISTINCT " + cols + " FROM _rb_keys)").fetchall()[0][0]
-        except duckdb.Error:
-            return False
-        finally:
-            con.close()
+    if con is None:
+        with tempfile.TemporaryDirectory(prefix="rankboard-") as tmp:
+            own = duckdb.connect(config={"threads": 2, "memory_limit": "600MB", "temp_directory": tmp})
+            try:
+                return no_duplicates(table, keys, own)
+            finally:
+                own.close()
+    cols = ", ".join(ident(k) for k in keys)
+    try:
+        con.register("_rb_keys", table.select(keys))
+        n = con.execute("SELECT count(DISTINCT hash(" + cols + ")) FROM _rb_keys").fetchall()[0][0]
+        if n != table.num_rows:
+            n = con.execute("SELECT count(*) FROM (SELECT DISTINCT " + cols + " FROM _rb_keys)").fetchall()[0][0]
+    except duckdb.Error:
+        return False
+    finally:
+        con.unregister("_rb_keys")
     return n == table.num_rows
 
 
@@ -145,29 +151,29 @@ def fast_run(data: bytes | list[bytes]) -> tuple[pa.Table, pa.ChunkedArray] | No
         return None
     table, tags = got
     pa.default_memory_pool().release_unused()   # the parser's scratch blocks, before DuckDB's hash table
-    if not _no_duplicates(table, ["qid", "docno"]):
+    if not no_duplicates(table, ["qid", "docno"]):
         return None
     return table, tags
 
 
-def stream_run(path, con, table: str, chunk_bytes: int = 1 << 26) -> pa.Array | None:
-    """Read a clean TREC run file at `path` (plain or gzip) into a new DuckDB table `table` (qid VARCHAR,
-    docno VARCHAR, score DOUBLE) on `con`, `chunk_bytes` at a time, so the whole file is never in Python's memory
-    (DuckDB spills to its temp directory). Returns the distinct tags, or None (and no table) when any part of the
-    file is not clean or a document repeats: the caller then uses `read_run`, which reports the problems."""
+class NotClean(Exception):
+    """A part of the file is not clean (or cannot be read): the tolerant parser must read the whole file."""
+
+
+def run_chunks(path, chunk_bytes: int = 1 << 26):
+    """(qid, docno, score) table and distinct tags of each `chunk_bytes` piece of a clean TREC run file at `path`
+    (plain or gzip), cut at line ends, so the whole file is never in memory at once. Raises NotClean as soon
+    as a piece is not clean (no duplicate check: a document may repeat across pieces)."""
     import gzip
     import zlib
-
-    import duckdb
 
     with open(path, "rb") as raw:
         head = raw.read(2)
     opener = gzip.open if head == GZIP_MAGIC else open
-    con.execute(statement("CREATE TEMP TABLE {table} (qid VARCHAR, docno VARCHAR, score DOUBLE)", table=table)).fetchall()
-    tags, delim, n_rows, ok = [], None, 0, False
+    delim, first = None, True
     try:
         with opener(path, "rb") as f:
-            rest, first = b"", True
+            rest = b""
             while True:
                 block = f.read(chunk_bytes)
                 if block:
@@ -182,24 +188,39 @@ def stream_run(path, con, table: str, chunk_bytes: int = 1 << 26) -> pa.Array | 
                     if not data:
                         break
                 if not first and data.startswith(_BOM):
-                    return None
+                    raise NotClean()
                 d = _delimiter(data)
                 if d is None or (delim is not None and d != delim):
-                    return None
+                    raise NotClean()
                 delim, first = d, False
                 got = _run_columns([data])
                 del data
                 if got is None:
-                    return None
-                part, part_tags = got
-                con.register("_rb_chunk", part)
-                con.execute(statement("INSERT INTO {table} SELECT * FROM _rb_chunk", table=table)).fetchall()
-                con.unregister("_rb_chunk")
-                tags.append(part_tags)
-                n_rows += part.num_rows
-                del part, got
+                    raise NotClean()
+                yield got
                 if not block:
                     break
+    except (OSError, EOFError, ValueError, zlib.error):
+        raise NotClean() from None
+
+
+def stream_run(path, con, table: str, chunk_bytes: int = 1 << 26) -> pa.Array | None:
+    """Read a clean TREC run file at `path` (plain or gzip) into a new DuckDB table `table` (qid VARCHAR,
+    docno VARCHAR, score DOUBLE) on `con`, `chunk_bytes` at a time, so the whole file is never in Python's memory
+    (DuckDB spills to its temp directory). Returns the distinct tags, or None (and no table) when any part of the
+    file is not clean or a document repeats: the caller then uses `read_run`, which reports the problems."""
+    import duckdb
+
+    con.execute(statement("CREATE TEMP TABLE {table} (qid VARCHAR, docno VARCHAR, score DOUBLE)", table=table)).fetchall()
+    tags, n_rows, ok = [], 0, False
+    try:
+        for part, part_tags in run_chunks(path, chunk_bytes):
+            con.register("_rb_chunk", part)
+            con.execute(statement("INSERT INTO {table} SELECT * FROM _rb_chunk", table=table)).fetchall()
+            con.unregister("_rb_chunk")
+            tags.append(part_tags)
+            n_rows += part.num_rows
+            del part
         if n_rows == 0:
             return None
         distinct = con.execute(statement("SELECT count(*) FROM (SELECT DISTINCT qid, docno FROM {table})", table=table)).fetchall()[0][0]
@@ -207,7 +228,7 @@ def stream_run(path, con, table: str, chunk_bytes: int = 1 << 26) -> pa.Array | 
             return None
         ok = True
         return pc.unique(pa.chunked_array(tags, pa.string()))
-    except (OSError, EOFError, ValueError, zlib.error, duckdb.Error):   # the tolerant path reports it
+    except (NotClean, duckdb.Error):   # the tolerant path reports it
         return None
     finally:
         if not ok:
@@ -228,6 +249,6 @@ def fast_qrels(data: bytes | list[bytes], judgment_groups: bool) -> tuple[pa.Tab
         return None
     table = pa.table({"qid": t["qid"], "docno": t["docno"], "rel": rel})
     keyed = table.append_column("_g", t["iter"]) if judgment_groups else table
-    if not _no_duplicates(keyed, (["_g"] if judgment_groups else []) + ["qid", "docno"]):
+    if not no_duplicates(keyed, (["_g"] if judgment_groups else []) + ["qid", "docno"]):
         return None
     return table, t["iter"]
