@@ -21,9 +21,10 @@ class Problem:
     message: str
     hint: str = ""
     quote: str | None = None
+    unit: str = "line"                  # "row" for Parquet files, which have rows, not lines
 
     def __str__(self) -> str:
-        where = f"{self.file}, line {self.line}" if self.line is not None else self.file
+        where = f"{self.file}, {self.unit} {self.line}" if self.line is not None else self.file
         text = f"{where}: {self.message.rstrip('.')}."
         if self.hint:
             text += f" {self.hint.rstrip('.')}."

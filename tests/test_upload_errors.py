@@ -82,7 +82,7 @@ RUN_CASES = [
      "r.run, line 2: the docno is empty. Give every run row a qid and a docno.\n    '301,,1.0'\n"
      "r.run, line 3: the qid is empty. Give every run row a qid and a docno.\n    ',d2,2'", 2),
     ("null qid in parquet", _parquet({"qid": ["301", None], "docno": ["a", "b"], "score": [1.0, 2.0]}),
-     "r.run, line 2: the qid is empty. Give every run row a qid and a docno.", 2),
+     "r.run, row 2: the qid is empty. Give every run row a qid and a docno.", 2),
 ]
 
 

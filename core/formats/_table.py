@@ -67,7 +67,7 @@ def header_columns(lines: Lines, cols: dict[str, int], problems, kind: str) -> t
 
 
 def read_parquet(data: bytes, file: str, needs: tuple[str, ...]) -> tuple[dict, np.ndarray]:
-    """Columns of a Parquet file as strings; 'line' numbers are 1-based row numbers."""
+    """Columns of a Parquet file as strings; their 'line' numbers are 1-based row numbers (errors say "row")."""
     try:
         table = pq.read_table(io.BytesIO(data))
     except Exception as exc:  # pyarrow raises several types for corrupt files
@@ -108,10 +108,10 @@ class Opened:
 def open_columns(source, filename: str | None, needs: tuple[str, ...], kind: str) -> Opened:
     """Read, decompress and decode `source`; read Parquet or a header-named CSV/TSV into columns."""
     file, text, data = text_lines(source, filename)
-    problems = Problems(file)
     if data.startswith(PARQUET_MAGIC):
         values, lineno = read_parquet(data, file, needs)
-        return Opened(file, problems, None, values, lineno, "parquet", [])
+        return Opened(file, Problems(file, unit="row"), None, values, lineno, "parquet", [])
+    problems = Problems(file)
     lines = split_lines(text, file)
     sniffed = sniff_header(text, lines, needs)
     if sniffed is None:

@@ -154,17 +154,17 @@ def split_lines(text: str | pa.Array, file: str, *, sep: str | None = None,
 class Problems:
     """Collects problems from vectorised checks; keeps the first few, counts them all."""
 
-    def __init__(self, file: str):
-        self.file, self.items, self.total = file, [], 0
+    def __init__(self, file: str, unit: str = "line"):
+        self.file, self.unit, self.items, self.total = file, unit, [], 0
 
     def add(self, line: int | None, message: str, hint: str, quote: str | None = None) -> None:
         self.total += 1
-        self.items.append(Problem(self.file, line, message, hint, quote))
+        self.items.append(Problem(self.file, line, message, hint, quote, self.unit))
 
     def add_many(self, lines: np.ndarray, make) -> None:
         """`make(i)` builds (line, message, hint, quote) for the i-th flagged row; only the first few are built."""
         self.total += len(lines)
-        self.items.extend(Problem(self.file, *make(i)) for i in range(min(len(lines), MAX_PROBLEMS)))
+        self.items.extend(Problem(self.file, *make(i), unit=self.unit) for i in range(min(len(lines), MAX_PROBLEMS)))
 
     def raise_if_any(self) -> None:
         if self.total:
