@@ -9,16 +9,25 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from core.errors import EvalError, OptionError, Problem, UploadError
 from core.formats import read_documents, read_qrels, read_run, read_topics
 from core.formats._text import source_name
+from core.ranking import canonical_ranks, topic_codes
 from core.sqltext import statement
 
-CANONICAL_RANK = "row_number() OVER (PARTITION BY qid ORDER BY score DESC, docno DESC)"
-INSERT_RUN_ROWS = "INSERT INTO run_rows SELECT ?, qid, docno, score, " + CANONICAL_RANK + " FROM {view}"
+INSERT_RUN_ROWS = "INSERT INTO run_rows SELECT ?, qid, docno, score, rank FROM {view}"
+INSERT_RUN_TOPICS = "INSERT INTO run_topics SELECT ?, qid, n FROM {view}"
+# The judged retrieved rows of one new run (in view, with its rank) under every qrels set of its collection.
+INSERT_RUN_JUDGED = """INSERT INTO judged_rows SELECT ?, q.qrels_id, t.qid, t.rank, q.rel
+FROM {view} t JOIN qrels q ON q.qid = t.qid AND q.docno = t.docno
+WHERE q.qrels_id IN (SELECT qrels_id FROM qrels_sets WHERE collection_id = ?)"""
+# The judged retrieved rows of every stored run of a collection under one new qrels set.
+INSERT_QRELS_JUDGED = """INSERT INTO judged_rows SELECT r.run_id, q.qrels_id, r.qid, r.rank, q.rel
+FROM run_rows r JOIN qrels q ON q.qid = r.qid AND q.docno = r.docno
+WHERE q.qrels_id = ? AND r.run_id IN (SELECT run_id FROM runs WHERE collection_id = ?)"""
 
 
 def one(cur, sql: str, params=()):
@@ -107,32 +116,45 @@ def add_run(cur, cid: int, source, *, filename=None, name=None, on_conflict="err
     elif old:
         warnings.append(f"A run named '{name}' already exists; this one was loaded as "
                         f"'{(name := _unique_name(cur, cid, name))}'.")
-    warnings += _topic_warnings(cur, cid, run.table, file)
-    view = _register(cur, run.table)
-    try:
-        run_id = one(cur, "SELECT nextval('run_ids')")[0]
-        # the rows' physical order does not matter (readers order by rank): let both threads write unordered
-        cur.execute("SET preserve_insertion_order = false").fetchall()
-        try:
-            cur.execute(statement(INSERT_RUN_ROWS, view=view), [run_id]).fetchall()
-        finally:
-            cur.execute("RESET preserve_insertion_order").fetchall()
-        n_topics, depth = one(cur, statement("SELECT count(*), max(n) FROM (SELECT count(*) AS n FROM {view} GROUP BY qid)",
-                                                view=view))
-    finally:
-        cur.unregister(view)
+    table = run.table
+    codes, qids = topic_codes(table["qid"]) if table.num_rows else (np.zeros(0, np.int32), pa.array([], pa.string()))
+    warnings += _topic_warnings(cur, cid, qids, file)
+    rank = canonical_ranks(codes, table["score"].to_numpy(), table["docno"])
+    rows = pa.table({"qid": table["qid"], "docno": table["docno"], "score": table["score"],
+                     "rank": pa.array(rank.astype(np.int32))})
+    counts = np.bincount(codes, minlength=len(qids))
+    run_id = one(cur, "SELECT nextval('run_ids')")[0]
+    _insert_run(cur, cid, run_id, rows, pa.table({"qid": qids, "n": pa.array(counts.astype(np.int32))}))
+    n_topics, depth = len(qids), (int(counts.max()) if len(counts) else None)
     cur.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, now())",
                 [run_id, cid, name, run.tag, file, json.dumps(run.metadata), run.n_rows, n_topics, depth]).fetchall()
     return IngestReport(run_id, run.n_rows, warnings, name, [run_id])
 
 
-def _topic_warnings(cur, cid: int, table: pa.Table, file: str) -> list[str]:
+def _insert_run(cur, cid: int, run_id: int, rows: pa.Table, topics: pa.Table) -> None:
+    """run_rows (with the canonical rank), run_topics, and the judged rows under every qrels set."""
+    view, topics_view = _register(cur, rows), _register(cur, topics)
+    try:
+        # the rows' physical order does not matter (readers order by rank): let both threads write unordered
+        cur.execute("SET preserve_insertion_order = false").fetchall()
+        try:
+            cur.execute(statement(INSERT_RUN_ROWS, view=view), [run_id]).fetchall()
+            cur.execute(statement(INSERT_RUN_JUDGED, view=view), [run_id, cid]).fetchall()
+        finally:
+            cur.execute("RESET preserve_insertion_order").fetchall()
+        cur.execute(statement(INSERT_RUN_TOPICS, view=topics_view), [run_id]).fetchall()
+    finally:
+        cur.unregister(view)
+        cur.unregister(topics_view)
+
+
+def _topic_warnings(cur, cid: int, qids: pa.Array, file: str) -> list[str]:
     """Compare the run's topics with the default qrels: none shared is an error, some missing a warning."""
     qrels_id = default_qrels_id(cur, cid)
     if qrels_id is None:
         return []
     judged = {r[0] for r in cur.execute("SELECT DISTINCT qid FROM qrels WHERE qrels_id = ?", [qrels_id]).fetchall()}
-    ran = set(pc.unique(table["qid"]).to_pylist())
+    ran = set(qids.to_pylist())
     if not judged & ran:
         raise UploadError(Problem(file, None, f"none of the run's {_n(len(ran), 'topic')} ({_examples(ran)}) appear in "
                                   f"the collection's qrels ({_n(len(judged), 'topic')}: {_examples(judged)})",
@@ -167,6 +189,7 @@ def add_qrels(cur, cid: int, source, *, filename=None, assessor=None, judgment_g
             cur.execute(statement("INSERT INTO qrels SELECT ?, qid, docno, rel FROM {view}", view=view), [qid]).fetchall()
         finally:
             cur.unregister(view)
+        cur.execute(INSERT_QRELS_JUDGED, [qid, cid]).fetchall()
         ids.append(qid)
         total += table.num_rows
     return IngestReport(ids[0], total, list(parsed.warnings), base, ids)
@@ -211,8 +234,8 @@ def rename_run(cur, run_id: int, new_name: str) -> None:
 
 
 def delete_run(cur, run_id: int) -> None:
-    """Remove a run, its rows and its cached results."""
+    """Remove a run, its rows, its judged rows and its cached results."""
     if one(cur, "SELECT 1 FROM runs WHERE run_id = ?", [run_id]) is None:
         raise EvalError(f"Unknown run id {run_id}.")
-    for table in ("results", "run_rows", "runs"):
+    for table in ("results", "judged_rows", "run_topics", "run_rows", "runs"):
         cur.execute(statement("DELETE FROM {table} WHERE run_id = ?", table=table), [run_id]).fetchall()

@@ -13,9 +13,9 @@ import numpy as np
 import pandas as pd
 
 from core.errors import EvalError
-from core.evaluate import EvalResult, evaluate, summarise
+from core.evaluate import EvalResult, Rankings, evaluate_rankings, sql, summarise
 from core.measures import EvalOptions, parse_measures
-from core.sqltext import statement
+from core.sqltext import ident
 
 
 def stored_ids(store, collection, run_ids, qrels_id=None) -> tuple[list[int], int, dict[int, str]]:
@@ -83,19 +83,30 @@ def evaluate_stored(store, collection, run_ids, measures, qrels_id=None,
 
 
 def _compute(cur, run_ids, ms, qrels_id, options) -> EvalResult:
-    tag = uuid.uuid4().hex[:8]
-    run_t, qrels_t = f"rb_eval_run_{tag}", f"rb_eval_qrels_{tag}"
-    # a view, not a copy: the stored rows (with their canonical rank) are read in place; a view's body
-    # cannot take parameters, so the (integer) run ids are written into it
-    cur.execute(statement("CREATE TEMP VIEW {run_t} AS SELECT CAST(run_id AS VARCHAR) AS run, qid, docno, score, "
-                          "rank FROM run_rows WHERE run_id IN ({ids})", run_t=run_t, ints={"ids": run_ids})).fetchall()
-    cur.execute(statement("CREATE TEMP TABLE {qrels_t} AS SELECT qid, docno, rel FROM qrels WHERE qrels_id = $q",
-                          qrels_t=qrels_t), {"q": qrels_id}).fetchall()
+    return evaluate_rankings(stored_rankings(cur, run_ids, qrels_id), ms, options)
+
+
+def stored_rankings(cur, run_ids, qrels_id) -> Rankings:
+    """Stage 1 of stored runs, from the small tables the store keeps at ingest: run_topics (documents retrieved
+    per topic) and judged_rows (the judged retrieved documents with their canonical rank); never the run rows.
+    Runs are named by their id (as strings)."""
+    params = {"runs": [int(r) for r in run_ids], "q": int(qrels_id)}
+    topics = [r[0] for r in cur.execute("SELECT DISTINCT qid FROM qrels WHERE qrels_id = $q ORDER BY qid",
+                                        {"q": params["q"]}).fetchall()]
+    levels = cur.execute(sql("stored_levels"), {"q": params["q"]}).fetchdf()
+    res = cur.execute(sql("stored_groups"), params).fetchnumpy()
+    groups = pd.DataFrame({"run_id": np.asarray(res["run_id"], np.int64), "qid": np.asarray(res["qid"], object),
+                           "g": np.arange(len(res["qid"]), dtype=np.int64)})
+    name = f"rb_groups_{uuid.uuid4().hex[:8]}"
+    cur.register(name, groups)
     try:
-        return evaluate(cur, run_t, qrels_t, ms, options)
+        hit = cur.execute(sql("stored_judged", groups=ident(name)), params).fetchnumpy()
     finally:
-        cur.execute(statement("DROP VIEW IF EXISTS {run_t}", run_t=run_t)).fetchall()
-        cur.execute(statement("DROP TABLE IF EXISTS {qrels_t}", qrels_t=qrels_t)).fetchall()
+        cur.unregister(name)
+    frame = pd.DataFrame({"run": groups["run_id"].astype(str).astype(object), "qid": groups["qid"]})
+    return Rankings(frame, np.asarray(res["n"], np.int64), np.asarray(hit["g"], np.int64),
+                    np.asarray(hit["rank"], np.int64), np.asarray(hit["rel"], np.int64), levels,
+                    [str(r) for r in params["runs"]], topics)
 
 
 def _write(store, per_query: pd.DataFrame, qrels_id: int, key: str) -> None:
@@ -114,7 +125,7 @@ def _missing(cur, run_ids, qrels_id, known, options):
     rows = cur.execute(
         "SELECT r.run_id, t.qid FROM (SELECT unnest($runs) AS run_id) r, "
         "(SELECT DISTINCT qid FROM qrels WHERE qrels_id = $q) t "
-        "WHERE NOT EXISTS (SELECT 1 FROM run_rows x WHERE x.run_id = r.run_id AND x.qid = t.qid) ORDER BY 1, 2",
+        "WHERE NOT EXISTS (SELECT 1 FROM run_topics x WHERE x.run_id = r.run_id AND x.qid = t.qid) ORDER BY 1, 2",
         {"runs": run_ids, "q": qrels_id}).fetchall()
     missing: dict[str, list[str]] = {}
     for rid, qid in rows:

@@ -68,15 +68,15 @@ def test_sample_runs_are_the_top_100_of_the_official_runs(tmp_path, shared):
 def test_schema_version_and_migration_hook(tmp_path, monkeypatch):
     path = tmp_path / "m.duckdb"
     Store.open(path, load_sample=False).close()
-    monkeypatch.setattr(store_mod, "SCHEMA_VERSION", 2)
-    monkeypatch.setitem(store_mod.MIGRATIONS, 1,
+    monkeypatch.setattr(store_mod, "SCHEMA_VERSION", 3)
+    monkeypatch.setitem(store_mod.MIGRATIONS, 2,
                         lambda cur: cur.execute("ALTER TABLE runs ADD COLUMN description VARCHAR").fetchall())
     with Store.open(path) as store:
         cur = store.cursor()
-        assert cur.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall() == [("2",)]
+        assert cur.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall() == [("3",)]
         assert "description" in [r[0] for r in cur.execute("DESCRIBE runs").fetchall()]
-    monkeypatch.setattr(store_mod, "SCHEMA_VERSION", 1)
-    with pytest.raises(RankboardError, match="schema version 2, newer than this Rankboard"):
+    monkeypatch.setattr(store_mod, "SCHEMA_VERSION", 2)
+    with pytest.raises(RankboardError, match="schema version 3, newer than this Rankboard"):
         Store.open(path)
 
 

@@ -1,39 +1,92 @@
-"""evaluate_stored reads run_rows in place (a view over the stored canonical ranks) and agrees with evaluate_files."""
+"""evaluate_stored reads only what the store keeps at ingest (run_topics, judged_rows) and agrees with
+evaluate_files, per query, for every all_trec measure under -M, -J, -c and -l; whichever came first, the
+runs or the qrels set; and after a schema-1 store is migrated."""
 from __future__ import annotations
 
 import gzip
 
 import numpy as np
+import pandas as pd
+import pytest
 
+from core import ingest
 from core.evaluate import evaluate_files, evaluate_stored
+from core.measures import EvalOptions
 from core.store import Store
 
+OPTIONS = [EvalOptions(), EvalOptions(max_depth=50), EvalOptions(judged_only=True), EvalOptions(complete=True),
+           EvalOptions(max_depth=20, judged_only=True, complete=True, rel_level=2)]
 
-def test_stored_runs_evaluate_like_files(reference, tmp_path):
+
+def _unzip(src, dest):
+    dest.write_bytes(gzip.decompress(src.read_bytes()))
+    return dest
+
+
+@pytest.fixture
+def files(reference, tmp_path):
+    """Three runs (one full of score ties, one missing three topics) and two qrels files, one with -1 grades."""
     base = reference / "trectools_robust03"
-    runs = sorted((base / "runs").iterdir())[:2]
-    paths = []
-    for r in runs:
-        p = tmp_path / r.name.removesuffix(".gz")
-        p.write_bytes(gzip.decompress(r.read_bytes()))
-        paths.append(p)
-    measures = ["AP", "nDCG@10", "P@10", "R@1000", "RR", "Rprec", "Bpref"]
+    runs = [_unzip(base / "runs" / f"input.{n}.gz", tmp_path / n) for n in ("MU03rob01", "UIUC03Rd1")]
+    lines = runs[1].read_text().splitlines(keepends=True)
+    cut = tmp_path / "cut"
+    cut.write_text("".join(x.replace("UIUC03Rd1", "cut") for x in lines if x.split()[0] not in {"303", "322", "650"}))
+    qrels = base / "robust03_qrels.txt"
+    neg = tmp_path / "neg.qrels"
+    neg.write_text("".join(" ".join(f[:3] + ["-1" if i % 7 == 0 else f[3]]) + "\n"
+                           for i, f in enumerate(x.split() for x in qrels.read_text().splitlines())))
+    return runs + [cut], [qrels, neg]
+
+
+def assert_same(stored, files):
+    def rows(frame, value):
+        return frame.sort_values(["run", "measure", "qid"]).reset_index(drop=True)[["run", "measure", "qid", value]]
+    a, b = rows(stored.per_query, "value"), rows(files.per_query, "value")
+    assert len(a) and a[["run", "measure", "qid"]].equals(b[["run", "measure", "qid"]])
+    np.testing.assert_allclose(a["value"], b["value"], rtol=0, atol=1e-12)
+    s, f = (x.summary.sort_values(["run", "measure"]).reset_index(drop=True) for x in (stored, files))
+    assert s[["run", "measure"]].equals(f[["run", "measure"]])
+    np.testing.assert_allclose(s["value"], f["value"], rtol=0, atol=1e-12)
+    assert rows(stored.text, "text").equals(rows(files.text, "text"))
+    assert stored.missing_topics == files.missing_topics and stored.num_q == files.num_q
+
+
+def test_stored_runs_evaluate_like_files(files, tmp_path):
+    runs, qrels = files
     store = Store.open(tmp_path / "s.duckdb", load_sample=False)
     try:
         with store.transaction() as cur:
-            from core import ingest
             cid = ingest.collection_id(cur, "c", create=True)
-            ingest.add_qrels(cur, cid, base / "robust03_qrels.txt", filename="qrels.txt")
-            ids = [ingest.add_run(cur, cid, p, filename=p.name).id for p in paths]
-        for _ in range(2):   # computed, then from the results cache
-            stored = evaluate_stored(store, "c", ids, measures)
-            files = evaluate_files(base / "robust03_qrels.txt", paths, measures)
-            a = stored.summary.sort_values(["run", "measure"]).reset_index(drop=True)
-            b = files.summary.sort_values(["run", "measure"]).reset_index(drop=True)
-            assert a[["run", "measure"]].equals(b[["run", "measure"]])
-            np.testing.assert_allclose(a["value"], b["value"], rtol=0, atol=1e-12)
-            assert stored.missing_topics == files.missing_topics
-        assert store.con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name LIKE 'rb_eval_run_%'"
-                                 ).fetchall() == [(0,)]
+            first = ingest.add_qrels(cur, cid, qrels[0], filename="qrels.txt").id       # before the runs
+            ids = [ingest.add_run(cur, cid, p, filename=p.name).id for p in runs]
+        second = store.add_qrels("c", qrels[1], filename="neg.qrels").id                  # after the runs
+        for qrels_id, path in ((first, qrels[0]), (second, qrels[1])):
+            for options in OPTIONS:
+                want = evaluate_files(path, runs, ["all_trec"], options)
+                for _ in range(2):   # computed, then from the results cache
+                    assert_same(evaluate_stored(store, "c", ids, ["all_trec"], qrels_id, options), want)
     finally:
         store.close()
+
+
+def test_a_schema_1_store_is_migrated_and_evaluates_the_same(files, tmp_path):
+    """A schema-1 store has everything but run_topics and judged_rows; opening it adds and fills them."""
+    runs, qrels = files
+    path = tmp_path / "v1.duckdb"
+    with Store.open(path, load_sample=False) as store:
+        store.add_qrels("c", qrels[0], filename="qrels.txt")
+        ids = [store.add_run("c", p, filename=p.name).id for p in runs]
+        store.add_qrels("c", qrels[1], filename="neg.qrels")
+        before = evaluate_stored(store, "c", ids, ["AP", "P@10"])       # cached results survive the migration
+        cur = store.cursor()
+        derived = {t: cur.execute(f"SELECT * FROM {t} ORDER BY ALL").fetchall() for t in ("run_topics", "judged_rows")}
+        cur.execute("DROP TABLE run_topics; DROP TABLE judged_rows").fetchall()
+        cur.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'").fetchall()
+    with Store.open(path) as store:
+        cur = store.cursor()
+        assert cur.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall() == [("2",)]
+        assert {t: cur.execute(f"SELECT * FROM {t} ORDER BY ALL").fetchall() for t in derived} == derived
+        pd.testing.assert_frame_equal(evaluate_stored(store, "c", ids, ["AP", "P@10"]).per_query, before.per_query)
+        for qrels_id, q in zip(store.qrels_sets("c")["qrels_id"], qrels):
+            assert_same(evaluate_stored(store, "c", ids, ["all_trec"], int(qrels_id), EvalOptions(complete=True)),
+                        evaluate_files(q, runs, ["all_trec"], EvalOptions(complete=True)))
