@@ -61,25 +61,34 @@ def evaluate_stored(store, collection, run_ids, measures, qrels_id=None,
             text = fresh.text.assign(run=fresh.text["run"].astype(int).map(known))
             if todo_runs and todo_ms:
                 _write(store, fresh.per_query, qrels_id, key)
-        per_query = cur.execute(
-            "SELECT run_id, qid, measure, value FROM results WHERE qrels_id = $q AND options = $o "
-            "AND list_contains($runs, run_id) AND list_contains($ms, measure) ORDER BY run_id, qid",
-            {"q": qrels_id, "o": key, "runs": run_ids, "ms": names}).fetchdf()
+        per_query = cur.execute(sql("stored_results"), {"q": qrels_id, "o": key, "runs": run_ids, "ms": names}).fetchdf()
         missing, warnings = _missing(cur, run_ids, qrels_id, known, options)
     finally:
         cur.close()
-    per_query["run"] = per_query["run_id"].astype(int).map(known)
+    summary, num_q = _summary(per_query, numeric)
     per_query = per_query[["run", "qid", "measure", "value"]]
-    order = {n: i for i, n in enumerate(names)}
-    per_query = per_query.sort_values(["run", "measure", "qid"], key=lambda s: s.map(order) if s.name == "measure"
-                                      else s).reset_index(drop=True)
-    parts = [per_query[per_query["measure"] == m.name] for m in numeric]
-    summary = pd.concat([summarise(p["run"].to_numpy(object), [m], [p["value"].to_numpy(np.float64)])
-                         for m, p in zip(numeric, parts)], ignore_index=True) if parts else summarise([], [], [])
-    num_q = per_query[per_query["measure"] == names[0]].groupby("run").size().to_dict() if names else {}
     return EvalResult(per_query, summary, missing, warnings,
                       text if text is not None else pd.DataFrame(columns=["run", "qid", "measure", "text"]),
                       num_q, list(ms), [known[r] for r in run_ids if known[r] in num_q])
+
+
+def _summary(per_query: pd.DataFrame, numeric) -> tuple[pd.DataFrame, dict[str, int]]:
+    """trec_eval's "all" rows and the number of topics per run, from cached per-query rows in (run, measure
+    position m, qid) order: each measure's rows, taken in order, are one contiguous block."""
+    m = per_query["m"].to_numpy(np.int64) - 1
+    order = np.argsort(m, kind="stable")
+    bounds = np.searchsorted(m[order], np.arange(len(numeric) + 1))
+    run, value = per_query["run"].to_numpy(object)[order], per_query["value"].to_numpy(np.float64)[order]
+    blocks = [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
+    if not blocks:
+        return summarise([], [], []), {}
+    first = run[blocks[0]]
+    if all(np.array_equal(run[b], first) for b in blocks[1:]):          # every measure over the same topics
+        summary = summarise(first, numeric, [value[b] for b in blocks])
+    else:
+        summary = pd.concat([summarise(run[b], [ms], [value[b]]) for ms, b in zip(numeric, blocks)], ignore_index=True)
+    names, counts = np.unique(first, return_counts=True) if len(first) else ([], [])
+    return summary, {str(n): int(c) for n, c in zip(names, counts)}
 
 
 def _compute(cur, run_ids, ms, qrels_id, options) -> EvalResult:
