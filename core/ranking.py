@@ -36,18 +36,19 @@ def topic_codes(qid) -> tuple[np.ndarray, pa.Array]:
     return encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False), encoded.dictionary
 
 
-def _in_order(codes: np.ndarray, score: np.ndarray) -> bool:
-    """True when every topic's rows are contiguous and their scores never increase."""
+def _topic_breaks(codes: np.ndarray, score: np.ndarray) -> np.ndarray | None:
+    """Where each topic's rows start (a boolean per row) when every topic's rows are contiguous and their
+    scores never increase; None otherwise."""
     same = codes[1:] == codes[:-1]
     blocks = len(codes) - int(np.count_nonzero(same))
     if blocks != int(np.count_nonzero(np.bincount(codes))):
-        return False
-    return bool(np.all(score[1:][same] <= score[:-1][same]))
-
-
-def _starts(flags: np.ndarray) -> np.ndarray:
-    """For each position, the index of the last position at or before it whose flag is set (flags[0] is set)."""
-    return np.maximum.accumulate(np.where(flags, np.arange(len(flags)), 0))
+        return None
+    if not np.all(score[1:][same] <= score[:-1][same]):
+        return None
+    breaks = np.empty(len(codes), dtype=bool)
+    breaks[0] = True
+    np.logical_not(same, out=breaks[1:])
+    return breaks
 
 
 def canonical_ranks(codes: np.ndarray, score: np.ndarray, docno, rows: np.ndarray | None = None) -> np.ndarray:
@@ -56,67 +57,49 @@ def canonical_ranks(codes: np.ndarray, score: np.ndarray, docno, rows: np.ndarra
     With `rows` (indices into the rows), only those rows' ranks are returned (and only their ties sorted);
     otherwise every row's rank, in the rows' own order."""
     n = len(codes)
-    want = None if rows is None else np.asarray(rows, dtype=np.int64)
-    if n == 0 or (want is not None and len(want) == 0):
-        return np.zeros(n if want is None else len(want), dtype=np.int64)
+    want = np.arange(n) if rows is None else np.asarray(rows, dtype=np.int64)
+    if n == 0 or len(want) == 0:
+        return np.zeros(len(want), dtype=np.int64)
     score = np.asarray(score, dtype=np.float64)
-    if _in_order(codes, score):
-        perm, cd, sc, pos = None, codes, score, want
-    else:
+    perm, cd, sc, pos = None, codes, score, want
+    new_topic = _topic_breaks(codes, score)
+    if new_topic is None:                     # not in trec_eval's order: sort by (topic, score) numerically
         perm = np.lexsort((-score, codes))
         cd, sc = codes[perm], score[perm]
-        pos = None
-        if want is not None:
-            inverse = np.empty(n, dtype=np.int64)
-            inverse[perm] = np.arange(n)
-            pos = inverse[want]
-    new_topic = np.empty(n, dtype=bool)
-    new_topic[0] = True
-    np.not_equal(cd[1:], cd[:-1], out=new_topic[1:])
-    new_tie = new_topic.copy()
+        inverse = np.empty(n, dtype=np.int64)
+        inverse[perm] = np.arange(n)
+        pos = inverse[want]
+        new_topic = np.empty(n, dtype=bool)
+        new_topic[0] = True
+        np.not_equal(cd[1:], cd[:-1], out=new_topic[1:])
+    new_tie = new_topic.copy()                # a run of equal scores starts here
     new_tie[1:] |= sc[1:] != sc[:-1]
-    topic_start, tie_start = _starts(new_topic), _starts(new_tie)   # int64
-    if rows is None:
-        ranks = tie_start - topic_start + 1
-    else:
-        ranks = tie_start[pos] - topic_start[pos] + 1
-    tie_id = np.cumsum(new_tie) - 1
-    tie_size = np.bincount(tie_id)
-    if rows is None:
-        tied = tie_size[tie_id] > 1
-        runs = np.flatnonzero(tie_size > 1)
-    else:
-        tied = tie_size[tie_id[pos]] > 1
-        marked = np.zeros(len(tie_size), dtype=bool)
-        marked[tie_id[pos[tied]]] = True
-        runs = np.flatnonzero(marked)
-    if len(runs) == 0:
-        return _unsort(ranks, perm, rows)
+    topic_starts, tie_starts = np.flatnonzero(new_topic), np.flatnonzero(new_tie)
+    tie_sizes = np.diff(np.append(tie_starts, n))
+    if rows is None:                          # every row: spell the runs out (cheaper than searching)
+        run = np.repeat(np.arange(len(tie_starts)), tie_sizes)
+        topic_first = np.repeat(topic_starts, np.diff(np.append(topic_starts, n)))
+        if perm is not None:
+            run, topic_first = run[pos], topic_first[pos]
+    else:                                     # the tied run, and the topic, of each wanted row
+        run = np.searchsorted(tie_starts, pos, side="right") - 1
+        topic_first = topic_starts[np.searchsorted(topic_starts, pos, side="right") - 1]
+    ranks = tie_starts[run] - topic_first + 1
+    tied = tie_sizes[run] > 1
+    if not tied.any():
+        return ranks
     # every row of each tied run that holds a wanted row, sorted by (run, docno descending)
-    first = np.flatnonzero(new_tie)[runs]
-    sizes = tie_size[runs]
+    marked = np.zeros(len(tie_starts), dtype=bool)
+    marked[run[tied]] = True
+    runs = np.flatnonzero(marked)
+    sizes = tie_sizes[runs]
     offsets = np.repeat(np.cumsum(sizes) - sizes, sizes)
-    members = np.repeat(first, sizes) + (np.arange(int(sizes.sum())) - offsets)
+    members = np.repeat(tie_starts[runs], sizes) + (np.arange(int(sizes.sum())) - offsets)
     original = members if perm is None else perm[members]
     docs = docno.take(pa.array(original))
     order = pc.sort_indices(pa.table({"run": pa.array(np.repeat(runs, sizes)), "docno": docs}),
                             sort_keys=[("run", "ascending"), ("docno", "descending")]).to_numpy()
     place = np.empty(len(members), dtype=np.int64)
     place[order] = np.arange(len(members)) - offsets      # the sort keeps runs in order, so offsets still align
-    if rows is None:
-        ranks[members] += place                         # members are exactly the tied positions
-    else:
-        ranks[tied] += place[np.searchsorted(members, pos[tied])]
-    return _unsort(ranks, perm, rows)
-
-
-def _unsort(ranks: np.ndarray, perm: np.ndarray | None, rows) -> np.ndarray:
-    """Ranks by sorted position back to the rows' own order (only needed for all rows of a sorted copy)."""
-    if rows is not None or perm is None:
-        return ranks
-    out = np.empty_like(ranks)
-    out[perm] = ranks
-    return out
-def _lookup(keys: np.ndarray, values: np.ndarray, query: np.ndarray) -> np.ndarray:
-    """values[i] where keys[i] == query[j], for sorted unique `keys` that contain every query."""
-    return values[np.searchsorted(keys, query)]
+    ranks[tied] += place[np.searchsorted(members, pos[tied])]
+    return ranks
