@@ -80,6 +80,8 @@ CLEAN = b"301 Q0 d1 1 2.5 tagA\n301 Q0 d2 2 2.5 tagA\n302 Q0 d1 1 -1e-3 tagA\n"
     b"301 Q0 d1 1 +2.5 tagA\n",                                     # leading +
     b"301 Q0 d1 1 1e0005 tagA\n",                                   # 4-digit exponent (FLOAT_RE rejects)
     b"301 Q0 d1 1 nan tagA\n", b"301 Q0 d1 1 inf tagA\n", b"301 Q0 d1 1 1e999 tagA\n",
+    b"301 Q0 d1 1 Infinity tagA\n", b"301 Q0 d1 1 -inf tagA\n", b"301 Q0 d1 1 NaN tagA\n",   # no 'e': parsed
+    b"301 Q0 d1 1 0x1p3 tagA\n", b"301 Q0 d1 1 1,5 tagA\n", b"301 Q0 d1 1 - tagA\n",       # as doubles first
     b"301 Q0 d1 1 abc tagA\n",
     CLEAN + b"301 Q0 d1 3 1.0 tagA\n",                              # duplicate document
     b"qid Q0 docno rank score tag\n" + CLEAN,                       # header line
@@ -233,3 +235,19 @@ def test_random_mutations_agree_with_the_tolerant_parser(monkeypatch):
                           for ln in text.split("\n") if ln.count(" ") >= 2).encode()
         if qdata.strip():
             assert outcome(lambda: read_qrels(qdata, filename="x")) == outcome(lambda: _robust_qrels(qdata, monkeypatch)), qdata
+
+
+@pytest.mark.parametrize("score", [b"1.", b".5", b"-0", b"007.50", b"-.25", b"12345678901234567890", b"0.1", b"-1E-3",
+                                   b"2.5e+2", b"1e-308", b"4.9e-324"])
+def test_plain_and_exponent_scores_read_alike_on_both_paths(score, monkeypatch):
+    """Files without '+', 'e' or 'E' let the CSV reader parse scores itself; either way the doubles are the
+    tolerant parser's, bit for bit (or both paths reject the file with the same message)."""
+    data = b"301 Q0 d1 1 " + score + b" tagA\n301 Q0 d2 2 -7.25 tagA\n"
+    try:
+        robust = _robust_run(data, monkeypatch)
+    except UploadError as exc:
+        with pytest.raises(UploadError) as got:
+            read_run(data, filename="x")
+        assert str(got.value) == str(exc)
+    else:
+        _same_run(read_run(data, filename="x"), robust)

@@ -42,10 +42,12 @@ def _delimiter(data: bytes) -> str | None:
     return delim if n_lf + n_tab + n_cr == len(ctrl) and data.count(b"\r\n") == n_cr else None
 
 
-def read_columns(box: list[bytes], names: list[str], coded: tuple[str, ...] = ()) -> pa.Table | None:
+def read_columns(box: list[bytes], names: list[str], coded: tuple[str, ...] = (),
+                 floats: tuple[str, ...] = ()) -> pa.Table | None:
     """Every column as strings, or None when the file is not a clean space-separated table of len(names) fields.
     `box` holds the file's bytes; it is emptied once they are parsed, so the caller's last reference goes.
-    The `coded` columns (few distinct values: Q0, rank, tag) are read dictionary-encoded, to save memory."""
+    The `coded` columns (few distinct values: Q0, rank, tag) are read dictionary-encoded, to save memory; the
+    `floats` columns are parsed as doubles by the reader itself (the caller checks they are plain decimals)."""
     data = box[0]
     if not data or data.startswith((GZIP_MAGIC, PARQUET_MAGIC, b"\xff\xfe", b"\xfe\xff")):
         return None
@@ -62,7 +64,8 @@ def read_columns(box: list[bytes], names: list[str], coded: tuple[str, ...] = ()
             pa.BufferReader(buf),
             read_options=pacsv.ReadOptions(column_names=names, use_threads=True),
             parse_options=_PARSE[delim],
-            convert_options=pacsv.ConvertOptions(column_types={n: _CODED if n in coded else pa.string() for n in names},
+            convert_options=pacsv.ConvertOptions(column_types={n: _CODED if n in coded else pa.float64() if n in floats
+                                                               else pa.string() for n in names},
                                                  strings_can_be_null=False, quoted_strings_can_be_null=False,
                                                  check_utf8=True))
     except (pa.ArrowException, ValueError, OverflowError):
@@ -72,10 +75,14 @@ def read_columns(box: list[bytes], names: list[str], coded: tuple[str, ...] = ()
     if table.num_rows == 0:
         return None
     for name in names:   # an empty field: a leading, trailing or double blank
+        if name in floats:
+            if table[name].null_count:
+                return None
+            continue
         values = [c.dictionary for c in table[name].chunks] if name in coded else [table[name]]
         if any(len(v) and pc.min(pc.binary_length(v)).as_py() == 0 for v in values):
             return None
-    header = match_header([table[n][0].as_py() for n in names])
+    header = match_header([str(table[n][0].as_py()) for n in names])
     if "qid" in header and "docno" in header:   # possibly a header line: the tolerant path decides
         return None
     return table
@@ -133,10 +140,16 @@ def _box(data) -> list[bytes]:
 
 def _run_columns(box: list[bytes]) -> tuple[pa.Table, pa.Array] | None:
     """(qid, docno, score) and the distinct tags in order of first appearance, without the duplicate check."""
-    t = read_columns(box, ["qid", "q0", "docno", "rank", "score", "tag"], ("q0", "rank", "tag"))
+    data = box[0] if box else b""
+    # Without '+', 'e' or 'E' anywhere in the file, every score the reader parses as a finite double is a plain
+    # decimal that FLOAT_RE accepts, so the reader may parse them itself; otherwise they are checked as text.
+    plain = b"+" not in data and b"e" not in data and b"E" not in data
+    del data
+    t = read_columns(box, ["qid", "q0", "docno", "rank", "score", "tag"], ("q0", "rank", "tag"),
+                     ("score",) if plain else ())
     if t is None:
         return None
-    score = _scores(t["score"])
+    score = _scores(t["score"]) if not plain else t["score"] if pc.all(pc.is_finite(t["score"])).as_py() else None
     if score is None:
         return None
     tags = pc.unique(pa.chunked_array([pc.unique(pc.cast(c, pa.string())) for c in t["tag"].chunks], pa.string()))
