@@ -152,7 +152,7 @@ def _run_columns(box: list[bytes]) -> tuple[pa.Table, pa.Array] | None:
     score = _scores(t["score"]) if not plain else t["score"] if pc.all(pc.is_finite(t["score"])).as_py() else None
     if score is None:
         return None
-    tags = pc.unique(pa.chunked_array([pc.unique(pc.cast(c, pa.string())) for c in t["tag"].chunks], pa.string()))
+    tags = pc.unique(pa.chunked_array([c.dictionary.take(pc.unique(c.indices)) for c in t["tag"].chunks], pa.string()))
     return pa.table({"qid": t["qid"], "docno": t["docno"], "score": score}), tags
 
 
