@@ -251,3 +251,18 @@ def test_plain_and_exponent_scores_read_alike_on_both_paths(score, monkeypatch):
         assert str(got.value) == str(exc)
     else:
         _same_run(read_run(data, filename="x"), robust)
+
+
+def test_evaluate_files_reports_a_repeated_document_exactly(tmp_path):
+    """evaluate_files checks for repeated documents beside the evaluation (not before it); a clean file that
+    repeats one still fails with the tolerant parser's message, naming both lines."""
+    from core.evaluate import evaluate_files
+
+    qrels = tmp_path / "q"
+    qrels.write_text("1 0 a 1\n1 0 b 0\n")
+    run = tmp_path / "r"
+    run.write_text("1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n1 Q0 a 3 0.5 t\n")
+    with pytest.raises(UploadError) as got:
+        evaluate_files(qrels, [run], ["AP"])
+    assert str(got.value) == ("r, line 3: document 'a' appears twice for topic '1' (first on line 1). trec_eval "
+                              "refuses duplicate documents; remove one of the lines.\n    '1 Q0 a 3 0.5 t'")
