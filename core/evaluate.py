@@ -328,7 +328,7 @@ def _no_duplicates_alone(table) -> bool:
     from core.formats._fast import no_duplicates
 
     with tempfile.TemporaryDirectory(prefix="rankboard-") as tmp:
-        con = duckdb.connect(config={"threads": 1, "memory_limit": os.environ.get("RB_DUPMEM", "600MB"), "temp_directory": tmp})
+        con = duckdb.connect(config={"threads": 1, "memory_limit": "600MB", "temp_directory": tmp})
         try:
             return no_duplicates(table, ["qid", "docno"], con)
         finally:
