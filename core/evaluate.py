@@ -238,6 +238,7 @@ def evaluate_files(qrels_path, run_paths, measures, options: EvalOptions = EvalO
     """The CLI path: parse the files with core.formats, then evaluate each run (in the order given).
     Run names come from the run's tag (the 6th column), else the file name."""
     from core.formats import read_qrels, read_run
+    from core.judged import arrow_rankings
 
     run_paths = [run_paths] if isinstance(run_paths, (str, Path)) else list(run_paths)
     qrels = read_qrels(qrels_path, filename=Path(str(qrels_path)).name)
@@ -255,7 +256,7 @@ def evaluate_files(qrels_path, run_paths, measures, options: EvalOptions = EvalO
             if pieces is not None:
                 rankings, parsed = pieces
             elif not streamed:
-                parsed = read_run(path, filename=Path(str(path)).name, check_duplicates=False)
+                parsed = read_run(path, filename=Path(str(path)).name)
             name = parsed.tag or Path(str(path)).name
             if name in seen:
                 name = f"{name} ({Path(str(path)).name})"
@@ -268,7 +269,7 @@ def evaluate_files(qrels_path, run_paths, measures, options: EvalOptions = EvalO
                 parts.append(evaluate(con, "rb_run_stream", "rb_qrels", measures, options, run_name=name))
                 con.execute("DROP TABLE rb_run_stream").fetchall()
             else:
-                parts.append(_evaluate_parsed(con, path, parsed, name, measures, options))
+                parts.append(evaluate_rankings(arrow_rankings(con, parsed.table, "rb_qrels", name), measures, options))
             del parsed
         result = merge(parts)
         result.warnings = warnings + result.warnings
@@ -296,43 +297,6 @@ def _stream(con, path, table: str):
         return None
     tags = stream_run(path, con, table)
     return None if tags is None else _build(None, tags, None, {}, "trec")
-
-
-def _evaluate_parsed(con, path, parsed, name: str, measures, options) -> EvalResult:
-    """Evaluate a parsed run. If its duplicate check was left to us, it runs on a thread of its own while the
-    run is evaluated (DuckDB and numpy release the GIL, and much of evaluating uses one core); a run that
-    repeats a document is then read again with the check, which raises the tolerant parser's exact error."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    from core.formats import read_run
-    from core.judged import arrow_rankings
-
-    if not parsed.unchecked:
-        return evaluate_rankings(arrow_rankings(con, parsed.table, "rb_qrels", name), measures, options)
-    with ThreadPoolExecutor(1) as pool:
-        clean = pool.submit(_no_duplicates_alone, parsed.table)
-        try:
-            result = evaluate_rankings(arrow_rankings(con, parsed.table, "rb_qrels", name), measures, options)
-        except Exception:
-            if not clean.result():
-                read_run(path, filename=Path(str(path)).name)
-            raise
-        if not clean.result():
-            read_run(path, filename=Path(str(path)).name)      # raises UploadError naming the repeated documents
-            raise EvalError(f"{Path(str(path)).name}: a document repeats within a topic.")   # not reached
-    return result
-
-
-def _no_duplicates_alone(table) -> bool:
-    """core.formats._fast.no_duplicates on a private one-thread connection (it runs beside the evaluation)."""
-    from core.formats._fast import no_duplicates
-
-    with tempfile.TemporaryDirectory(prefix="rankboard-") as tmp:
-        con = duckdb.connect(config={"threads": 1, "memory_limit": "600MB", "temp_directory": tmp})
-        try:
-            return no_duplicates(table, ["qid", "docno"], con)
-        finally:
-            con.close()
 
 
 def _stream_pieces(con, path):
