@@ -123,3 +123,16 @@ def test_the_parsers_report_a_missing_path_or_a_folder(files):
     with pytest.raises(RankboardError) as info:
         read_qrels(files, filename="q.txt")
     assert str(info.value) == f"q.txt: cannot read {files}: this is a folder, not a file. Check the path and try again."
+
+
+def test_a_load_keeps_what_stored_evaluation_reads(files, capsys):
+    """Qrels and runs in one load, then a qrels set on its own: every run has judged rows under every set."""
+    from tests.test_store_derived import assert_derived, pairs
+    store = str(files / "s.duckdb")
+    assert cli("--store", store, "load", "--collection", "toy", "--qrels", str(files / "q.txt"),
+               "--run", str(files / "a.run"), "--run", str(files / "b.run")) == 0
+    assert cli("--store", store, "load", "--collection", "toy", "--qrels", str(files / "q2.txt")) == 0
+    with Store.open(store, load_sample=False) as s:
+        runs, sets = list(s.runs("toy").run_id), list(s.qrels_sets("toy").qrels_id)
+        assert len(runs) == len(sets) == 2
+        assert {p for p in pairs(assert_derived(s)) if p[0] in runs} == {(r, q) for r in runs for q in sets}
