@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from core.errors import EvalError, OptionError, Problem, UploadError
 from core.formats import read_documents, read_qrels, read_run, read_topics
@@ -116,19 +117,27 @@ def add_run(cur, cid: int, source, *, filename=None, name=None, on_conflict="err
     elif old:
         warnings.append(f"A run named '{name}' already exists; this one was loaded as "
                         f"'{(name := _unique_name(cur, cid, name))}'.")
-    table = run.table
-    codes, qids = topic_codes(table["qid"]) if table.num_rows else (np.zeros(0, np.int32), pa.array([], pa.string()))
-    warnings += _topic_warnings(cur, cid, qids, file)
-    rank = canonical_ranks(codes, table["score"].to_numpy(), table["docno"])
-    rows = pa.table({"qid": table["qid"], "docno": table["docno"], "score": table["score"],
-                     "rank": pa.array(rank.astype(np.int32))})
-    counts = np.bincount(codes, minlength=len(qids))
+    rows, topics = _ranked(run.table)
+    warnings += _topic_warnings(cur, cid, topics["qid"], file)
     run_id = one(cur, "SELECT nextval('run_ids')")[0]
-    _insert_run(cur, cid, run_id, rows, pa.table({"qid": qids, "n": pa.array(counts.astype(np.int32))}))
-    n_topics, depth = len(qids), (int(counts.max()) if len(counts) else None)
+    _insert_run(cur, cid, run_id, rows, topics)
+    n_topics, depth = topics.num_rows, (pc.max(topics["n"]).as_py() if topics.num_rows else None)
     cur.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, now())",
                 [run_id, cid, name, run.tag, file, json.dumps(run.metadata), run.n_rows, n_topics, depth]).fetchall()
     return IngestReport(run_id, run.n_rows, warnings, name, [run_id])
+
+
+def _ranked(table: pa.Table) -> tuple[pa.Table, pa.Table]:
+    """(the run's rows with their canonical trec_eval rank: qid, docno, score, rank; its topics: qid, n = rows).
+    A function of its own so that the numpy temporaries are freed before the rows are written."""
+    if not table.num_rows:
+        codes, qids = np.zeros(0, np.int32), pa.array([], pa.string())
+    else:
+        codes, qids = topic_codes(table["qid"])
+    rank = canonical_ranks(codes, table["score"].to_numpy(), table["docno"]).astype(np.int32)
+    rows = pa.table({"qid": table["qid"], "docno": table["docno"], "score": table["score"], "rank": rank})
+    counts = np.bincount(codes, minlength=len(qids)).astype(np.int32)
+    return rows, pa.table({"qid": qids, "n": counts})
 
 
 def _insert_run(cur, cid: int, run_id: int, rows: pa.Table, topics: pa.Table) -> None:
