@@ -39,15 +39,13 @@ def topic_codes(qid) -> tuple[np.ndarray, pa.Array]:
 def _topic_breaks(codes: np.ndarray, score: np.ndarray) -> np.ndarray | None:
     """Where each topic's rows start (a boolean per row) when every topic's rows are contiguous and their
     scores never increase; None otherwise."""
-    same = codes[1:] == codes[:-1]
-    blocks = len(codes) - int(np.count_nonzero(same))
-    if blocks != int(np.count_nonzero(np.bincount(codes))):
-        return None
-    if not np.all(score[1:][same] <= score[:-1][same]):
-        return None
     breaks = np.empty(len(codes), dtype=bool)
     breaks[0] = True
-    np.logical_not(same, out=breaks[1:])
+    np.not_equal(codes[1:], codes[:-1], out=breaks[1:])
+    if int(np.count_nonzero(breaks)) != int(np.count_nonzero(np.bincount(codes))):
+        return None
+    if not np.all((score[1:] <= score[:-1]) | breaks[1:]):
+        return None
     return breaks
 
 
@@ -55,43 +53,60 @@ def canonical_ranks(codes: np.ndarray, score: np.ndarray, docno, rows: np.ndarra
     """1-based trec_eval ranks within each topic. `codes`: int topic code per row; `score`: float64 per row;
     `docno`: pyarrow string array (or chunked array) per row; docnos must not repeat within a topic.
     With `rows` (indices into the rows), only those rows' ranks are returned (and only their ties sorted);
-    otherwise every row's rank, in the rows' own order."""
+    otherwise every row's rank, in the rows' own order. Memory: a few arrays of one entry per tied run (run of
+    equal scores) besides the result; never a string sort of all rows."""
     n = len(codes)
-    want = np.arange(n) if rows is None else np.asarray(rows, dtype=np.int64)
-    if n == 0 or len(want) == 0:
-        return np.zeros(len(want), dtype=np.int64)
+    want = None if rows is None else np.asarray(rows, dtype=np.int64)
+    if n == 0 or (want is not None and len(want) == 0):
+        return np.zeros(n if want is None else len(want), dtype=np.int64)
     score = np.asarray(score, dtype=np.float64)
-    perm, cd, sc, pos = None, codes, score, want
+    perm, sc, pos = None, score, want
     new_topic = _topic_breaks(codes, score)
     if new_topic is None:                     # not in trec_eval's order: sort by (topic, score) numerically
         perm = np.lexsort((-score, codes))
-        cd, sc = codes[perm], score[perm]
-        inverse = np.empty(n, dtype=np.int64)
-        inverse[perm] = np.arange(n)
-        pos = inverse[want]
+        sc = score[perm]
         new_topic = np.empty(n, dtype=bool)
         new_topic[0] = True
+        cd = codes[perm]
         np.not_equal(cd[1:], cd[:-1], out=new_topic[1:])
+        del cd
+        if want is not None:
+            inverse = np.empty(n, dtype=np.int64)
+            inverse[perm] = np.arange(n)
+            pos = inverse[want]
+            del inverse
     new_tie = new_topic.copy()                # a run of equal scores starts here
     new_tie[1:] |= sc[1:] != sc[:-1]
     topic_starts, tie_starts = np.flatnonzero(new_topic), np.flatnonzero(new_tie)
+    del new_topic, new_tie, sc
     tie_sizes = np.diff(np.append(tie_starts, n))
-    if rows is None:                          # every row: spell the runs out (cheaper than searching)
-        run = np.repeat(np.arange(len(tie_starts)), tie_sizes)
-        topic_first = np.repeat(topic_starts, np.diff(np.append(topic_starts, n)))
+    # rank of the first row of each tied run: its place in its topic
+    first_rank = tie_starts - topic_starts[np.searchsorted(topic_starts, tie_starts, side="right") - 1] + 1
+    if want is None:                          # every row (in sorted position order, then back to the rows')
+        ranks = np.repeat(first_rank, tie_sizes)
+        runs = np.flatnonzero(tie_sizes > 1)
+        if len(runs):
+            members, place = _tie_places(runs, tie_starts, tie_sizes, perm, docno)
+            ranks[members] += place
         if perm is not None:
-            run, topic_first = run[pos], topic_first[pos]
-    else:                                     # the tied run, and the topic, of each wanted row
-        run = np.searchsorted(tie_starts, pos, side="right") - 1
-        topic_first = topic_starts[np.searchsorted(topic_starts, pos, side="right") - 1]
-    ranks = tie_starts[run] - topic_first + 1
-    tied = tie_sizes[run] > 1
-    if not tied.any():
+            out = np.empty_like(ranks)
+            out[perm] = ranks
+            ranks = out
         return ranks
-    # every row of each tied run that holds a wanted row, sorted by (run, docno descending)
-    marked = np.zeros(len(tie_starts), dtype=bool)
-    marked[run[tied]] = True
-    runs = np.flatnonzero(marked)
+    run = np.searchsorted(tie_starts, pos, side="right") - 1     # the tied run of each wanted row
+    ranks = first_rank[run]
+    tied = tie_sizes[run] > 1
+    if tied.any():
+        marked = np.zeros(len(tie_starts), dtype=bool)
+        marked[run[tied]] = True
+        members, place = _tie_places(np.flatnonzero(marked), tie_starts, tie_sizes, perm, docno)
+        ranks[tied] += place[np.searchsorted(members, pos[tied])]
+    return ranks
+
+
+def _tie_places(runs, tie_starts, tie_sizes, perm, docno) -> tuple[np.ndarray, np.ndarray]:
+    """(members, place): the sorted positions of every row of the tied `runs`, and each one's 0-based place in
+    its run by docno descending (a pyarrow sort of just those rows)."""
     sizes = tie_sizes[runs]
     offsets = np.repeat(np.cumsum(sizes) - sizes, sizes)
     members = np.repeat(tie_starts[runs], sizes) + (np.arange(int(sizes.sum())) - offsets)
@@ -101,5 +116,4 @@ def canonical_ranks(codes: np.ndarray, score: np.ndarray, docno, rows: np.ndarra
                             sort_keys=[("run", "ascending"), ("docno", "descending")]).to_numpy()
     place = np.empty(len(members), dtype=np.int64)
     place[order] = np.arange(len(members)) - offsets      # the sort keeps runs in order, so offsets still align
-    ranks[tied] += place[np.searchsorted(members, pos[tied])]
-    return ranks
+    return members, place
