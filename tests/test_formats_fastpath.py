@@ -87,6 +87,9 @@ CLEAN = b"301 Q0 d1 1 2.5 tagA\n301 Q0 d2 2 2.5 tagA\n302 Q0 d1 1 -1e-3 tagA\n"
     b"qid Q0 docno rank score tag\n" + CLEAN,                       # header line
     b"301 d1 1\n301 d2 2\n",                                        # MS MARCO
     b"301 Q0 d\xff 1 2.5 tagA\n",                                   # not UTF-8
+    b"301 Q\xff d1 1 2.5 tagA\n", b"301 Q0 d1 \xff 2.5 tagA\n",       # not UTF-8 in the unused Q0 / rank
+    b"301  d1 1 2.5 tagA\n", b"301 Q0 d1  2.5 tagA\n",               # Q0 / rank empty: 6 fields to the reader
+    b"301\t\td1\t1\t2.5\ttagA\n",                                  # the same with tabs
     b"301 Q0 d\x01 1 2.5 tagA\n",                                   # binary
     b"\n  \n",
 ])

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import tempfile
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
@@ -42,12 +43,24 @@ def _delimiter(data: bytes) -> str | None:
     return delim if n_lf + n_tab + n_cr == len(ctrl) and data.count(b"\r\n") == n_cr else None
 
 
+def _doubled(data: bytes, delim: str) -> bool:
+    """True when two delimiters touch somewhere in `data` (an empty field), checked in 16 MB blocks."""
+    arr, d, block = np.frombuffer(data, dtype=np.uint8), ord(delim), 1 << 24
+    for start in range(0, len(arr), block):
+        hit = arr[start:start + block + 1] == d
+        if np.any(hit[1:] & hit[:-1]):
+            return True
+    return False
+
+
 def read_columns(box: list[bytes], names: list[str], coded: tuple[str, ...] = (),
-                 floats: tuple[str, ...] = ()) -> pa.Table | None:
+                 floats: tuple[str, ...] = (), unused: tuple[str, ...] = ()) -> pa.Table | None:
     """Every column as strings, or None when the file is not a clean space-separated table of len(names) fields.
     `box` holds the file's bytes; it is emptied once they are parsed, so the caller's last reference goes.
     The `coded` columns (few distinct values: Q0, rank, tag) are read dictionary-encoded, to save memory; the
-    `floats` columns are parsed as doubles by the reader itself (the caller checks they are plain decimals)."""
+    `floats` columns are parsed as doubles by the reader itself (the caller checks they are plain decimals).
+    The `unused` columns are left out of the table when that cannot hide a problem: the file is ASCII (so
+    valid UTF-8) and no two delimiters touch (so no field is empty); otherwise they are read and checked."""
     data = box[0]
     if not data or data.startswith((GZIP_MAGIC, PARQUET_MAGIC, b"\xff\xfe", b"\xfe\xff")):
         return None
@@ -59,6 +72,9 @@ def read_columns(box: list[bytes], names: list[str], coded: tuple[str, ...] = ()
     delim = _delimiter(data)
     if delim is None:
         return None
+    if unused and not (data.isascii() and not _doubled(data, delim)):
+        unused = ()
+    kept = [n for n in names if n not in unused]
     try:
         table = pacsv.read_csv(
             pa.BufferReader(buf),
@@ -66,6 +82,7 @@ def read_columns(box: list[bytes], names: list[str], coded: tuple[str, ...] = ()
             parse_options=_PARSE[delim],
             convert_options=pacsv.ConvertOptions(column_types={n: _CODED if n in coded else pa.float64() if n in floats
                                                                else pa.string() for n in names},
+                                                 include_columns=kept,
                                                  strings_can_be_null=False, quoted_strings_can_be_null=False,
                                                  check_utf8=True))
     except (pa.ArrowException, ValueError, OverflowError):
@@ -74,7 +91,7 @@ def read_columns(box: list[bytes], names: list[str], coded: tuple[str, ...] = ()
     del data, buf
     if table.num_rows == 0:
         return None
-    for name in names:   # an empty field: a leading, trailing or double blank
+    for name in kept:   # an empty field: a leading, trailing or double blank
         if name in floats:
             if table[name].null_count:
                 return None
@@ -82,7 +99,7 @@ def read_columns(box: list[bytes], names: list[str], coded: tuple[str, ...] = ()
         values = [c.dictionary for c in table[name].chunks] if name in coded else [table[name]]
         if any(len(v) and pc.min(pc.binary_length(v)).as_py() == 0 for v in values):
             return None
-    header = match_header([str(table[n][0].as_py()) for n in names])
+    header = match_header([str(table[n][0].as_py()) for n in kept])
     if "qid" in header and "docno" in header:   # possibly a header line: the tolerant path decides
         return None
     return table
@@ -146,7 +163,7 @@ def _run_columns(box: list[bytes]) -> tuple[pa.Table, pa.Array] | None:
     plain = b"+" not in data and b"e" not in data and b"E" not in data
     del data
     t = read_columns(box, ["qid", "q0", "docno", "rank", "score", "tag"], ("q0", "rank", "tag"),
-                     ("score",) if plain else ())
+                     ("score",) if plain else (), unused=("q0", "rank"))
     if t is None:
         return None
     score = _scores(t["score"]) if not plain else t["score"] if pc.all(pc.is_finite(t["score"])).as_py() else None
