@@ -249,7 +249,7 @@ def evaluate_files(qrels_path, run_paths, measures, options: EvalOptions = EvalO
     """The CLI path: parse the files with core.formats, then evaluate each run (in the order given).
     Run names come from the run's tag (the 6th column), else the file name."""
     from core.formats import read_qrels, read_run
-    from core.judged import arrow_rankings
+    from core.judged import Repeated, arrow_rankings
 
     run_paths = [run_paths] if isinstance(run_paths, (str, Path)) else list(run_paths)
     qrels = read_qrels(qrels_path, filename=Path(str(qrels_path)).name)
@@ -267,7 +267,7 @@ def evaluate_files(qrels_path, run_paths, measures, options: EvalOptions = EvalO
             if pieces is not None:
                 rankings, parsed = pieces
             elif not streamed:
-                parsed = read_run(path, filename=Path(str(path)).name)
+                parsed = read_run(path, filename=Path(str(path)).name, check_duplicates=False)
             name = parsed.tag or Path(str(path)).name
             if name in seen:
                 name = f"{name} ({Path(str(path)).name})"
@@ -280,7 +280,12 @@ def evaluate_files(qrels_path, run_paths, measures, options: EvalOptions = EvalO
                 parts.append(evaluate(con, "rb_run_stream", "rb_qrels", measures, options, run_name=name))
                 con.execute("DROP TABLE rb_run_stream").fetchall()
             else:
-                parts.append(evaluate_rankings(arrow_rankings(con, parsed.table, "rb_qrels", name), measures, options))
+                try:
+                    rankings = arrow_rankings(con, parsed.table, "rb_qrels", name, check_duplicates=parsed.unchecked)
+                except Repeated:
+                    read_run(path, filename=Path(str(path)).name)    # raises the parser's error naming the lines
+                    raise
+                parts.append(evaluate_rankings(rankings, measures, options))
             del parsed
         result = merge(parts)
         result.warnings = warnings + result.warnings

@@ -24,24 +24,35 @@ def qrels_summary(con, qrels_table: str) -> tuple[list[str], pd.DataFrame]:
     return topics, con.execute(sql("qrels_levels", qrels_table=qt)).fetchdf()
 
 
-def arrow_rankings(con, run: pa.Table, qrels_table: str, run_name: str, summary=None):
-    """`Rankings` of one run: `run` has columns qid, docno (strings) and score (float64), with no (qid, docno)
-    repeated; `qrels_table` is a DuckDB table (qid, docno, rel) on `con`; `summary` its `qrels_summary`."""
+class Repeated(Exception):
+    """A document repeats within a topic of the run (the parser's exact error needs a second, checked read)."""
+
+
+def arrow_rankings(con, run: pa.Table, qrels_table: str, run_name: str, summary=None, check_duplicates=False):
+    """`Rankings` of one run: `run` has columns qid, docno (strings) and score (float64); `qrels_table` is a
+    DuckDB table (qid, docno, rel) on `con`; `summary` its `qrels_summary`. With `check_duplicates`, raise
+    Repeated when a (qid, docno) repeats (checked on the topic codes, cheaper than on the qid strings)."""
     from core.evaluate import Rankings
+    from core.formats._fast import no_duplicates
 
     qt = ident(qrels_table)
     topics, levels = summary or qrels_summary(con, qrels_table)
     n = run.num_rows
     codes, qids = topic_codes(run["qid"]) if n else (np.zeros(0, np.int32), pa.array([], pa.string()))
-    rows = pa.table({"i": pa.array(np.arange(n, dtype=np.int64)), "qid": run["qid"], "docno": run["docno"]})
+    rows = pa.table({"i": pa.array(np.arange(n, dtype=np.int64)), "c": pa.array(codes), "docno": run["docno"]})
+    if check_duplicates and not no_duplicates(rows, ["c", "docno"]):   # own connection: its memory goes at once
+        raise Repeated()
     con.register("_rb_arrow_rows", rows)
+    con.register("_rb_arrow_codes", pa.table({"qid": qids, "c": pa.array(np.arange(len(qids), dtype=np.int32))}))
     try:
-        # the qrels of this run's topics only: a piece of a long run must not hash every topic's judgments
-        hit = con.execute("WITH q AS (SELECT qid, docno, rel FROM " + qt + " WHERE qid IN (SELECT unnest($topics))) "
-                          "SELECT t.i, q.rel FROM _rb_arrow_rows t JOIN q ON q.qid = t.qid AND q.docno = t.docno",
-                          {"topics": qids.to_pylist()}).fetchnumpy()
+        # the qrels of this run's topics only (a piece of a long run must not hash every topic's judgments),
+        # keyed by the run's topic codes, so the big join hashes an integer and the docno
+        hit = con.execute("WITH q AS (SELECT k.c, q.docno, q.rel FROM " + qt + " q JOIN _rb_arrow_codes k USING (qid)) "
+                          "SELECT t.i, q.rel FROM _rb_arrow_rows t JOIN q ON q.c = t.c AND q.docno = t.docno"
+                          ).fetchnumpy()
     finally:
         con.unregister("_rb_arrow_rows")
+        con.unregister("_rb_arrow_codes")
     i = np.asarray(hit["i"], dtype=np.int64)
     rel = np.asarray(hit["rel"], dtype=np.int64)
     score = run["score"].to_numpy() if n else np.zeros(0)
@@ -68,20 +79,23 @@ def stream_rankings(con, path, qrels_table: str, chunk_bytes: int = 1 << 26):
     lines are not contiguous, or a document repeats within a topic: the caller then takes the general path.
     The rankings' run is named "" (the caller names it from the tags)."""
     from core.evaluate import Rankings
-    from core.formats._fast import NotClean, no_duplicates, run_chunks
+    from core.formats._fast import NotClean, run_chunks
 
     parts, tags, done, pending = [], [], set(), None
     summary = qrels_summary(con, qrels_table)
 
     def take(batch: pa.Table) -> bool:
         names = pc.unique(batch["qid"]).to_pylist()
-        if done.intersection(names) or not no_duplicates(batch, ["qid", "docno"], con):
+        if done.intersection(names):
             return False
         codes, _ = topic_codes(batch["qid"])
         if len(codes) - int(np.count_nonzero(codes[1:] == codes[:-1])) != len(names):
             return False                          # a topic's lines are split within the piece
         done.update(names)
-        parts.append(arrow_rankings(con, batch, qrels_table, "", summary))
+        try:
+            parts.append(arrow_rankings(con, batch, qrels_table, "", summary, check_duplicates=True))
+        except Repeated:
+            return False
         return True
 
     try:

@@ -173,15 +173,16 @@ def _run_columns(box: list[bytes]) -> tuple[pa.Table, pa.Array] | None:
     return pa.table({"qid": t["qid"], "docno": t["docno"], "score": score}), tags
 
 
-def fast_run(data: bytes | list[bytes]) -> tuple[pa.Table, pa.ChunkedArray] | None:
+def fast_run(data: bytes | list[bytes], duplicates: bool = True) -> tuple[pa.Table, pa.ChunkedArray] | None:
     """(qid, docno, score) table and the distinct tags of a clean 6-column TREC run, else None.
-    `data`: the bytes, or a one-element list holding them (emptied once parsed, to free them early)."""
+    `data`: the bytes, or a one-element list holding them (emptied once parsed, to free them early).
+    With `duplicates=False` the check that no document repeats within a topic is left to the caller."""
     got = _run_columns(_box(data))
     if got is None:
         return None
     table, tags = got
     pa.default_memory_pool().release_unused()   # the parser's scratch blocks, before DuckDB's hash table
-    if not no_duplicates(table, ["qid", "docno"]):
+    if duplicates and not no_duplicates(table, ["qid", "docno"]):
         return None
     return table, tags
 
