@@ -80,9 +80,9 @@ def canonical_ranks(codes: np.ndarray, score: np.ndarray, docno, rows: np.ndarra
     topic_starts, tie_starts = np.flatnonzero(new_topic), np.flatnonzero(new_tie)
     del new_topic, new_tie, sc
     tie_sizes = np.diff(np.append(tie_starts, n))
-    # rank of the first row of each tied run: its place in its topic
-    first_rank = tie_starts - topic_starts[np.searchsorted(topic_starts, tie_starts, side="right") - 1] + 1
     if want is None:                          # every row (in sorted position order, then back to the rows')
+        # rank of the first row of each tied run: its place in its topic
+        first_rank = tie_starts - topic_starts[np.searchsorted(topic_starts, tie_starts, side="right") - 1] + 1
         ranks = np.repeat(first_rank, tie_sizes)
         runs = np.flatnonzero(tie_sizes > 1)
         if len(runs):
@@ -94,7 +94,7 @@ def canonical_ranks(codes: np.ndarray, score: np.ndarray, docno, rows: np.ndarra
             ranks = out
         return ranks
     run = np.searchsorted(tie_starts, pos, side="right") - 1     # the tied run of each wanted row
-    ranks = first_rank[run]
+    ranks = tie_starts[run] - topic_starts[np.searchsorted(topic_starts, pos, side="right") - 1] + 1
     tied = tie_sizes[run] > 1
     if tied.any():
         marked = np.zeros(len(tie_starts), dtype=bool)
