@@ -171,14 +171,15 @@ def render(allres: dict) -> str:
     out += ["## Notes", "",
             "- The machine was shared with other engineers' test runs (see the load averages per size); every",
             "  tool ran under the same conditions, one process at a time, but absolute times are inflated.",
-            "- pytrec-eval-terrier takes 3.6 s here at 5,000 topics where issue 7 quotes 5.5 s (measured under",
-            "  other load); the ratios in the targets use the times measured in the same run.",
+            "- pytrec-eval-terrier takes about 3.3-3.6 s here at 5,000 topics where issue 7 quotes 5.5 s",
+            "  (measured under other load); the ratios in the targets use the times measured in the same run.",
             "- ranx differs from trec_eval on most topics for AP and on many for bpref: it breaks score ties",
             "  differently (every topic has ties) and treats the -1 grades differently (at 500 topics, mapping -1",
             "  to 0 brings its bpref disagreements from 183 to 67 topics; AP stays at 457/486). ranx and ir_measures",
             "  also average over every qrels topic (missing topics count 0, trec_eval's -c): their means differ.",
-            "- Rankboard's `-m all_trec` lacks `Rprec_mult_1.00` (it has 0.20 ... 2.00 but not 1.00) and",
-            "  `num_q`/`relstring` in the per-measure summary; every value it does report matches pytrec_eval.",
+            "- In the Python API Rankboard's `-m all_trec` holds `Rprec_mult_1.00` once, as `Rprec` (the same",
+            "  measure; the command line prints both lines, as trec_eval does), and has no `num_q`/`relstring` in",
+            "  the per-measure summary; hence \"DIFFERS\" on all_trec. Every value it reports matches pytrec_eval.",
             "- At 50,000 topics only Rankboard and the floor run (see the size section).",
             ""]
     out += ["## Commands", ""]
@@ -192,7 +193,7 @@ def render(allres: dict) -> str:
         out += size_table(allres["sizes"][size])
         if int(size) > 5000:
             out += ["Peers are not rerun at this size: they need 8.8 GB (pytrec-eval-terrier), 8.9 GB (ir_measures) and",
-                    "16.4 GB (ranx), over this shared machine's 8 GB per-process budget. Issue 7 measured them on this",
+                    "16.4 GB (ranx), over run.py's 8 GB per-process cap (this machine has 23 GB, shared). Issue 7 measured them on this",
                     "machine at 50,000 topics: pytrec-eval-terrier 47 s, ir_measures 78 s, ranx 138 s.", ""]
     lb = allres.get("leaderboard")
     if lb:
