@@ -47,15 +47,22 @@ class IngestReport:
 
 
 def collection_id(cur, collection, *, create: bool = False) -> int:
-    """A collection name or id -> its id; unknown names are created when `create`."""
+    """A collection name or id -> its id; unknown names are created when `create`. A string is a name first,
+    then, if it is all digits, an id (so `load --collection 5` loads into collection 5 when no collection
+    is named '5')."""
     is_id = isinstance(collection, numbers.Integral) and not isinstance(collection, bool)  # numpy ints too
-    if is_id or (isinstance(collection, str) and collection.isdigit() and not create):
+    if not is_id:
+        row = one(cur, "SELECT collection_id FROM collections WHERE name = ?", [str(collection)])
+        if row:
+            return row[0]
+    if is_id or (isinstance(collection, str) and collection.isdigit()):
         row = one(cur, "SELECT collection_id FROM collections WHERE collection_id = ?", [int(collection)])
         if row:
             return row[0]
-    row = one(cur, "SELECT collection_id FROM collections WHERE name = ?", [str(collection)])
-    if row:
-        return row[0]
+    if is_id:
+        row = one(cur, "SELECT collection_id FROM collections WHERE name = ?", [str(collection)])
+        if row:
+            return row[0]
     if create and isinstance(collection, str):
         return create_collection(cur, collection)
     raise EvalError(f"Unknown collection '{collection}'. Run `python -m core list` to see the collections.")

@@ -136,3 +136,14 @@ def test_a_load_keeps_what_stored_evaluation_reads(files, capsys):
         runs, sets = list(s.runs("toy").run_id), list(s.qrels_sets("toy").qrels_id)
         assert len(runs) == len(sets) == 2
         assert {p for p in pairs(assert_derived(s)) if p[0] in runs} == {(r, q) for r in runs for q in sets}
+
+
+def test_load_into_a_collection_by_id(files, capsys):
+    """`--collection 2` means collection id 2 when no collection is named '2' (it used to create one)."""
+    store = str(files / "s.duckdb")
+    assert cli("--store", store, "load", "--collection", "toy", "--qrels", str(files / "q.txt")) == 0
+    assert cli("--store", store, "load", "--collection", "2", "--run", str(files / "a.run")) == 0
+    with Store.open(store) as s:
+        assert "2" not in set(s.collections()["name"])
+        assert list(s.runs("toy").name) == ["sysA"]
+    capsys.readouterr()
