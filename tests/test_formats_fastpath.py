@@ -28,6 +28,18 @@ def _robust_qrels(data, monkeypatch, **kw):
         return read_qrels(data, filename="x", **kw)
 
 
+def _same_outcome_as_tolerant(data, monkeypatch):
+    """read_run gives what the tolerant parser gives: the same table, or the same error text."""
+    try:
+        robust = _robust_run(data, monkeypatch)
+    except UploadError as exc:
+        with pytest.raises(UploadError) as got:
+            read_run(data, filename="x")
+        assert str(got.value) == str(exc)
+    else:
+        _same_run(read_run(data, filename="x"), robust)
+
+
 def _same_run(a, b):
     assert a.table.combine_chunks().equals(b.table.combine_chunks())
     assert a.table.schema == b.table.schema
@@ -95,14 +107,7 @@ CLEAN = b"301 Q0 d1 1 2.5 tagA\n301 Q0 d2 2 2.5 tagA\n302 Q0 d1 1 -1e-3 tagA\n"
 ])
 def test_unusual_runs_fall_back(data, monkeypatch):
     assert fast_run(data) is None
-    try:
-        robust = _robust_run(data, monkeypatch)
-    except UploadError as exc:
-        with pytest.raises(UploadError) as got:
-            read_run(data, filename="x")
-        assert str(got.value) == str(exc)
-    else:
-        _same_run(read_run(data, filename="x"), robust)
+    _same_outcome_as_tolerant(data, monkeypatch)
 
 
 @pytest.mark.parametrize("data", [
@@ -245,15 +250,7 @@ def test_random_mutations_agree_with_the_tolerant_parser(monkeypatch):
 def test_plain_and_exponent_scores_read_alike_on_both_paths(score, monkeypatch):
     """Files without '+', 'e' or 'E' let the CSV reader parse scores itself; either way the doubles are the
     tolerant parser's, bit for bit (or both paths reject the file with the same message)."""
-    data = b"301 Q0 d1 1 " + score + b" tagA\n301 Q0 d2 2 -7.25 tagA\n"
-    try:
-        robust = _robust_run(data, monkeypatch)
-    except UploadError as exc:
-        with pytest.raises(UploadError) as got:
-            read_run(data, filename="x")
-        assert str(got.value) == str(exc)
-    else:
-        _same_run(read_run(data, filename="x"), robust)
+    _same_outcome_as_tolerant(b"301 Q0 d1 1 " + score + b" tagA\n301 Q0 d2 2 -7.25 tagA\n", monkeypatch)
 
 
 def test_evaluate_files_reports_a_repeated_document_exactly(tmp_path):
