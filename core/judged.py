@@ -85,12 +85,10 @@ def stream_rankings(con, path, qrels_table: str, chunk_bytes: int = 1 << 26):
     summary = qrels_summary(con, qrels_table)
 
     def take(batch: pa.Table) -> bool:
+        """Rank a batch of whole topics (a topic seen in an earlier batch means its lines are not together)."""
         names = pc.unique(batch["qid"]).to_pylist()
         if done.intersection(names):
             return False
-        codes, _ = topic_codes(batch["qid"])
-        if len(codes) - int(np.count_nonzero(codes[1:] == codes[:-1])) != len(names):
-            return False                          # a topic's lines are split within the piece
         done.update(names)
         try:
             parts.append(arrow_rankings(con, batch, qrels_table, "", summary, check_duplicates=True))
