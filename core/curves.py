@@ -169,16 +169,44 @@ ORDER BY n.name, p.qid, p.rank
 """
 
 
+# The same curve when negatives are the judged non-relevant documents: only judged documents move it, so it
+# reads the store's judged rows (about 6% of a run, with their canonical rank) and each run's topics.
+_ROC_JUDGED_SQL = """
+WITH counts AS (SELECT qid, count(*) FILTER (WHERE rel >= $pos) AS P,
+                       count(*) FILTER (WHERE rel >= 0 AND rel < $level) AS N
+                FROM qrels WHERE qrels_id = $qrels GROUP BY qid HAVING P > 0 AND N > 0),
+topics AS (SELECT t.run_id, t.qid FROM run_topics t JOIN counts c ON c.qid = t.qid
+           WHERE list_contains($runs, t.run_id)),
+pts AS (
+  SELECT r.run_id, r.qid, r.rank,
+         CAST(sum((r.rel >= 0 AND r.rel < $level)::INTEGER) OVER w AS DOUBLE) / c.N AS x,
+         CAST(sum((r.rel >= $pos)::INTEGER) OVER w AS DOUBLE) / c.P AS y
+  FROM judged_rows r JOIN counts c ON c.qid = r.qid
+  WHERE r.qrels_id = $qrels AND list_contains($runs, r.run_id) AND (r.rel >= $pos OR (r.rel >= 0 AND r.rel < $level))
+  WINDOW w AS (PARTITION BY r.run_id, r.qid ORDER BY r.rank ROWS UNBOUNDED PRECEDING))
+SELECT n.name AS run, p.qid, p.x, p.y FROM (
+  SELECT run_id, qid, 0 AS rank, 0.0::DOUBLE AS x, 0.0::DOUBLE AS y FROM topics
+  UNION ALL SELECT run_id, qid, rank, x, y FROM pts
+  UNION ALL SELECT run_id, qid, $end AS rank, 1.0::DOUBLE, 1.0::DOUBLE FROM topics) p
+JOIN runs n ON n.run_id = p.run_id
+ORDER BY n.name, p.qid, p.rank
+"""
+
+
 def roc_curve_stored(store, collection, run_ids, qrels_id=None, *, rel_level: int = 1,
                      num_docs: int | None = None, average: bool = True, per_topic: bool = True) -> pd.DataFrame:
-    """`roc_curve` of stored runs (run = the run's name), computed in DuckDB from `run_rows` (whose
-    canonical `rank` is precomputed) joined with `qrels`: one query for all runs, no run frames.
+    """`roc_curve` of stored runs (run = the run's name), computed in DuckDB with the canonical rank stored
+    at ingest: one query for all runs, no run frames. Without `num_docs` only the judged rows are read;
+    with it (every non-relevant document is a negative) all of `run_rows`, joined with `qrels`.
     qrels_id None = the collection's default qrels set."""
     run_ids, qrels_id = _stored_ids(store, collection, run_ids, qrels_id)
+    params = {"qrels": qrels_id, "pos": max(rel_level, 0), "level": rel_level, "runs": run_ids, "end": _END_RANK}
     cur = store.cursor()
     try:
-        curve = cur.execute(_ROC_SQL, {"qrels": qrels_id, "pos": max(rel_level, 0), "level": rel_level,
-                                       "num_docs": num_docs, "runs": run_ids, "end": _END_RANK}).fetchdf()
+        if num_docs is None:
+            curve = cur.execute(_ROC_JUDGED_SQL, params).fetchdf()
+        else:
+            curve = cur.execute(_ROC_SQL, params | {"num_docs": num_docs}).fetchdf()
     finally:
         cur.close()
     curve["qid"] = curve["qid"].astype(str)

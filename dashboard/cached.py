@@ -168,9 +168,13 @@ def pr_curves(_store, store_key: str, cid: int, run_ids: tuple, version: str) ->
         return pr_curve_stored(_store, cid, list(run_ids), average=True, per_topic=True)
 
 
+HOW_DIFFERENT_DEPTH = 100       # Kendall's tau and RBO compare the two runs' top 100 per topic (as DiffIR does)
+
+
 @st.cache_data(show_spinner=SPIN, max_entries=64)
 def run_frame(_store, store_key: str, run_id: int, name: str, version: str) -> pd.DataFrame:
-    return _store.run_rows(int(run_id)).assign(run=name)
+    """The run's top HOW_DIFFERENT_DEPTH documents per topic (not its millions of rows)."""
+    return _store.run_rows(int(run_id), max_rank=HOW_DIFFERENT_DEPTH).assign(run=name)
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
@@ -206,7 +210,7 @@ def how_different(_per_query: pd.DataFrame, store_key: str, cid: int, a: tuple, 
     store = state.get_store()
     return core_how(_per_query, run_frame(store, store_key, a[1], a[0], version),
                     run_frame(store, store_key, b[1], b[0], version), a[0], b[0], measure,
-                    topics=store.topics(cid), depth=100)
+                    topics=store.topics(cid), depth=HOW_DIFFERENT_DEPTH)
 
 
 @st.cache_data(show_spinner=SPIN, max_entries=64)

@@ -229,3 +229,21 @@ def test_pr_from_the_store_equals_pr_from_run_frames(tmp_path):
     expected = pr_curve_frames(qrels, frame, per_topic=True)
     assert set(stored["run"]) == set(names) and (stored["qid"] == "all").sum() == 11 * len(names)
     pd.testing.assert_frame_equal(stored, expected, check_dtype=False)
+
+
+def test_stored_roc_keeps_topics_whose_retrieved_documents_are_all_unjudged(tmp_path):
+    """The stored ROC reads judged rows only; a topic the run answered with unjudged documents alone still
+    has its (0,0)-(1,1) curve, as from the run frame, so the run's average is the same."""
+    from core.curves import roc_curve_stored
+    from core.store import Store
+    qrels = b"1 0 d1 1\n1 0 d2 0\n2 0 d3 1\n2 0 d4 0\n3 0 d5 1\n3 0 d6 0\n"
+    run = b"1 Q0 d2 1 3.0 r\n1 Q0 d1 2 2.0 r\n1 Q0 dx 3 1.0 r\n2 Q0 dy 1 5.0 r\n2 Q0 dz 2 4.0 r\n"
+    with Store.open(tmp_path / "s.duckdb", load_sample=False) as store:
+        store.create_collection("c")
+        store.add_qrels("c", qrels, filename="q")
+        rid = store.add_run("c", run, filename="r").id
+        stored = roc_curve_stored(store, "c", [rid])
+        frame = store.run_rows(rid).assign(run="r")
+        expected = roc_curve(frame, store.qrels(store.default_qrels_id("c")))
+    assert set(stored.loc[stored["qid"] != "all", "qid"]) == {"1", "2"}       # topic 3 was not retrieved
+    pd.testing.assert_frame_equal(stored, expected, check_dtype=False)

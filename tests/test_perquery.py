@@ -110,3 +110,29 @@ def test_side_by_side_from_the_store_agrees_with_frames(tmp_path):
         assert left["grade"].notna().any() and left["other_rank"].notna().any()
         diff = ranking_differences(store.run_rows(a), store.run_rows(b), depth=100)
         assert len(diff) == 100 and diff["rbo"].between(0, 1).all()
+
+
+def test_vectorised_kendall_equals_scipy_per_topic():
+    """Each topic's kendall_union value is scipy's tau-b on its union list (absent documents tied after the
+    list), including ties, one-item and all-tied topics."""
+    from core.perquery import kendall_union
+
+    rng = np.random.default_rng(3)
+    rows = []
+    for t in range(200):
+        for _ in range(int(rng.integers(0, 30))):
+            ra = float(rng.integers(1, 20)) if rng.random() < 0.8 else np.nan
+            rb = float(rng.integers(1, 20)) if rng.random() < 0.8 else np.nan
+            rows.append((f"q{t}", 1.0 if np.isnan(ra) and np.isnan(rb) else ra, rb))
+    rows += [("same", 1.0, 1.0), ("same", 1.0, 2.0)]                  # a tied in a: tau-b undefined
+    both = pd.DataFrame(rows, columns=["qid", "rank_a", "rank_b"])
+    got = kendall_union(both)
+    for qid, g in both.groupby("qid"):
+        a, b = g["rank_a"].to_numpy(float), g["rank_b"].to_numpy(float)
+        a = np.where(np.isnan(a), np.nanmax(a, initial=0) + 1, a)
+        b = np.where(np.isnan(b), np.nanmax(b, initial=0) + 1, b)
+        want = sp.kendalltau(a, b).statistic if len(g) > 1 else np.nan
+        if np.isnan(want):
+            assert np.isnan(got[qid]), qid
+        else:
+            assert got[qid] == pytest.approx(want, abs=1e-12), qid
