@@ -88,7 +88,11 @@ def kendall_union(both: pd.DataFrame) -> pd.Series:
 def ranking_differences(ranking_a: pd.DataFrame, ranking_b: pd.DataFrame, *, depth: int | None = 100,
                         p: float = 0.9) -> pd.DataFrame:
     """Per topic in both runs: overlap (shared docs in the top depth), kendall_tau, rbo."""
-    both = _union_ranks(ranking_a, ranking_b, depth)
+    return _differences(_union_ranks(ranking_a, ranking_b, depth), p)
+
+
+def _differences(both: pd.DataFrame, p: float) -> pd.DataFrame:
+    """ranking_differences from a `_union_ranks` frame (qid, docno, rank_a, rank_b)."""
     in_both = set(both.loc[both["rank_a"].notna(), "qid"]) & set(both.loc[both["rank_b"].notna(), "qid"])
     both = both[both["qid"].isin(in_both)]
     overlap = (both["rank_a"].notna() & both["rank_b"].notna()).groupby(both["qid"]).sum().rename("overlap")
@@ -98,8 +102,11 @@ def ranking_differences(ranking_a: pd.DataFrame, ranking_b: pd.DataFrame, *, dep
 def how_different(per_query, ranking_a, ranking_b, run_a: str, run_b: str, measure: str, *, topics=None,
                   depth: int | None = 100, p: float = 0.9) -> pd.DataFrame:
     """query_deltas joined with ranking_differences, most different (largest |delta|) first."""
-    deltas = query_deltas(per_query, run_a, run_b, measure, topics=topics)
-    diff = ranking_differences(ranking_a, ranking_b, depth=depth, p=p)
+    return _most_different(query_deltas(per_query, run_a, run_b, measure, topics=topics),
+                           ranking_differences(ranking_a, ranking_b, depth=depth, p=p))
+
+
+def _most_different(deltas: pd.DataFrame, diff: pd.DataFrame) -> pd.DataFrame:
     out = deltas.merge(diff, on="qid", how="left")
     return out.sort_values(["abs_delta", "rbo", "qid"], ascending=[False, True, True], kind="stable") \
         .reset_index(drop=True)
@@ -165,9 +172,28 @@ def side_by_side_stored(store, collection, run_id_a: int, run_id_b: int, qid: st
         cur.close()
 
 
-def stored_ranking(store, run_id: int) -> pd.DataFrame:
-    """A stored run's rows (qid, docno, score, rank) with its canonical rank, for ranking_differences."""
-    return store.run_rows(run_id)
+# The two runs' top-depth lists, joined in the store (the union _union_ranks builds from run frames).
+UNION_SQL = """
+SELECT coalesce(a.qid, b.qid) AS qid, coalesce(a.docno, b.docno) AS docno,
+       CAST(a.rank AS DOUBLE) AS rank_a, CAST(b.rank AS DOUBLE) AS rank_b
+FROM (SELECT qid, docno, rank FROM run_rows WHERE run_id = $a AND rank <= $depth) a
+FULL OUTER JOIN (SELECT qid, docno, rank FROM run_rows WHERE run_id = $b AND rank <= $depth) b
+  ON a.qid = b.qid AND a.docno = b.docno
+ORDER BY 1, 2
+"""
+
+
+def how_different_stored(store, per_query, run_id_a: int, run_id_b: int, run_a: str, run_b: str, measure: str, *,
+                         topics=None, depth: int = 100, p: float = 0.9) -> pd.DataFrame:
+    """how_different for two stored runs: the union of their top-depth lists is joined in the store from the
+    canonical ranks, so neither run's millions of rows are read into Python."""
+    cur = store.cursor()
+    try:
+        both = cur.execute(UNION_SQL, {"a": int(run_id_a), "b": int(run_id_b), "depth": int(depth)}).df()
+    finally:
+        cur.close()
+    both["qid"] = both["qid"].astype(str)
+    return _most_different(query_deltas(per_query, run_a, run_b, measure, topics=topics), _differences(both, p))
 
 
 def query_texts(store, collection) -> pd.DataFrame:

@@ -171,12 +171,6 @@ def pr_curves(_store, store_key: str, cid: int, run_ids: tuple, version: str) ->
 HOW_DIFFERENT_DEPTH = 100       # Kendall's tau and RBO compare the two runs' top 100 per topic (as DiffIR does)
 
 
-@st.cache_data(show_spinner=SPIN, max_entries=64)
-def run_frame(_store, store_key: str, run_id: int, name: str, version: str) -> pd.DataFrame:
-    """The run's top HOW_DIFFERENT_DEPTH documents per topic (not its millions of rows)."""
-    return _store.run_rows(int(run_id), max_rank=HOW_DIFFERENT_DEPTH).assign(run=name)
-
-
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _roc_memo(store_key: str, cid: int, version: str) -> dict:
     """run id -> (averaged ROC curve, its AUC) for one collection version, shared by all sessions."""
@@ -205,12 +199,12 @@ def roc_curves(_store, store_key: str, cid: int, run_ids: tuple, version: str):
 @st.cache_data(show_spinner=SPIN, max_entries=32)
 def how_different(_per_query: pd.DataFrame, store_key: str, cid: int, a: tuple, b: tuple, measure: str,
                   version: str) -> pd.DataFrame:
-    """core.perquery.how_different for runs a=(name, id) and b=(name, id): deltas + tau + RBO per topic."""
-    from core.perquery import how_different as core_how
+    """core.perquery.how_different_stored for runs a=(name, id) and b=(name, id): deltas + tau + RBO per topic."""
+    from core.perquery import how_different_stored
     store = state.get_store()
-    return core_how(_per_query, run_frame(store, store_key, a[1], a[0], version),
-                    run_frame(store, store_key, b[1], b[0], version), a[0], b[0], measure,
-                    topics=store.topics(cid), depth=HOW_DIFFERENT_DEPTH)
+    with state.db_lock():
+        return how_different_stored(store, _per_query, a[1], b[1], a[0], b[0], measure, topics=store.topics(cid),
+                                    depth=HOW_DIFFERENT_DEPTH)
 
 
 @st.cache_data(show_spinner=SPIN, max_entries=64)

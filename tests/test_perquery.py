@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from scipy import stats as sp
 
-from core.perquery import (how_different, query_deltas, ranking_differences, side_by_side,
+from core.perquery import (how_different, how_different_stored, query_deltas, ranking_differences, side_by_side,
                            side_by_side_stored)
 from tests.fixtures_store import SAMPLE_COLLECTION, sample_store
 
@@ -136,3 +136,20 @@ def test_vectorised_kendall_equals_scipy_per_topic():
             assert np.isnan(got[qid]), qid
         else:
             assert got[qid] == pytest.approx(want, abs=1e-12), qid
+
+
+@pytest.mark.parametrize("depth", [10, 100])
+def test_how_different_from_the_store_equals_it_from_run_frames(tmp_path, depth):
+    """The store joins the two top-depth lists in SQL; the result is the frames' result, row for row."""
+    from core.results import evaluate_stored
+
+    with sample_store(tmp_path) as store:
+        runs = store.runs(SAMPLE_COLLECTION)
+        (a, name_a), (b, name_b) = [(int(r.run_id), str(r.name)) for r in runs.iloc[[0, 3]].itertuples()]
+        per_query = evaluate_stored(store, SAMPLE_COLLECTION, [a, b], ["AP"]).per_query
+        topics = store.topics(SAMPLE_COLLECTION)
+        got = how_different_stored(store, per_query, a, b, name_a, name_b, "AP", topics=topics, depth=depth)
+        want = how_different(per_query, store.run_rows(a), store.run_rows(b), name_a, name_b, "AP", topics=topics,
+                             depth=depth)
+    assert len(got) == 100 and got["kendall_tau"].notna().all()
+    pd.testing.assert_frame_equal(got, want, check_dtype=False, check_exact=False, rtol=1e-12)
