@@ -243,11 +243,9 @@ class Store:
     def qrels(self, qrels_id: int) -> pd.DataFrame:
         return self._query("SELECT qid, docno, rel FROM qrels WHERE qrels_id = ? ORDER BY qid, docno", [qrels_id])
 
-    def run_rows(self, run_id: int, max_rank: int | None = None) -> pd.DataFrame:
-        """A stored run's rows (qid, docno, score, canonical rank), by topic and rank; with `max_rank`, only
-        each topic's top `max_rank` documents (what the per-query comparisons read)."""
-        return self._query("SELECT qid, docno, score, rank FROM run_rows WHERE run_id = ? AND rank <= ? "
-                           "ORDER BY qid, rank", [run_id, max_rank if max_rank is not None else 2 ** 31 - 1])
+    def run_rows(self, run_id: int) -> pd.DataFrame:
+        return self._query("SELECT qid, docno, score, rank FROM run_rows WHERE run_id = ? ORDER BY qid, rank",
+                           [run_id])
 
     def topics(self, collection) -> pd.DataFrame:
         return self._query("SELECT qid, text FROM topics WHERE collection_id = ? ORDER BY qid",
