@@ -138,6 +138,16 @@ def roc_curve(run_df, qrels_df, *, rel_level: int = 1, num_docs: int | None = No
 
 _END_RANK = int(np.iinfo(np.int32).max)  # the closing (1, 1) point sorts after every retrieved document
 
+# The points of both ROC queries: (0, 0), the CTE `pts` in rank order, (1, 1), for every (run, topic) of `topics`.
+_ROC_POINTS = """
+SELECT n.name AS run, p.qid, p.x, p.y FROM (
+  SELECT run_id, qid, 0 AS rank, 0.0::DOUBLE AS x, 0.0::DOUBLE AS y FROM topics
+  UNION ALL SELECT run_id, qid, rank, x, y FROM pts
+  UNION ALL SELECT run_id, qid, $end AS rank, 1.0::DOUBLE, 1.0::DOUBLE FROM topics) p
+JOIN runs n ON n.run_id = p.run_id
+ORDER BY n.name, p.qid, p.rank
+"""
+
 # One ROC point per retrieved relevant or negative document, in canonical rank order, plus the (0, 0)
 # and (1, 1) ends of every topic that has positives and negatives. $num_docs NULL = negatives are the
 # judged non-relevant documents; else every non-relevant document of a num_docs collection.
@@ -160,13 +170,7 @@ pts AS (
   FROM judged WHERE tp OR fp
   WINDOW w AS (PARTITION BY run_id, qid ORDER BY rank ROWS UNBOUNDED PRECEDING)),
 topics AS (SELECT DISTINCT run_id, qid FROM judged)
-SELECT n.name AS run, p.qid, p.x, p.y FROM (
-  SELECT run_id, qid, 0 AS rank, 0.0::DOUBLE AS x, 0.0::DOUBLE AS y FROM topics
-  UNION ALL SELECT run_id, qid, rank, x, y FROM pts
-  UNION ALL SELECT run_id, qid, $end AS rank, 1.0::DOUBLE, 1.0::DOUBLE FROM topics) p
-JOIN runs n ON n.run_id = p.run_id
-ORDER BY n.name, p.qid, p.rank
-"""
+""" + _ROC_POINTS
 
 
 # The same curve when negatives are the judged non-relevant documents: only judged documents move it, so it
@@ -184,13 +188,7 @@ pts AS (
   FROM judged_rows r JOIN counts c ON c.qid = r.qid
   WHERE r.qrels_id = $qrels AND list_contains($runs, r.run_id) AND (r.rel >= $pos OR (r.rel >= 0 AND r.rel < $level))
   WINDOW w AS (PARTITION BY r.run_id, r.qid ORDER BY r.rank ROWS UNBOUNDED PRECEDING))
-SELECT n.name AS run, p.qid, p.x, p.y FROM (
-  SELECT run_id, qid, 0 AS rank, 0.0::DOUBLE AS x, 0.0::DOUBLE AS y FROM topics
-  UNION ALL SELECT run_id, qid, rank, x, y FROM pts
-  UNION ALL SELECT run_id, qid, $end AS rank, 1.0::DOUBLE, 1.0::DOUBLE FROM topics) p
-JOIN runs n ON n.run_id = p.run_id
-ORDER BY n.name, p.qid, p.rank
-"""
+""" + _ROC_POINTS
 
 
 def roc_curve_stored(store, collection, run_ids, qrels_id=None, *, rel_level: int = 1,

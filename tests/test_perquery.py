@@ -112,10 +112,27 @@ def test_side_by_side_from_the_store_agrees_with_frames(tmp_path):
         assert len(diff) == 100 and diff["rbo"].between(0, 1).all()
 
 
-def test_vectorised_kendall_equals_scipy_per_topic():
-    """Each topic's kendall_union value is scipy's tau-b on its union list (absent documents tied after the
-    list), including ties, one-item and all-tied topics."""
-    from core.perquery import kendall_union
+def _matches_scipy(both: pd.DataFrame, got: pd.Series) -> int:
+    """Assert each topic's value is scipy's tau-b on its union list (absent documents tied after each list);
+    return how many topics had a defined value."""
+    checked = 0
+    for qid, g in both.groupby("qid"):
+        a, b = g["rank_a"].to_numpy(float), g["rank_b"].to_numpy(float)
+        a = np.where(np.isnan(a), np.nanmax(a, initial=0) + 1, a)
+        b = np.where(np.isnan(b), np.nanmax(b, initial=0) + 1, b)
+        want = sp.kendalltau(a, b).statistic if len(g) > 1 else np.nan
+        if np.isnan(want):
+            assert np.isnan(got[qid]), qid
+        else:
+            assert got[qid] == pytest.approx(want, abs=1e-12), qid
+            checked += 1
+    return checked
+
+
+def test_kendall_with_tied_ranks_equals_scipy_per_topic():
+    """Lists with tied ranks (not rankings) go through scipy per topic: the value is scipy's tau-b, including
+    one-item and all-tied topics."""
+    from core.perquery import _kendall_rankings, kendall_union
 
     rng = np.random.default_rng(3)
     rows = []
@@ -126,16 +143,8 @@ def test_vectorised_kendall_equals_scipy_per_topic():
             rows.append((f"q{t}", 1.0 if np.isnan(ra) and np.isnan(rb) else ra, rb))
     rows += [("same", 1.0, 1.0), ("same", 1.0, 2.0)]                  # a tied in a: tau-b undefined
     both = pd.DataFrame(rows, columns=["qid", "rank_a", "rank_b"])
-    got = kendall_union(both)
-    for qid, g in both.groupby("qid"):
-        a, b = g["rank_a"].to_numpy(float), g["rank_b"].to_numpy(float)
-        a = np.where(np.isnan(a), np.nanmax(a, initial=0) + 1, a)
-        b = np.where(np.isnan(b), np.nanmax(b, initial=0) + 1, b)
-        want = sp.kendalltau(a, b).statistic if len(g) > 1 else np.nan
-        if np.isnan(want):
-            assert np.isnan(got[qid]), qid
-        else:
-            assert got[qid] == pytest.approx(want, abs=1e-12), qid
+    assert _kendall_rankings(both) is None                            # tied ranks: the scipy path
+    assert _matches_scipy(both, kendall_union(both)) > 100
 
 
 @pytest.mark.parametrize("depth", [10, 100])
@@ -171,15 +180,4 @@ def test_kendall_on_rankings_takes_the_vectorised_path_and_equals_scipy():
     both = _union_ranks(_ranking(lists_a), _ranking(lists_b), None)
     fast = _kendall_rankings(both)
     assert fast is not None
-    checked = 0
-    for qid, g in both.groupby("qid"):
-        a, b = g["rank_a"].to_numpy(float), g["rank_b"].to_numpy(float)
-        a = np.where(np.isnan(a), np.nanmax(a, initial=0) + 1, a)
-        b = np.where(np.isnan(b), np.nanmax(b, initial=0) + 1, b)
-        want = sp.kendalltau(a, b).statistic if len(g) > 1 else np.nan
-        if np.isnan(want):
-            assert np.isnan(fast[qid]), qid
-        else:
-            assert fast[qid] == pytest.approx(want, abs=1e-12), qid
-            checked += 1
-    assert checked > 100
+    assert _matches_scipy(both, fast) > 100
