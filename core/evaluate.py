@@ -248,11 +248,11 @@ def evaluate_stored(store, collection, run_ids, measures, qrels_id=None, options
 def evaluate_files(qrels_path, run_paths, measures, options: EvalOptions = EvalOptions()) -> EvalResult:
     """The CLI path: parse the files with core.formats, then evaluate each run (in the order given).
     Run names come from the run's tag (the 6th column), else the file name."""
-    from core.formats import read_qrels, read_run
+    from core.formats import read_run
     from core.judged import Repeated, arrow_rankings
 
     run_paths = [run_paths] if isinstance(run_paths, (str, Path)) else list(run_paths)
-    qrels = read_qrels(qrels_path, filename=Path(str(qrels_path)).name)
+    qrels, first = _read_first(qrels_path, run_paths)
     tmp = tempfile.TemporaryDirectory(prefix="rankboard-")
     con = file_connection(tmp.name, max((_size(p) for p in run_paths), default=0))
     try:
@@ -261,19 +261,23 @@ def evaluate_files(qrels_path, run_paths, measures, options: EvalOptions = EvalO
                     " CAST(rel AS INTEGER) AS rel FROM _rb_qrels_src")
         warnings, seen, parts = list(qrels.warnings), set(), []
         for path in run_paths:
-            pieces = _stream_pieces(con, path)
-            parsed = None if pieces is not None else _stream(con, path, "rb_run_stream")
-            streamed = parsed is not None
-            if pieces is not None:
-                rankings, parsed = pieces
-            elif not streamed:
-                parsed = read_run(path, filename=Path(str(path)).name, check_duplicates=False)
+            rankings, streamed = None, False
+            parsed = first.pop() if first else None             # the first run, read beside the qrels
+            if parsed is None:
+                pieces = _stream_pieces(con, path)                 # large files: piece by piece, or ...
+                if pieces is not None:
+                    rankings, parsed = pieces
+                else:                                               # ... into a DuckDB table, or whole
+                    parsed = _stream(con, path, "rb_run_stream")
+                    streamed = parsed is not None
+                    if not streamed:
+                        parsed = read_run(path, filename=Path(str(path)).name, check_duplicates=False)
             name = parsed.tag or Path(str(path)).name
             if name in seen:
                 name = f"{name} ({Path(str(path)).name})"
             seen.add(name)
             warnings += parsed.warnings
-            if pieces is not None:
+            if rankings is not None:
                 rankings.groups["run"], rankings.runs = name, [name]
                 parts.append(evaluate_rankings(rankings, measures, options))
             elif streamed:
@@ -296,6 +300,27 @@ def evaluate_files(qrels_path, run_paths, measures, options: EvalOptions = EvalO
 
 
 STREAM_BYTES = 256 << 20   # run files at least this big are read in chunks straight into DuckDB
+
+
+def _read_first(qrels_path, run_paths) -> tuple:
+    """The parsed qrels and, in a list, the first run when it is read whole (smaller than STREAM_BYTES), the
+    two read at the same time: much of reading a file holds one core (reading and checking its bytes), so
+    the other file's parse fits beside it. A problem in the qrels is still reported before one in the run."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from core.formats import read_qrels, read_run
+
+    path = run_paths[0] if run_paths else None
+    if path is None or not isinstance(path, (str, Path)) or _size(path) >= STREAM_BYTES:
+        return read_qrels(qrels_path, filename=Path(str(qrels_path)).name), []
+    with ThreadPoolExecutor(1) as pool:
+        qrels_job = pool.submit(read_qrels, qrels_path, filename=Path(str(qrels_path)).name)
+        try:
+            run = read_run(path, filename=Path(str(path)).name, check_duplicates=False)
+        except Exception:
+            qrels_job.result()          # the qrels' own error first, as when they were read first
+            raise
+        return qrels_job.result(), [run]
 
 
 def _stream(con, path, table: str):

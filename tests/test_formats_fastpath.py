@@ -266,3 +266,18 @@ def test_evaluate_files_reports_a_repeated_document_exactly(tmp_path):
         evaluate_files(qrels, [run], ["AP"])
     assert str(got.value) == ("r, line 3: document 'a' appears twice for topic '1' (first on line 1). trec_eval "
                               "refuses duplicate documents; remove one of the lines.\n    '1 Q0 a 3 0.5 t'")
+
+
+@pytest.mark.parametrize("run_text", ["1 Q0 a 1 2.0 t\n", "1 Q0 a 1 notanumber t\n"])
+def test_evaluate_files_reports_the_qrels_problem_first(tmp_path, run_text):
+    """The first run is read beside the qrels; a broken qrels file is still the error reported, whether the
+    run is fine or broken too (as when the qrels were read first)."""
+    from core.evaluate import evaluate_files
+
+    qrels = tmp_path / "q"
+    qrels.write_text("1 0 a one\n")
+    run = tmp_path / "r"
+    run.write_text(run_text)
+    with pytest.raises(UploadError) as got:
+        evaluate_files(qrels, [run], ["AP"])
+    assert str(got.value).startswith("q, line 1:")
