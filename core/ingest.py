@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import numbers
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,7 +16,8 @@ import pyarrow.compute as pc
 
 from core.errors import EvalError, OptionError, Problem, UploadError
 from core.formats import read_documents, read_qrels, read_run, read_topics
-from core.formats._text import source_name
+from core.formats._fast import no_duplicates
+from core.formats._text import read_source, source_name
 from core.ranking import canonical_ranks, topic_codes
 from core.sqltext import statement
 
@@ -111,7 +113,15 @@ def add_run(cur, cid: int, source, *, filename=None, name=None, on_conflict="err
     if on_conflict not in ("error", "replace", "rename"):
         raise OptionError(f"on_conflict must be 'error', 'replace' or 'rename', not {on_conflict!r}.")
     file = source_name(source, filename)
-    run = parsed or read_run(source, filename=file)
+    if parsed is None and not isinstance(source, (str, Path, bytes, bytearray, memoryview)) \
+            and not hasattr(source, "getvalue"):
+        source = read_source(source, file)    # a stream: keep its bytes, in case it must be read twice
+    # The parser's duplicate check is left to _ranked, which runs it on the store's connection beside the ranking.
+    run = parsed or read_run(source, filename=file, check_duplicates=False)
+    rows, topics = _ranked(cur, run.table, check=run.unchecked)
+    if rows is None:                          # a document repeats in a topic: the checked read raises the error
+        run = read_run(source, filename=file)
+        rows, topics = _ranked(cur, run.table, check=False)
     name = name or run.tag or Path(file).name.removesuffix(".gz")
     warnings = list(run.warnings)
     old = one(cur, "SELECT run_id FROM runs WHERE collection_id = ? AND name = ?", [cid, name])
@@ -124,7 +134,6 @@ def add_run(cur, cid: int, source, *, filename=None, name=None, on_conflict="err
     elif old:
         warnings.append(f"A run named '{name}' already exists; this one was loaded as "
                         f"'{(name := _unique_name(cur, cid, name))}'.")
-    rows, topics = _ranked(run.table)
     warnings += _topic_warnings(cur, cid, topics["qid"], file)
     run_id = one(cur, "SELECT nextval('run_ids')")[0]
     _insert_run(cur, cid, run_id, rows, topics)
@@ -134,14 +143,22 @@ def add_run(cur, cid: int, source, *, filename=None, name=None, on_conflict="err
     return IngestReport(run_id, run.n_rows, warnings, name, [run_id])
 
 
-def _ranked(table: pa.Table) -> tuple[pa.Table, pa.Table]:
-    """(the run's rows with their canonical trec_eval rank: qid, docno, score, rank; its topics: qid, n = rows).
+def _ranked(cur, table: pa.Table, *, check: bool) -> tuple[pa.Table | None, pa.Table | None]:
+    """(the run's rows with their canonical trec_eval rank: qid, docno, score, rank; its topics: qid, n = rows),
+    or (None, None) when `check` finds a document twice in a topic. The check (a DuckDB hash aggregate on both
+    threads, on `cur`) runs while a second thread ranks (numpy and pyarrow, one core), so the two overlap.
     A function of its own so that the numpy temporaries are freed before the rows are written."""
     if not table.num_rows:
         codes, qids = np.zeros(0, np.int32), pa.array([], pa.string())
     else:
         codes, qids = topic_codes(table["qid"])
-    rank = canonical_ranks(codes, table["score"].to_numpy(), table["docno"]).astype(np.int32)
+    score = table["score"].to_numpy()
+    with ThreadPoolExecutor(1) as pool:
+        ranking = pool.submit(canonical_ranks, codes, score, table["docno"])
+        unique = not check or no_duplicates(pa.table({"code": codes, "docno": table["docno"]}), ["code", "docno"], cur)
+        rank = ranking.result().astype(np.int32)
+    if not unique:
+        return None, None
     rows = pa.table({"qid": table["qid"], "docno": table["docno"], "score": table["score"], "rank": rank})
     counts = np.bincount(codes, minlength=len(qids)).astype(np.int32)
     return rows, pa.table({"qid": qids, "n": counts})

@@ -98,6 +98,27 @@ def test_bad_run_is_rejected_and_store_unchanged(store, case, data, message, lin
     assert str(error_of(read_run, data, filename="r.run")) == str(exc)  # the parser alone says the same
 
 
+
+DUPLICATE = b"301 Q0 d1 1 2.5 t\n301 Q0 d2 2 1.5 t\n301 Q0 d1 3 0.5 t\n"
+
+
+@pytest.mark.parametrize("kind", ["path", "bytes", "getvalue", "stream"])
+def test_duplicate_found_by_the_store_check_gets_the_parser_message(store, tmp_path, kind):
+    """Loading leaves the duplicate check to the store (it runs beside the ranking); a file with a repeated
+    document is then read again with the parser's check, whatever the source is, so the message is the same."""
+    path = tmp_path / "r.run"
+    path.write_bytes(DUPLICATE)
+    source = {"path": lambda: path, "bytes": lambda: DUPLICATE, "getvalue": lambda: io.BytesIO(DUPLICATE),
+              "stream": lambda: open(path, "rb")}[kind]()
+    before = snapshot(store)
+    try:
+        exc = error_of(store.add_run, "c", source, filename="r.run")
+    finally:
+        if kind == "stream":
+            source.close()
+    assert str(exc) == {c[0]: c[2] for c in RUN_CASES}["duplicate docno"]
+    assert snapshot(store) == before
+
 QRELS_CASES = [
     ("looks like a run", b"301 0 d1 1\n301 Q0 d2 1 2.5 tag\n",
      "q.txt, line 2: found 6 fields but a qrels line needs 4 (qid iter docno rel); this looks like a run "
