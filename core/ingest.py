@@ -21,8 +21,8 @@ from core.formats._text import read_source, source_name
 from core.ranking import canonical_ranks, topic_codes
 from core.sqltext import statement
 
-INSERT_RUN_ROWS = "INSERT INTO run_rows SELECT ?, qid, docno, score, rank FROM {view}"
-INSERT_RUN_TOPICS = "INSERT INTO run_topics SELECT ?, qid, n FROM {view}"
+INSERT_RUN_ROWS = "INSERT INTO run_docs SELECT ?, topic, docno, score, rank FROM {view}"
+INSERT_RUN_TOPICS = "INSERT INTO run_topics SELECT ?, qid, n, topic FROM {view}"
 # The judged retrieved rows of one new run (in view, with its rank) under every qrels set of its collection.
 INSERT_RUN_JUDGED = """INSERT INTO judged_rows SELECT ?, q.qrels_id, t.qid, t.rank, q.rel
 FROM {view} t JOIN qrels q ON q.qid = t.qid AND q.docno = t.docno
@@ -144,7 +144,8 @@ def add_run(cur, cid: int, source, *, filename=None, name=None, on_conflict="err
 
 
 def _ranked(cur, table: pa.Table, *, check: bool) -> tuple[pa.Table | None, pa.Table | None]:
-    """(the run's rows with their canonical trec_eval rank: qid, docno, score, rank; its topics: qid, n = rows),
+    """(the run's rows with their topic number and canonical trec_eval rank: qid, topic, docno, score, rank; its
+    topics: qid, n = rows, topic = 0, 1, ...),
     or (None, None) when `check` finds a document twice in a topic. The check (a DuckDB hash aggregate on both
     threads, on `cur`) runs while a second thread ranks (numpy and pyarrow, one core), so the two overlap.
     A function of its own so that the numpy temporaries are freed before the rows are written."""
@@ -159,13 +160,14 @@ def _ranked(cur, table: pa.Table, *, check: bool) -> tuple[pa.Table | None, pa.T
         rank = ranking.result().astype(np.int32)
     if not unique:
         return None, None
-    rows = pa.table({"qid": table["qid"], "docno": table["docno"], "score": table["score"], "rank": rank})
+    rows = pa.table({"qid": table["qid"], "topic": codes, "docno": table["docno"], "score": table["score"],
+                     "rank": rank})
     counts = np.bincount(codes, minlength=len(qids)).astype(np.int32)
-    return rows, pa.table({"qid": qids, "n": counts})
+    return rows, pa.table({"qid": qids, "n": counts, "topic": np.arange(len(qids), dtype=np.int32)})
 
 
 def _insert_run(cur, cid: int, run_id: int, rows: pa.Table, topics: pa.Table) -> None:
-    """run_rows (with the canonical rank), run_topics, and the judged rows under every qrels set."""
+    """run_docs (with the canonical rank), run_topics, and the judged rows under every qrels set."""
     view, topics_view = _register(cur, rows), _register(cur, topics)
     try:
         # the rows' physical order does not matter (readers order by rank): let both threads write unordered
@@ -270,5 +272,5 @@ def delete_run(cur, run_id: int) -> None:
     """Remove a run, its rows, its judged rows and its cached results."""
     if one(cur, "SELECT 1 FROM runs WHERE run_id = ?", [run_id]) is None:
         raise EvalError(f"Unknown run id {run_id}.")
-    for table in ("results", "judged_rows", "run_topics", "run_rows", "runs"):
+    for table in ("results", "judged_rows", "run_topics", "run_docs", "runs"):
         cur.execute(statement("DELETE FROM {table} WHERE run_id = ?", table=table), [run_id]).fetchall()

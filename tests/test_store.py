@@ -68,15 +68,15 @@ def test_sample_runs_are_the_top_100_of_the_official_runs(tmp_path, shared):
 def test_schema_version_and_migration_hook(tmp_path, monkeypatch):
     path = tmp_path / "m.duckdb"
     Store.open(path, load_sample=False).close()
-    monkeypatch.setattr(store_mod, "SCHEMA_VERSION", 3)
-    monkeypatch.setitem(store_mod.MIGRATIONS, 2,
+    monkeypatch.setattr(store_mod, "SCHEMA_VERSION", 4)
+    monkeypatch.setitem(store_mod.MIGRATIONS, 3,
                         lambda cur: cur.execute("ALTER TABLE runs ADD COLUMN description VARCHAR").fetchall())
     with Store.open(path) as store:
         cur = store.cursor()
-        assert cur.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall() == [("3",)]
+        assert cur.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall() == [("4",)]
         assert "description" in [r[0] for r in cur.execute("DESCRIBE runs").fetchall()]
-    monkeypatch.setattr(store_mod, "SCHEMA_VERSION", 2)
-    with pytest.raises(RankboardError, match="schema version 3, newer than this Rankboard"):
+    monkeypatch.setattr(store_mod, "SCHEMA_VERSION", 3)
+    with pytest.raises(RankboardError, match="schema version 4, newer than this Rankboard"):
         Store.open(path)
 
 
@@ -157,7 +157,7 @@ def test_transaction_rolls_back_and_cursors_work_across_threads(tmp_path):
     with sample_store(tmp_path) as store:
         with pytest.raises(RuntimeError):
             with store.transaction() as cur:
-                cur.execute("DELETE FROM run_rows").fetchall()
+                cur.execute("DELETE FROM run_docs").fetchall()
                 raise RuntimeError("boom")
         totals, errors = [], []
 

@@ -1,6 +1,6 @@
 """evaluate_stored reads only what the store keeps at ingest (run_topics, judged_rows) and agrees with
 evaluate_files, per query, for every all_trec measure under -M, -J, -c and -l; whichever came first, the
-runs or the qrels set; and after a schema-1 store is migrated."""
+runs or the qrels set; and after a schema-1 or schema-2 store is migrated."""
 from __future__ import annotations
 
 import gzip
@@ -69,24 +69,45 @@ def test_stored_runs_evaluate_like_files(files, tmp_path):
         store.close()
 
 
-def test_a_schema_1_store_is_migrated_and_evaluates_the_same(files, tmp_path):
-    """A schema-1 store has everything but run_topics and judged_rows; opening it adds and fills them."""
+# How a store of each older schema kept its run rows (built from a current store by the test below).
+TO_V2 = """CREATE TABLE run_rows_old AS SELECT run_id, qid, docno, score, rank FROM run_rows;
+    DROP VIEW run_rows; DROP TABLE run_docs; ALTER TABLE run_rows_old RENAME TO run_rows;
+    CREATE TABLE run_topics_old AS SELECT run_id, qid, n FROM run_topics;
+    DROP TABLE run_topics; ALTER TABLE run_topics_old RENAME TO run_topics;
+    UPDATE meta SET value = '2' WHERE key = 'schema_version'"""
+TO_V1 = TO_V2 + """; DROP TABLE run_topics; DROP TABLE judged_rows;
+    UPDATE meta SET value = '1' WHERE key = 'schema_version'"""
+ROWS = "SELECT run_id, qid, docno, score, rank FROM run_rows ORDER BY ALL"
+DERIVED = {"run_topics": "SELECT run_id, qid, n FROM run_topics ORDER BY ALL",
+           "judged_rows": "SELECT * FROM judged_rows ORDER BY ALL"}
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_an_older_store_is_migrated_and_evaluates_the_same(files, tmp_path, version):
+    """A schema-1 store has neither run_topics nor judged_rows; a schema-2 store keeps run_rows as a table with
+    qid strings. Opening either one migrates it to schema 3: the same rows, the same derived tables, the same
+    values, and new runs load into it."""
     runs, qrels = files
-    path = tmp_path / "v1.duckdb"
+    path = tmp_path / f"v{version}.duckdb"
     with Store.open(path, load_sample=False) as store:
         store.add_qrels("c", qrels[0], filename="qrels.txt")
-        ids = [store.add_run("c", p, filename=p.name).id for p in runs]
+        ids = [store.add_run("c", p, filename=p.name).id for p in runs[:2]]
         store.add_qrels("c", qrels[1], filename="neg.qrels")
         before = evaluate_stored(store, "c", ids, ["AP", "P@10"])       # cached results survive the migration
         cur = store.cursor()
-        derived = {t: cur.execute(f"SELECT * FROM {t} ORDER BY ALL").fetchall() for t in ("run_topics", "judged_rows")}
-        cur.execute("DROP TABLE run_topics; DROP TABLE judged_rows").fetchall()
-        cur.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'").fetchall()
+        rows = cur.execute(ROWS).fetchall()
+        derived = {t: cur.execute(q).fetchall() for t, q in DERIVED.items()}
+        cur.execute(TO_V1 if version == 1 else TO_V2).fetchall()
+        assert cur.execute(ROWS).fetchall() == rows
     with Store.open(path) as store:
         cur = store.cursor()
-        assert cur.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall() == [("2",)]
-        assert {t: cur.execute(f"SELECT * FROM {t} ORDER BY ALL").fetchall() for t in derived} == derived
+        assert cur.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall() == [("3",)]
+        assert [r[0] for r in cur.execute("SELECT table_type FROM information_schema.tables "
+                                          "WHERE table_name = 'run_rows'").fetchall()] == ["VIEW"]
+        assert cur.execute(ROWS).fetchall() == rows
+        assert {t: cur.execute(q).fetchall() for t, q in DERIVED.items()} == derived
         pd.testing.assert_frame_equal(evaluate_stored(store, "c", ids, ["AP", "P@10"]).per_query, before.per_query)
+        ids.append(store.add_run("c", runs[2], filename=runs[2].name).id)
         for qrels_id, q in zip(store.qrels_sets("c")["qrels_id"], qrels):
             assert_same(evaluate_stored(store, "c", ids, ["all_trec"], int(qrels_id), EvalOptions(complete=True)),
                         evaluate_files(q, runs, ["all_trec"], EvalOptions(complete=True)))
