@@ -23,9 +23,11 @@ from core.sqltext import statement
 
 INSERT_RUN_ROWS = "INSERT INTO run_docs SELECT ?, topic, docno, score, rank FROM {view}"
 INSERT_RUN_TOPICS = "INSERT INTO run_topics SELECT ?, qid, n, topic FROM {view}"
-# The judged retrieved rows of one new run (in view, with its rank) under every qrels set of its collection.
-INSERT_RUN_JUDGED = """INSERT INTO judged_rows SELECT ?, q.qrels_id, t.qid, t.rank, q.rel
-FROM {view} t JOIN qrels q ON q.qid = t.qid AND q.docno = t.docno
+# The judged retrieved rows of one new run (in view, with its topic number and rank; its topics in {topics})
+# under every qrels set of its collection. The qrels take the run's topic numbers, so the join of the run's
+# millions of rows is on (integer, docno) rather than on two strings.
+INSERT_RUN_JUDGED = """INSERT INTO judged_rows SELECT ?, q.qrels_id, tp.qid, t.rank, q.rel
+FROM {view} t JOIN (qrels q JOIN {topics} tp ON tp.qid = q.qid) ON tp.topic = t.topic AND q.docno = t.docno
 WHERE q.qrels_id IN (SELECT qrels_id FROM qrels_sets WHERE collection_id = ?)"""
 # The judged retrieved rows of every stored run of a collection under one new qrels set.
 INSERT_QRELS_JUDGED = """INSERT INTO judged_rows SELECT r.run_id, q.qrels_id, r.qid, r.rank, q.rel
@@ -144,7 +146,7 @@ def add_run(cur, cid: int, source, *, filename=None, name=None, on_conflict="err
 
 
 def _ranked(cur, table: pa.Table, *, check: bool) -> tuple[pa.Table | None, pa.Table | None]:
-    """(the run's rows with their topic number and canonical trec_eval rank: qid, topic, docno, score, rank; its
+    """(the run's rows with their topic number and canonical trec_eval rank: topic, docno, score, rank; its
     topics: qid, n = rows, topic = 0, 1, ...),
     or (None, None) when `check` finds a document twice in a topic. The check (a DuckDB hash aggregate on both
     threads, on `cur`) runs while a second thread ranks (numpy and pyarrow, one core), so the two overlap.
@@ -160,8 +162,7 @@ def _ranked(cur, table: pa.Table, *, check: bool) -> tuple[pa.Table | None, pa.T
         rank = ranking.result().astype(np.int32)
     if not unique:
         return None, None
-    rows = pa.table({"qid": table["qid"], "topic": codes, "docno": table["docno"], "score": table["score"],
-                     "rank": rank})
+    rows = pa.table({"topic": codes, "docno": table["docno"], "score": table["score"], "rank": rank})
     counts = np.bincount(codes, minlength=len(qids)).astype(np.int32)
     return rows, pa.table({"qid": qids, "n": counts, "topic": np.arange(len(qids), dtype=np.int32)})
 
@@ -174,7 +175,7 @@ def _insert_run(cur, cid: int, run_id: int, rows: pa.Table, topics: pa.Table) ->
         cur.execute("SET preserve_insertion_order = false").fetchall()
         try:
             cur.execute(statement(INSERT_RUN_ROWS, view=view), [run_id]).fetchall()
-            cur.execute(statement(INSERT_RUN_JUDGED, view=view), [run_id, cid]).fetchall()
+            cur.execute(statement(INSERT_RUN_JUDGED, view=view, topics=topics_view), [run_id, cid]).fetchall()
         finally:
             cur.execute("RESET preserve_insertion_order").fetchall()
         cur.execute(statement(INSERT_RUN_TOPICS, view=topics_view), [run_id]).fetchall()
