@@ -7,8 +7,10 @@ in three cheap steps instead:
 1. Runs are nearly always written topic by topic, best score first. That is checked in one pass; only when a
    file is in some other order are the rows sorted, by (topic code, score) with numpy (numbers, not strings).
 2. In that order a row's rank is its position inside its topic, except inside a run of equal scores.
-3. Only the rows inside tied runs (and, with `rows`, only the tied runs that hold a row asked for) are sorted
-   by docno, with pyarrow; each gets its tied run's first rank plus its place in that run.
+3. Only the rows inside tied runs (and, with `rows`, only the tied runs that hold a row asked for) are ordered
+   by docno: their docnos are taken once (in row order) and compared with pyarrow (byte order). Most tied runs
+   are pairs, whose order is one comparison of neighbours; a run of 3 to 8 rows compares every pair of its
+   rows; only longer runs are sorted. Each tied row gets its tied run's first rank plus its place in the run.
 
 The result equals `row_number() OVER (PARTITION BY qid ORDER BY score DESC, docno DESC)`; the tests check it
 against that SQL and against a plain Python sort.
@@ -36,86 +38,150 @@ def topic_codes(qid) -> tuple[np.ndarray, pa.Array]:
     return encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False), encoded.dictionary
 
 
-def _topic_breaks(codes: np.ndarray, score: np.ndarray) -> np.ndarray | None:
-    """Where each topic's rows start (a boolean per row) when every topic's rows are contiguous and their
-    scores never increase; None otherwise."""
-    breaks = np.empty(len(codes), dtype=bool)
-    breaks[0] = True
-    np.not_equal(codes[1:], codes[:-1], out=breaks[1:])
-    if int(np.count_nonzero(breaks)) != int(np.count_nonzero(np.bincount(codes))):
+_PAIRWISE = 8       # tied runs up to this long are ordered by comparing every pair of rows, longer ones sorted
+
+
+def _in_order(codes: np.ndarray, score: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(later, tied) when every topic's rows are contiguous and their scores never increase, else None:
+    `later` the rows where the 2nd, 3rd, ... topic starts, `tied` (ascending) the rows whose next row is in the
+    same topic with the same score."""
+    later = np.flatnonzero(codes[1:] != codes[:-1]) + 1
+    if len(np.unique(codes[np.append(0, later)])) != len(later) + 1:   # a topic in two blocks
         return None
-    if not np.all((score[1:] <= score[:-1]) | breaks[1:]):
+    flag = np.less_equal(score[1:], score[:-1])            # NaN compares False: such a run is sorted instead
+    flag[later - 1] = True
+    if not flag.all():
         return None
-    return breaks
+    np.equal(score[1:], score[:-1], out=flag)
+    flag[later - 1] = False
+    return later, np.flatnonzero(flag)
+
+
+def _runs_of(tied: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(first row, size) of each tied run (run of 2+ rows with one score in one topic), from `tied`: the
+    ascending rows whose next row is tied with them."""
+    if len(tied) == 0:
+        return tied, tied
+    jump = np.flatnonzero(tied[1:] != tied[:-1] + 1) + 1
+    first = np.empty(len(jump) + 1, dtype=np.int64)
+    first[0] = 0
+    first[1:] = jump
+    sizes = np.empty(len(first), dtype=np.int64)
+    sizes[:-1] = np.diff(first)
+    sizes[-1] = len(tied) - first[-1]
+    sizes += 1
+    return tied[first], sizes
 
 
 def canonical_ranks(codes: np.ndarray, score: np.ndarray, docno, rows: np.ndarray | None = None) -> np.ndarray:
     """1-based trec_eval ranks within each topic. `codes`: int topic code per row; `score`: float64 per row;
     `docno`: pyarrow string array (or chunked array) per row; docnos must not repeat within a topic.
-    With `rows` (indices into the rows), only those rows' ranks are returned (and only their ties sorted);
-    otherwise every row's rank, in the rows' own order. Memory: a few arrays of one entry per tied run (run of
-    equal scores) besides the result; never a string sort of all rows."""
+    With `rows` (indices into the rows), only those rows' ranks are returned (and only their ties ordered);
+    otherwise every row's rank, in the rows' own order. Memory: a few arrays of one entry per tied row besides
+    the result; never a string sort of all rows."""
     n = len(codes)
     want = None if rows is None else np.asarray(rows, dtype=np.int64)
     if n == 0 or (want is not None and len(want) == 0):
         return np.zeros(n if want is None else len(want), dtype=np.int64)
     score = np.asarray(score, dtype=np.float64)
-    perm, sc, pos = None, score, want
-    new_topic = _topic_breaks(codes, score)
-    if new_topic is None:                     # not in trec_eval's order: sort by (topic, score) numerically
+    perm, pos = None, want
+    layout = _in_order(codes, score)
+    if layout is None:                        # not in trec_eval's order: sort by (topic, score) numerically
         perm = np.lexsort((-score, codes))
         sc = score[perm]
-        new_topic = np.empty(n, dtype=bool)
-        new_topic[0] = True
         cd = codes[perm]
-        np.not_equal(cd[1:], cd[:-1], out=new_topic[1:])
+        later = np.flatnonzero(cd[1:] != cd[:-1]) + 1
         del cd
+        eq = sc[1:] == sc[:-1]
+        eq[later - 1] = False
+        tied = np.flatnonzero(eq)
+        del eq, sc
         if want is not None:
             inverse = np.empty(n, dtype=np.int64)
             inverse[perm] = np.arange(n)
             pos = inverse[want]
             del inverse
-    new_tie = new_topic.copy()                # a run of equal scores starts here
-    new_tie[1:] |= sc[1:] != sc[:-1]
-    topic_starts, tie_starts = np.flatnonzero(new_topic), np.flatnonzero(new_tie)
-    del new_topic, new_tie, sc
-    tie_sizes = np.diff(np.append(tie_starts, n))
+    else:
+        later, tied = layout
+    tie_starts, tie_sizes = _runs_of(tied)
+    del tied
     if want is None:                          # every row (in sorted position order, then back to the rows')
-        # rank of the first row of each tied run: its place in its topic
-        first_rank = tie_starts - topic_starts[np.searchsorted(topic_starts, tie_starts, side="right") - 1] + 1
-        ranks = np.repeat(first_rank, tie_sizes)
-        runs = np.flatnonzero(tie_sizes > 1)
-        if len(runs):
-            members, place = _tie_places(runs, tie_starts, tie_sizes, perm, docno)
-            ranks[members] += place
+        ranks = np.ones(n, dtype=np.int64)    # place in the topic: a running count, reset at each topic
+        if len(later):
+            ranks[later] = 1 - np.diff(later, prepend=0)
+        np.cumsum(ranks, out=ranks)
+        if len(tie_starts):
+            members, shift, _ = _tie_shift(tie_starts, tie_sizes, perm, docno)
+            ranks[members] += shift
         if perm is not None:
             out = np.empty_like(ranks)
             out[perm] = ranks
             ranks = out
         return ranks
-    run = np.searchsorted(tie_starts, pos, side="right") - 1     # the tied run of each wanted row
-    ranks = tie_starts[run] - topic_starts[np.searchsorted(topic_starts, pos, side="right") - 1] + 1
-    tied = tie_sizes[run] > 1
-    if tied.any():
-        marked = np.zeros(len(tie_starts), dtype=bool)
-        marked[run[tied]] = True
-        members, place = _tie_places(np.flatnonzero(marked), tie_starts, tie_sizes, perm, docno)
-        ranks[tied] += place[np.searchsorted(members, pos[tied])]
+    order = None                              # binary searches with ascending keys stay in cache
+    if len(pos) > 1 and not np.all(pos[1:] >= pos[:-1]):
+        order = np.argsort(pos, kind="stable")
+        pos = pos[order]
+    topic_starts = np.append(0, later)
+    ranks = pos + 1 - topic_starts[np.searchsorted(topic_starts, pos, side="right") - 1]
+    if len(tie_starts):
+        run = np.searchsorted(tie_starts, pos, side="right") - 1          # the last tied run starting at or before
+        which = np.flatnonzero((run >= 0) & (pos < tie_starts[run] + tie_sizes[run]))
+        if len(which):
+            run = run[which]
+            marked = np.zeros(len(tie_starts), dtype=bool)
+            marked[run] = True
+            chosen = np.flatnonzero(marked)
+            _, shift, first = _tie_shift(tie_starts[chosen], tie_sizes[chosen], perm, docno)
+            ranks[which] += shift[first[np.searchsorted(chosen, run)] + (pos[which] - tie_starts[run])]
+    if order is not None:
+        out = np.empty_like(ranks)
+        out[order] = ranks
+        ranks = out
     return ranks
 
 
-def _tie_places(runs, tie_starts, tie_sizes, perm, docno) -> tuple[np.ndarray, np.ndarray]:
-    """(members, place): the sorted positions of every row of the tied `runs`, and each one's 0-based place in
-    its run by docno descending (a pyarrow sort of just those rows)."""
-    sizes = tie_sizes[runs]
-    offsets = np.repeat(np.cumsum(sizes) - sizes, sizes)
-    members = np.repeat(tie_starts[runs], sizes) + (np.arange(int(sizes.sum())) - offsets)
-    original = members if perm is None else perm[members]
-    if isinstance(docno, pa.ChunkedArray) and docno.num_chunks > 1:
-        docno = docno.combine_chunks()        # one copy of the strings beats a take across ~180 chunks
-    docs = docno.take(pa.array(original))
-    order = pc.sort_indices(pa.table({"run": pa.array(np.repeat(runs, sizes)), "docno": docs}),
-                            sort_keys=[("run", "ascending"), ("docno", "descending")]).to_numpy()
-    place = np.empty(len(members), dtype=np.int64)
-    place[order] = np.arange(len(members)) - offsets      # the sort keeps runs in order, so offsets still align
-    return members, place
+def _tie_shift(starts, sizes, perm, docno) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(members, shift, first) for the tied runs (first sorted position, size): `members` the sorted positions
+    of all their rows, run after run, `shift` what to add to each one's place in its topic to get its rank
+    (its place in its run by docno descending, minus its offset in the run), `first[j]` where run j's rows
+    begin in both."""
+    first = np.cumsum(sizes) - sizes
+    total = int(first[-1] + sizes[-1])
+    members = np.repeat(starts - first, sizes)
+    members += np.arange(total)
+    if isinstance(docno, pa.ChunkedArray):
+        docno = docno.combine_chunks() if docno.num_chunks != 1 else docno.chunk(0)   # beats a chunked take
+    docs = docno.take(pa.array(members if perm is None else perm[members]))  # in row order: one sweep
+    after = pc.less(docs[:-1], docs[1:]).to_numpy(zero_copy_only=False)      # the next docno is greater
+    shift = np.zeros(total, dtype=np.int64)
+    top = int(sizes.max())
+    for k in range(2, min(top, _PAIRWISE) + 1):
+        at = first if top == 2 else first[sizes == k]
+        if len(at) == 0:
+            continue
+        if k == 2:                            # the second row ranks first when its docno is greater
+            swap = after[at].astype(np.int64)
+            shift[at] = swap
+            shift[at + 1] = -swap
+            continue
+        column = [docs.take(pa.array(at + o)) for o in range(k)]             # every run's o-th row
+        place = [np.zeros(len(at), dtype=np.int64) for _ in range(k)]         # rows with a greater docno
+        for o in range(k):
+            for p in range(o + 1, k):
+                less = after[at + o] if p == o + 1 else pc.less(column[o], column[p]).to_numpy(zero_copy_only=False)
+                place[o] += less
+                place[p] += ~less
+        for o in range(k):
+            shift[at + o] = place[o] - o
+    if top > _PAIRWISE:                       # longer runs: sorted by (run, docno descending)
+        sel = np.flatnonzero(sizes > _PAIRWISE)
+        sz = sizes[sel]
+        at = np.repeat(first[sel] - (np.cumsum(sz) - sz), sz)
+        at += np.arange(len(at))
+        order = pc.sort_indices(pa.table({"run": pa.array(np.repeat(sel, sz)), "docno": docs.take(pa.array(at))}),
+                                sort_keys=[("run", "ascending"), ("docno", "descending")]).to_numpy()
+        place = np.empty(len(at), dtype=np.int64)
+        place[order] = np.arange(len(at))     # the sort keeps runs in order: a row's place minus its offset
+        shift[at] = place - np.arange(len(at))
+    return members, shift, first

@@ -70,3 +70,59 @@ def test_topic_codes_are_first_seen_order_over_chunks():
     codes, distinct = topic_codes(qid)
     assert codes.tolist() == [0, 1, 1, 2, 0]
     assert distinct.to_pylist() == ["3", "1", "2"]
+
+
+DOC_CHARS = st.sampled_from(["a", "b", "z", "A", "0", "9", " ", "é", "ü", "\x7f", "€", "😀"])   # byte order != code order
+
+
+@st.composite
+def tied_runs(draw):
+    """Runs made of tied runs of chosen lengths: pairs (the usual tie), 3 to 8 rows (compared pairwise), 9 and
+    more (sorted), each topic's docnos distinct; in file order or shuffled; docno in one or several chunks."""
+    qids, docnos, scores = [], [], []
+    for topic in range(draw(st.integers(1, 3))):
+        sizes = draw(st.lists(st.sampled_from([1, 2, 2, 2, 3, 4, 5, 8, 9, 12]), min_size=1, max_size=6))
+        names = draw(st.lists(st.text(DOC_CHARS, min_size=1, max_size=4), min_size=sum(sizes), max_size=sum(sizes),
+                              unique=True))
+        for k, size in enumerate(sizes):
+            qids += [f"q{topic}"] * size
+            scores += [float(len(sizes) - k) / 4] * size
+        docnos += names
+    order = np.arange(len(qids))
+    if draw(st.booleans()):
+        order = np.array(draw(st.permutations(list(range(len(qids))))), dtype=np.int64)
+    qids, docnos, scores = [qids[i] for i in order], [docnos[i] for i in order], [scores[i] for i in order]
+    cuts = sorted(draw(st.lists(st.integers(0, len(docnos)), max_size=3)))
+    bounds = [0] + cuts + [len(docnos)]
+    chunked = pa.chunked_array([pa.array(docnos[a:b], pa.string()) for a, b in zip(bounds, bounds[1:])], pa.string())
+    return qids, docnos, scores, chunked
+
+
+@settings(max_examples=300, deadline=None)
+@given(tied_runs(), st.data())
+def test_tied_runs_of_every_length_rank_like_a_plain_sort(run, data):
+    qids, docnos, scores, chunked = run
+    codes, _ = topic_codes(pa.array(qids, pa.string()))
+    score = np.array(scores, dtype=np.float64)
+    expected = naive_ranks(qids, docnos, scores)
+    assert canonical_ranks(codes, score, chunked).tolist() == expected
+    # any rows, in any order, repeated or not
+    rows = data.draw(st.lists(st.integers(0, len(qids) - 1), max_size=2 * len(qids)))
+    got = canonical_ranks(codes, score, chunked, rows=np.array(rows, dtype=np.int64))
+    assert got.tolist() == [expected[i] for i in rows]
+
+
+def test_tie_lengths_at_the_pairwise_limit():
+    """One topic each of a pair, the longest pairwise run and the shortest sorted one, docnos in every order."""
+    from core import ranking
+
+    rng = np.random.default_rng(3)
+    for size in (2, 3, ranking._PAIRWISE, ranking._PAIRWISE + 1):
+        for _ in range(20):
+            docnos = [f"d{x}" for x in rng.permutation(size)]
+            qids = ["1"] * size + ["2"]
+            docnos.append("x")
+            scores = [1.0] * size + [0.0]
+            codes, _ = topic_codes(pa.array(qids))
+            got = canonical_ranks(codes, np.array(scores), pa.array(docnos))
+            assert got.tolist() == naive_ranks(qids, docnos, scores)
