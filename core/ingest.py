@@ -16,7 +16,7 @@ import pyarrow.compute as pc
 
 from core.errors import EvalError, OptionError, Problem, UploadError
 from core.formats import read_documents, read_qrels, read_run, read_topics
-from core.formats._fast import no_duplicates
+from core.formats._fast import no_repeats
 from core.formats._text import read_source, source_name
 from core.ranking import canonical_ranks, topic_codes
 from core.sqltext import statement
@@ -148,8 +148,8 @@ def add_run(cur, cid: int, source, *, filename=None, name=None, on_conflict="err
 def _ranked(cur, table: pa.Table, *, check: bool) -> tuple[pa.Table | None, pa.Table | None]:
     """(the run's rows with their topic number and canonical trec_eval rank: topic, docno, score, rank; its
     topics: qid, n = rows, topic = 0, 1, ...),
-    or (None, None) when `check` finds a document twice in a topic. The check (a DuckDB hash aggregate on both
-    threads, on `cur`) runs while a second thread ranks (numpy and pyarrow, one core), so the two overlap.
+    or (None, None) when `check` finds a document twice in a topic. The check (docno hashes from DuckDB on `cur`,
+    then numpy) runs while a second thread ranks (numpy and pyarrow), so the two overlap.
     A function of its own so that the numpy temporaries are freed before the rows are written."""
     if not table.num_rows:
         codes, qids = np.zeros(0, np.int32), pa.array([], pa.string())
@@ -158,7 +158,7 @@ def _ranked(cur, table: pa.Table, *, check: bool) -> tuple[pa.Table | None, pa.T
     score = table["score"].to_numpy()
     with ThreadPoolExecutor(1) as pool:
         ranking = pool.submit(canonical_ranks, codes, score, table["docno"])
-        unique = not check or no_duplicates(pa.table({"code": codes, "docno": table["docno"]}), ["code", "docno"], cur)
+        unique = not check or no_repeats(codes, table["docno"], cur)
         rank = ranking.result().astype(np.int32)
     if not unique:
         return None, None

@@ -33,14 +33,14 @@ def arrow_rankings(con, run: pa.Table, qrels_table: str, run_name: str, summary=
     DuckDB table (qid, docno, rel) on `con`; `summary` its `qrels_summary`. With `check_duplicates`, raise
     Repeated when a (qid, docno) repeats (checked on the topic codes, cheaper than on the qid strings)."""
     from core.evaluate import Rankings
-    from core.formats._fast import no_duplicates
+    from core.formats._fast import no_repeats
 
     qt = ident(qrels_table)
     topics, levels = summary or qrels_summary(con, qrels_table)
     n = run.num_rows
     codes, qids = topic_codes(run["qid"]) if n else (np.zeros(0, np.int32), pa.array([], pa.string()))
     rows = pa.table({"i": pa.array(np.arange(n, dtype=np.int64)), "c": pa.array(codes), "docno": run["docno"]})
-    if check_duplicates and not no_duplicates(rows, ["c", "docno"]):   # own connection: its memory goes at once
+    if check_duplicates and not no_repeats(codes, run["docno"], con):
         raise Repeated()
     con.register("_rb_arrow_rows", rows)
     con.register("_rb_arrow_codes", pa.table({"qid": qids, "c": pa.array(np.arange(len(qids), dtype=np.int32))}))

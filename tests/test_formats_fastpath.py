@@ -281,3 +281,89 @@ def test_evaluate_files_reports_the_qrels_problem_first(tmp_path, run_text):
     with pytest.raises(UploadError) as got:
         evaluate_files(qrels, [run], ["AP"])
     assert str(got.value).startswith("q, line 1:")
+
+
+# -- no_repeats: the duplicate check of loading and evaluation -------------------------------------------------
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+import core.formats._fast as fast_mod  # noqa: E402
+from core.ranking import topic_codes  # noqa: E402
+
+_topics = st.lists(st.lists(st.sampled_from(["d1", "d2", "D10", "d10", "é", "x" * 20, "a b", "",
+                                              "FR941202-0-00043", "FR941205-0-00044"]), max_size=9),
+                   min_size=1, max_size=8)
+
+
+def _codes(topics: list[list[str]], shuffle: bool, rng) -> tuple[np.ndarray, pa.Array, bool]:
+    rows = [(f"q{t}", d) for t, docs in enumerate(topics) for d in docs]
+    if shuffle:
+        rows = [rows[i] for i in rng.permutation(len(rows))]
+    want = len(set(rows)) == len(rows)
+    if not rows:
+        return np.zeros(0, np.int32), pa.array([], pa.string()), want
+    codes, _ = topic_codes(pa.array([q for q, _ in rows]))
+    return codes, pa.array([d for _, d in rows]), want
+
+
+@settings(max_examples=150, deadline=None)
+@given(topics=_topics, shuffle=st.booleans(), bits=st.sampled_from([4, 5, 22]), seed=st.integers(0, 2**16))
+def test_no_repeats_agrees_with_a_set_of_pairs(topics, shuffle, bits, seed):
+    """Per topic, any docno twice is found, whatever the order of the rows and however small the per-topic hash
+    tables (4 or 5 bits: almost every row shares a bucket and each topic block holds one or two topics)."""
+    codes, docno, want = _codes(topics, shuffle, np.random.default_rng(seed))
+    saved, fast_mod._MAX_BUCKET_BITS = fast_mod._MAX_BUCKET_BITS, bits
+    try:
+        assert fast_mod.no_repeats(codes, docno) == want
+    finally:
+        fast_mod._MAX_BUCKET_BITS = saved
+
+
+def test_no_repeats_on_many_topics_finds_one_repeat_anywhere():
+    """5,000 topics of 200 distinct docnos (several topic blocks); one docno repeated in the first, a middle
+    or the last topic is found; the same docno in two topics is not a repeat."""
+    codes = np.repeat(np.arange(5000, dtype=np.int32), 200)
+    docs = [f"D{(t * 7919 + i * 104729) % 10_000_019}" for t in range(5000) for i in range(200)]
+    assert fast_mod.no_repeats(codes, pa.array(docs))
+    shared = list(docs)
+    shared[200:400] = docs[0:200]                   # topic 1 retrieves exactly topic 0's documents
+    assert fast_mod.no_repeats(codes, pa.array(shared))
+    for row in (1, 500_123, 999_999):
+        bad = list(docs)
+        bad[row] = bad[row - 1]
+        assert not fast_mod.no_repeats(codes, pa.array(bad)), row
+
+
+def test_no_repeats_compares_docnos_whose_hashes_collide():
+    """DuckDB's hash is the same for these two docnos: they are still two documents; a real repeat among
+    colliding docnos is still found."""
+    import duckdb
+    a, b = "FR941202-0-00043", "FR941205-0-00044"
+    assert duckdb.connect().execute("SELECT hash(?) = hash(?)", [a, b]).fetchall() == [(True,)]
+    codes = np.zeros(3, np.int32)
+    assert fast_mod.no_repeats(codes[:2], pa.array([a, b]))
+    assert not fast_mod.no_repeats(codes, pa.array([a, b, a]))
+    assert not fast_mod.no_repeats(codes, pa.array([b, a, b]))
+
+
+def test_no_repeats_with_duckdb_returning_rows_out_of_order():
+    """The evaluation's connection does not keep insertion order: the hashes still line up with the rows."""
+    import duckdb
+    con = duckdb.connect(config={"threads": 2, "preserve_insertion_order": False})
+    codes = np.repeat(np.arange(3000, dtype=np.int32), 300)
+    docs = np.char.add("d", (np.arange(len(codes)) * 7919 % 1_000_003).astype(str))
+    assert fast_mod.no_repeats(codes, pa.array(docs), con)
+    docs[700_001] = docs[700_002]
+    assert not fast_mod.no_repeats(codes, pa.array(docs), con)
+
+
+def test_no_repeats_for_rows_not_grouped_by_topic_uses_the_hash_aggregate(monkeypatch):
+    codes = np.array([0, 1, 0, 1], np.int32)
+    calls = []
+    real = fast_mod.no_duplicates
+    monkeypatch.setattr(fast_mod, "no_duplicates", lambda table, keys, con: calls.append(keys) or real(table, keys, con))
+    import duckdb
+    con = duckdb.connect()
+    assert fast_mod.no_repeats(codes, pa.array(["a", "a", "b", "b"]), con)
+    assert not fast_mod.no_repeats(codes, pa.array(["a", "a", "a", "b"]), con)
+    assert calls == [["code", "docno"]] * 2

@@ -133,6 +133,85 @@ def no_duplicates(table: pa.Table, keys: list[str], con=None) -> bool:
     return n == table.num_rows
 
 
+def no_repeats(codes: np.ndarray, docno, con=None) -> bool:
+    """True when no docno repeats within a topic. `codes`: the int topic code of each row (core.ranking.topic_codes,
+    first-seen order); `docno`: the rows' docnos (pyarrow strings).
+
+    When the rows come topic by topic (codes never decrease), only the 64-bit hash of each docno is computed in
+    DuckDB (vectorised, both threads); numpy then drops every row alone in its bucket of its topic (a per-topic
+    hash table of at least 16 buckets per row, filled topic block by topic block, so it stays in cache and
+    small), sorts the few rows left by (topic, hash), and compares the docnos of equal pairs exactly (DuckDB's
+    hash collides on some real docnos). Other row orders use `no_duplicates` (a DuckDB hash aggregate over every
+    row, about twice the CPU)."""
+    n = len(codes)
+    if n < 2:
+        return True
+    codes = np.asarray(codes)
+    if not bool(np.all(codes[1:] >= codes[:-1])):
+        return no_duplicates(pa.table({"code": codes, "docno": docno}), ["code", "docno"], con)
+    h = _docno_hashes(docno, con)
+    starts = np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1])))
+    bits = min(_MAX_BUCKET_BITS, max(4, int(np.diff(np.append(starts, n)).max() * 16 - 1).bit_length()))
+    per_block = max(1, (1 << _MAX_BUCKET_BITS) >> bits)      # topics per block: at most 2**22 buckets at once
+    slot = np.empty(per_block << bits, dtype=np.int32)
+    low = (h & np.uint64((1 << bits) - 1)).astype(np.int32)     # each row's bucket within its topic
+    found = []
+    for first in range(0, len(starts), per_block):
+        a = starts[first]
+        b = starts[first + per_block] if first + per_block < len(starts) else n
+        bucket = (codes[a:b] - codes[a]).astype(np.int32, copy=False) << bits
+        bucket |= low[a:b]
+        row = np.arange(b - a, dtype=np.int32)
+        slot[bucket] = row                     # one row per bucket keeps it
+        keeper = np.take(slot, bucket)
+        lost = keeper != row                   # rows that share their bucket with the keeper
+        if lost.any():                         # every row of a shared bucket: the others and the keeper
+            found.append(np.concatenate((np.flatnonzero(lost), np.unique(keeper[lost]))) + a)
+    if not found:
+        return True
+    rows = np.concatenate(found)
+    # (topic, hash) mixed into one 64-bit key: a repeat gives two equal keys. DuckDB's hash is not strong (e.g.
+    # 'FR941202-0-00043' and 'FR941205-0-00044' hash the same), so rows with equal keys are compared exactly.
+    key = h[rows] ^ (codes[rows].astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+    order = np.argsort(key)
+    same = key[order[1:]] == key[order[:-1]]
+    if not same.any():
+        return True
+    suspect = np.zeros(len(rows), dtype=bool)
+    suspect[1:] |= same
+    suspect[:-1] |= same
+    rows = rows[order[suspect]]
+    pairs = pa.table({"c": codes[rows], "d": docno.take(pa.array(rows))})
+    return pairs.group_by(["c", "d"]).aggregate([]).num_rows == len(rows)
+
+
+_MAX_BUCKET_BITS = 22
+
+
+def _docno_hashes(docno, con=None) -> np.ndarray:
+    """DuckDB's 64-bit hash of each docno, in row order (numpy uint64), on both threads. The row numbers go with
+    the docnos, so the order DuckDB returns them in (with preserve_insertion_order off) does not matter."""
+    import duckdb
+
+    own = con is None
+    if own:
+        con = duckdb.connect(config={"threads": 2})
+    n = len(docno)
+    try:
+        con.register("_rb_docnos", pa.table({"i": np.arange(n, dtype=np.int32 if n < 2**31 else np.int64),
+                                             "docno": docno}))
+        try:
+            got = con.sql("SELECT i, hash(docno) AS h FROM _rb_docnos").to_arrow_table()
+        finally:
+            con.unregister("_rb_docnos")
+    finally:
+        if own:
+            con.close()
+    h = np.empty(n, dtype=np.uint64)
+    h[got["i"].to_numpy()] = got["h"].to_numpy()
+    return h
+
+
 def _scores(score: pa.ChunkedArray) -> pa.ChunkedArray | None:
     """The scores as doubles, when every one matches FLOAT_RE and is finite; else None."""
     try:
