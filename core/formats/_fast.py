@@ -10,6 +10,7 @@ for every file it accepts, it returns exactly the table the tolerant parser woul
 from __future__ import annotations
 
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pyarrow as pa
@@ -69,23 +70,23 @@ def read_columns(box: list[bytes], names: list[str], coded: tuple[str, ...] = ()
         buf = buf.slice(3)
         if data[3:4] == b"#":
             return None
-    delim = _delimiter(data)
+    # The parse (pyarrow, both threads, without the GIL) starts at once with the delimiter of the first line and
+    # the unused columns left out, while this thread checks the bytes (holding the GIL); it is redone in the
+    # rare case the checks disagree with that guess (e.g. a non-ASCII file must keep every column).
+    guess = "\t" if b"\t" in data[:data.find(b"\n")] else " "
+    guessed = [n for n in names if n not in unused]
+    with ThreadPoolExecutor(1) as pool:
+        parse = pool.submit(_parse, buf, names, coded, floats, guessed, guess)
+        delim = _delimiter(data)
+        if unused and delim is not None and not (data.isascii() and not _doubled(data, delim)):
+            unused = ()
+        table = parse.result()
     if delim is None:
         return None
-    if unused and not (data.isascii() and not _doubled(data, delim)):
-        unused = ()
     kept = [n for n in names if n not in unused]
-    try:
-        table = pacsv.read_csv(
-            pa.BufferReader(buf),
-            read_options=pacsv.ReadOptions(column_names=names, use_threads=True),
-            parse_options=_PARSE[delim],
-            convert_options=pacsv.ConvertOptions(column_types={n: _CODED if n in coded else pa.float64() if n in floats
-                                                               else pa.string() for n in names},
-                                                 include_columns=kept,
-                                                 strings_can_be_null=False, quoted_strings_can_be_null=False,
-                                                 check_utf8=True))
-    except (pa.ArrowException, ValueError, OverflowError):
+    if (delim, kept) != (guess, guessed):
+        table = _parse(buf, names, coded, floats, kept, delim)
+    if table is None:
         return None
     box.clear()
     del data, buf
@@ -103,6 +104,22 @@ def read_columns(box: list[bytes], names: list[str], coded: tuple[str, ...] = ()
     if "qid" in header and "docno" in header:   # possibly a header line: the tolerant path decides
         return None
     return table
+
+
+def _parse(buf, names, coded, floats, kept, delim) -> pa.Table | None:
+    """pyarrow's CSV reader over `buf` with read_columns' options; None when it rejects the bytes."""
+    try:
+        return pacsv.read_csv(
+            pa.BufferReader(buf),
+            read_options=pacsv.ReadOptions(column_names=names, use_threads=True),
+            parse_options=_PARSE[delim],
+            convert_options=pacsv.ConvertOptions(column_types={n: _CODED if n in coded else pa.float64() if n in floats
+                                                               else pa.string() for n in names},
+                                                 include_columns=kept,
+                                                 strings_can_be_null=False, quoted_strings_can_be_null=False,
+                                                 check_utf8=True))
+    except (pa.ArrowException, ValueError, OverflowError):
+        return None
 
 
 def no_duplicates(table: pa.Table, keys: list[str], con=None) -> bool:
