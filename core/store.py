@@ -10,14 +10,17 @@ from __future__ import annotations
 import json
 import os
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 from pathlib import Path
 
 import duckdb
-import pandas as pd
 
 from core import ingest
 from core.errors import RankboardError
 from core.ingest import one
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_PATH = ROOT / "data" / "rankboard.duckdb"

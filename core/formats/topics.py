@@ -7,9 +7,9 @@ from __future__ import annotations
 import io
 import json
 import re
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pj
@@ -18,8 +18,19 @@ from core.errors import Problem, UploadError
 from core.formats._table import ALIASES
 from core.formats._text import Problems, duplicate_rows, split_lines, text_lines
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 _TOP = re.compile(r"<top>(.*?)(?:</top>|(?=<top>)|\Z)", re.S | re.I)
 _NUM = re.compile(r"<num>\s*(?:Number:)?\s*([^\s<]+)", re.I)
+
+
+def _frame(*args, **kwargs) -> pd.DataFrame:
+    """A pandas DataFrame; pandas is imported here, when topics are read, not when the module is (loading a run
+    from the command line can then import it on a thread while the file is read: see core.ingest)."""
+    import pandas
+
+    return pandas.DataFrame(*args, **kwargs)
 
 
 def _field(tag: str, label: str):
@@ -94,7 +105,7 @@ def _topic(body: str) -> tuple:
 def _sgml(text: str, file: str) -> pd.DataFrame:
     rows = _blocks(text, file, _TOP, _topic, "<top>", (
         "found no <top> ... </top> topics", "Upload TREC topics in SGML, or TSV lines 'qid<TAB>text'"))
-    return pd.DataFrame(rows, columns=["qid", "text", "description", "narrative", "line"])
+    return _frame(rows, columns=["qid", "text", "description", "narrative", "line"])
 
 
 _DOC = re.compile(r"<DOC>(.*?)(?:</DOC>|(?=<DOC>)|\Z)", re.S | re.I)
@@ -113,7 +124,7 @@ def _trec_docs(text: str, file: str) -> pd.DataFrame:
     """TREC <DOC><DOCNO>id</DOCNO> ... </DOC>; the text is everything else, tags removed."""
     rows = _blocks(text, file, _DOC, _document, "<DOC>", (
         "found no <DOC> ... </DOC> documents", "Upload TREC <DOC> files, TSV lines 'docno<TAB>text', or JSONL"))
-    return pd.DataFrame(rows, columns=["qid", "text", "line"])
+    return _frame(rows, columns=["qid", "text", "line"])
 
 
 def _clean(s: str) -> str:
@@ -131,7 +142,7 @@ def _tsv(text: str, file: str, kind: str) -> pd.DataFrame:
     problems.raise_if_any()
     ids = pc.ascii_trim_whitespace(lines.column(0)).to_pandas()
     texts = pc.ascii_trim_whitespace(lines.column(1)).to_pandas()
-    df = pd.DataFrame({"qid": ids.astype(object), "text": texts.astype(object), "line": lines.lineno})
+    df = _frame({"qid": ids.astype(object), "text": texts.astype(object), "line": lines.lineno})
     header = str(df["qid"].iat[0]).lower() in ID_KEYS[kind] and str(df["text"].iat[0]).lower() in TEXT_KEYS[kind]
     if header and len(df) == 1:
         raise UploadError(Problem(file, 1, "the file has a header line but no data lines",
@@ -166,7 +177,7 @@ def _jsonl(text: str, file: str, kind: str) -> pd.DataFrame:
         n = int(lineno[np.flatnonzero(empty)[0]])
         raise UploadError(Problem(file, n, f"this object has no '{id_col}' or no '{text_col}'",
                                   f"Give every {kind} both fields", text.split("\n")[n - 1]))
-    return pd.DataFrame({"qid": ids.astype(object), "text": texts.astype(object), "line": lineno})
+    return _frame({"qid": ids.astype(object), "text": texts.astype(object), "line": lineno})
 
 
 def _jsonl_slow(text: str, file: str) -> pa.Table:
