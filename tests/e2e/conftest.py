@@ -171,6 +171,18 @@ class App:
     def wait_idle(self) -> None:
         self.page.wait_for_function(_IDLE_JS, polling=100)
 
+    def settled(self, read, want, timeout_s: float = 30.0):
+        """`read()` once the app is idle and the value equals `want`; after `timeout_s`, the last value read (the
+        caller's assert then shows it). A freshly opened page can rerun again after its first idle moment (the
+        URL sync), so one read right after `wait_idle` may catch the state in between."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            self.wait_idle()
+            got = read()
+            if got == want or time.monotonic() > deadline:
+                return got
+            self.page.wait_for_timeout(200)
+
     def rerun_after(self, action) -> None:
         before = self.page.evaluate("() => window.__e2eRuns")
         action()

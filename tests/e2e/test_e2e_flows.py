@@ -203,9 +203,9 @@ def test_copied_url_reproduces_the_view_in_a_new_context(app, new_context):
     other.page.wait_for_function("() => window.__e2eRuns >= 1")
     other.wait_idle()
     other.shot("leaderboard_reopened")
-    assert other.tags("lb_runs") == runs
-    assert other.tags("lb_measures") == measures
-    assert {k: other.selected(k) for k in view} == view
+    assert other.settled(lambda: other.tags("lb_runs"), runs) == runs
+    assert other.settled(lambda: other.tags("lb_measures"), measures) == measures
+    assert other.settled(lambda: {k: other.selected(k) for k in view}, view) == view
     other.assert_healthy()
 
     # the per-query view: runs, measure and an open query
@@ -229,7 +229,7 @@ def test_copied_url_reproduces_the_view_in_a_new_context(app, new_context):
     third.wait_idle()
     expect(third.key("pq_list_b")).to_be_visible()
     third.shot("perquery_reopened")
-    assert {k: third.selected(k) for k in pq_view} == pq_view
+    assert third.settled(lambda: {k: third.selected(k) for k in pq_view}, pq_view) == pq_view
     third.assert_healthy()
 
 
