@@ -286,9 +286,10 @@ def evaluate_files(qrels_path, run_paths, measures, options: EvalOptions = EvalO
             else:
                 try:
                     rankings = arrow_rankings(con, parsed.table, "rb_qrels", name, check_duplicates=parsed.unchecked)
-                except Repeated:
-                    read_run(path, filename=Path(str(path)).name)    # raises the parser's error naming the lines
-                    raise
+                except Repeated:   # the checked read raises the parser's error naming the lines ...
+                    checked = read_run(path, filename=Path(str(path)).name)
+                    # ... unless the quick check could not decide (e.g. DuckDB ran out of memory): no repeat then
+                    rankings = arrow_rankings(con, checked.table, "rb_qrels", name)
                 parts.append(evaluate_rankings(rankings, measures, options))
             del parsed
         result = merge(parts)

@@ -367,3 +367,15 @@ def test_no_repeats_for_rows_not_grouped_by_topic_uses_the_hash_aggregate(monkey
     assert fast_mod.no_repeats(codes, pa.array(["a", "a", "b", "b"]), con)
     assert not fast_mod.no_repeats(codes, pa.array(["a", "a", "a", "b"]), con)
     assert calls == [["code", "docno"]] * 2
+
+
+def test_a_quick_check_that_cannot_decide_does_not_fail_a_clean_run(reference, monkeypatch):
+    """When the quick duplicate check says "maybe" for a clean run (it answers False when DuckDB fails), the
+    checked read finds no repeat and the evaluation goes on with the same values."""
+    import core.evaluate as ev
+    run = reference / "trectools_robust03" / "runs" / "input.MU03rob01.gz"
+    qrels = reference / "trectools_robust03" / "robust03_qrels.txt"
+    want = ev.evaluate_files(qrels, [run], ["AP", "P@10"])
+    monkeypatch.setattr(fast_mod, "no_repeats", lambda *a, **k: False)
+    got = ev.evaluate_files(qrels, [run], ["AP", "P@10"])
+    pd.testing.assert_frame_equal(got.per_query, want.per_query)
