@@ -171,6 +171,15 @@ class App:
     def wait_idle(self) -> None:
         self.page.wait_for_function(_IDLE_JS, polling=100)
 
+    def reopen(self, context, url: str, suffix: str) -> "App":
+        """The page at `url` (a copied link) in another browser context, once its first run is done."""
+        other = type(self)(context.new_page(), self.server, self.slug + suffix)
+        other.page.goto(url)
+        other.page.wait_for_selector('[data-testid="stApp"]')
+        other.page.wait_for_function("() => window.__e2eRuns >= 1")
+        other.wait_idle()
+        return other
+
     def settled(self, read, want, timeout_s: float = 30.0):
         """`read()` once the app is idle and the value equals `want`; after `timeout_s`, the last value read (the
         caller's assert then shows it). A freshly opened page can rerun again after its first idle moment (the

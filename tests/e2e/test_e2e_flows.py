@@ -197,11 +197,7 @@ def test_copied_url_reproduces_the_view_in_a_new_context(app, new_context):
     url = page.url
     app.shot("leaderboard_chosen")
 
-    other = type(app)(new_context().new_page(), app.server, app.slug + "_copy")
-    other.page.goto(url)
-    other.page.wait_for_selector('[data-testid="stApp"]')
-    other.page.wait_for_function("() => window.__e2eRuns >= 1")
-    other.wait_idle()
+    other = app.reopen(new_context(), url, "_copy")
     other.shot("leaderboard_reopened")
     assert other.settled(lambda: other.tags("lb_runs"), runs) == runs
     assert other.settled(lambda: other.tags("lb_measures"), measures) == measures
@@ -222,11 +218,7 @@ def test_copied_url_reproduces_the_view_in_a_new_context(app, new_context):
     url = page.url
     app.shot("perquery_chosen")
 
-    third = type(app)(new_context().new_page(), app.server, app.slug + "_copy2")
-    third.page.goto(url)
-    third.page.wait_for_selector('[data-testid="stApp"]')
-    third.page.wait_for_function("() => window.__e2eRuns >= 1")
-    third.wait_idle()
+    third = app.reopen(new_context(), url, "_copy2")
     expect(third.key("pq_list_b")).to_be_visible()
     third.shot("perquery_reopened")
     assert third.settled(lambda: {k: third.selected(k) for k in pq_view}, pq_view) == pq_view
