@@ -1,4 +1,4 @@
-"""`python -m core load ...` and `python -m core list`.
+"""`python -m core load ...`: files into the store.
 
     python -m core --store PATH load [--collection NAME] [--qrels FILE [--assessor NAME]]...
         [--run FILE [--name NAME]]... [--topics FILE] [--docs FILE] [--on-conflict error|replace|rename]
@@ -39,7 +39,7 @@ class _Append(argparse.Action):
             entries[-1]["label"] = value
 
 
-def add_load_arguments(p: argparse.ArgumentParser) -> None:
+def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--collection", default="default", help="collection to load into (created if new; default: 'default')")
     p.add_argument("--qrels", dest="qrels", action=_Append, metavar="FILE", help="qrels file (repeatable)")
     p.add_argument("--assessor", dest="qrels", action=_Append, const="--qrels", metavar="NAME",
@@ -53,10 +53,6 @@ def add_load_arguments(p: argparse.ArgumentParser) -> None:
                    help="when a run name exists: stop (default), replace the old run, or load as NAME-2")
     p.add_argument("--topics", metavar="FILE", help="topics: TREC <top> SGML, TSV qid<TAB>text, or JSONL")
     p.add_argument("--docs", metavar="FILE", help="documents: TSV docno<TAB>text, or JSONL")
-
-
-def add_list_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--collection", default=None, help="only this collection")
 
 
 def read_with_progress(path: str, out=None) -> bytes:
@@ -104,7 +100,7 @@ def _insert(cur, cid: int, kind: str, name: str, label, parsed, args):
     return adder(cur, cid, None, filename=name, frame=parsed)
 
 
-def run_load(args) -> int:
+def run(args) -> int:
     jobs = [("topics", args.topics, None)] if args.topics else []
     jobs += [("qrels", q["file"], q["label"]) for q in args.qrels or []]
     jobs += [("docs", args.docs, None)] if args.docs else []
@@ -136,32 +132,3 @@ def run_load(args) -> int:
     finally:
         store.close()
     return 0
-
-
-def run_list(args) -> int:
-    store = Store.open(args.store, load_sample=False)
-    try:
-        with store.session():           # one turn on the store for the whole listing
-            _list(store, args)
-    finally:
-        store.close()
-    return 0
-
-
-def _list(store, args) -> None:
-    cols = store.collections()
-    if args.collection is not None:
-        cols = cols[(cols["name"] == args.collection) | (cols["collection_id"].astype(str) == args.collection)]
-    print(f"store: {store.path}")
-    if cols.empty:
-        print("no collections" if args.collection is None else f"no collection '{args.collection}'")
-    for c in cols.itertuples():
-        print(f"\n{c.name} (id {c.collection_id}): {c.n_topics} topics, {c.n_qrels_sets} qrels sets, "
-              f"{c.n_runs} runs, {c.n_documents} documents")
-        for q in store.qrels_sets(c.collection_id).itertuples():
-            default = "  (default)" if q.is_default else ""
-            print(f"  qrels {q.qrels_id:>4}  {q.assessor:<24} {q.n_judgments:>9} judgments "
-                  f"{q.n_topics:>6} topics{default}")
-        for r in store.runs(c.collection_id).itertuples():
-            print(f"  run   {r.run_id:>4}  {r.name:<24} {r.n_rows:>9} rows      {r.n_topics:>6} topics  "
-                  f"depth {r.depth}  {r.filename}")

@@ -1,4 +1,12 @@
-"""The store's tables (schema 3) and the migrations from older schemas; see docs/CONTRACTS.md."""
+"""The store's schema: the DDL of every table, the schema version, and the migrations between versions.
+
+`migrate(cur, path)` creates the schema in an empty store or upgrades an older one, inside the
+caller's transaction (`Store.open` runs it). A store newer than this code is refused.
+"""
+from __future__ import annotations
+
+from core.errors import RankboardError
+from core.ingest import one
 
 SCHEMA_VERSION = 3
 
@@ -73,3 +81,31 @@ def _v2_to_v3(cur) -> None:
 
 # MIGRATIONS[v] upgrades a store at schema version v to v + 1 (run inside the open transaction).
 MIGRATIONS: dict[int, callable] = {1: _v1_to_v2, 2: _v2_to_v3}
+
+
+def check_version(cur, path) -> int:
+    """The store's schema version (0 for an empty file); a store newer than this code is refused."""
+    exists = one(cur, "SELECT count(*) FROM information_schema.tables WHERE table_name = 'meta'")[0]
+    version = 0
+    if exists:
+        row = one(cur, "SELECT value FROM meta WHERE key = 'schema_version'")
+        version = int(row[0]) if row else 0
+    if version > SCHEMA_VERSION:
+        raise RankboardError(f"{path}: the store has schema version {version}, newer than this "
+                             f"Rankboard ({SCHEMA_VERSION}). Upgrade Rankboard or use another --store.")
+    return version
+
+
+def migrate(cur, path) -> bool:
+    """Create or upgrade the schema of the store at `path` through `cur` (inside a transaction);
+    True when the store was empty."""
+    version = check_version(cur, path)
+    if version == 0:
+        cur.execute(SCHEMA).fetchall()
+        cur.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)]).fetchall()
+        return True
+    while version < SCHEMA_VERSION:
+        MIGRATIONS[version](cur)
+        version += 1
+        cur.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", [str(version)]).fetchall()
+    return False

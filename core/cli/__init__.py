@@ -1,29 +1,36 @@
 """The command line: `python -m core [--store PATH] <command> ...`.
 
-Each command lives in its own module `core/cli_<command>.py`, which exposes
-`add_arguments(parser)` and `run(args) -> int`. This file only wires them up and
-turns a RankboardError into a readable message and exit status 2.
+Each command is one module of this package with `add_arguments(parser)` and `run(args) -> int`.
+`COMMANDS` lists them; adding a command is one line there plus its module. Only the chosen
+command's module is imported (scipy, statsmodels and pandas cost most of a second to import).
+A RankboardError becomes `error: <message>` on stderr and exit status 2.
 """
 from __future__ import annotations
 
 import argparse
 import importlib
 import sys
+from typing import NamedTuple
 
 from core.errors import RankboardError
 
+
+class Command(NamedTuple):
+    module: str  # a module with add_arguments(parser) and run(args) -> int
+    help: str
+
+
 COMMANDS = {
-    "load": ("core.cli_load", "Load runs, qrels, topics and documents into the store."),
-    "list": ("core.cli_load", "List the collections, runs and qrels sets in the store."),
-    "evaluate": ("core.cli_evaluate", "Evaluate runs against qrels, like trec_eval."),
-    "compare": ("core.cli_compare", "Compare runs against a baseline with significance tests."),
-    "agreement": ("core.cli_agreement", "Inter-assessor agreement between qrels files."),
+    "load": Command("core.cli.load", "Load runs, qrels, topics and documents into the store."),
+    "list": Command("core.cli.listing", "List the collections, runs and qrels sets in the store."),
+    "evaluate": Command("core.cli.evaluate", "Evaluate runs against qrels, like trec_eval."),
+    "compare": Command("core.cli.compare", "Compare runs against a baseline with significance tests."),
+    "agreement": Command("core.cli.agreement", "Inter-assessor agreement between qrels files."),
 }
 
 
 def _chosen(argv: list[str]) -> str | None:
-    """The command named in argv (the first positional token, after the global `--store PATH`),
-    so that only its module is imported."""
+    """The command named in argv (the first positional token, after the global `--store PATH`)."""
     tokens = iter(argv)
     for token in tokens:
         if token in ("--store", "--wait"):
@@ -34,8 +41,7 @@ def _chosen(argv: list[str]) -> str | None:
 
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
-    """All commands are listed, but only the chosen one's module is imported (scipy, statsmodels
-    and pandas-heavy modules cost most of a second to import)."""
+    """Every command is listed in the help; only the chosen one gets its arguments."""
     chosen = _chosen(sys.argv[1:] if argv is None else argv)
     parser = argparse.ArgumentParser(prog="python -m core", description="Rankboard: IR evaluation over DuckDB.")
     parser.add_argument("--store", metavar="PATH", default=None,
@@ -44,14 +50,12 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                         help="how long to wait while another process (the dashboard, another load) uses the store "
                              "(default: $RANKBOARD_WAIT, else 120)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name, (module_name, help_text) in COMMANDS.items():
-        p = sub.add_parser(name, help=help_text, description=help_text)
-        if name != chosen:
-            continue
-        module = importlib.import_module(module_name)
-        adder = getattr(module, f"add_{name}_arguments", None) or module.add_arguments
-        adder(p)
-        p.set_defaults(_run=getattr(module, f"run_{name}", None) or module.run)
+    for name, command in COMMANDS.items():
+        p = sub.add_parser(name, help=command.help, description=command.help)
+        if name == chosen:
+            module = importlib.import_module(command.module)
+            module.add_arguments(p)
+            p.set_defaults(_run=module.run)
     return parser
 
 
@@ -74,7 +78,3 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except BrokenPipeError:  # e.g. `python -m core evaluate ... | head`
         return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
