@@ -34,7 +34,10 @@ class Catalogue:
                 (SELECT count(*) FROM topics t WHERE t.collection_id = c.collection_id) AS n_topics,
                 (SELECT count(*) FROM qrels_sets q WHERE q.collection_id = c.collection_id) AS n_qrels_sets,
                 (SELECT count(*) FROM documents d WHERE d.collection_id = c.collection_id) AS n_documents,
-                c.created_at
+                c.created_at,
+                greatest(c.created_at, (SELECT max(r.uploaded_at) FROM runs r WHERE r.collection_id = c.collection_id),
+                         (SELECT max(q.created_at) FROM qrels_sets q WHERE q.collection_id = c.collection_id))
+                    AS changed_at
             FROM collections c ORDER BY c.collection_id""")
 
     def create_collection(self, name: str) -> int:

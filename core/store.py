@@ -153,7 +153,9 @@ class Store(Catalogue):
         """A fresh cursor inside BEGIN ... COMMIT; ROLLBACK when the block raises. The commit increases
         `data_version` unless `bump` is false (the results cache). Running out of memory or disk, and a
         write conflict with another session, become a RankboardError."""
-        with self.session() as con:
+        # The write lock is taken inside the session (never the other way round), so a thread that holds it
+        # never waits for the file while another thread of this process holds a session and waits for it.
+        with self.session() as con, self._access.write_lock:
             cur = con.cursor()
             cur.begin()
             try:

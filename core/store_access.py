@@ -16,6 +16,7 @@ with a StoreBusyError. Closing the last connection checkpoints DuckDB's write-ah
 """
 from __future__ import annotations
 
+import atexit
 import fcntl
 import logging
 import os
@@ -79,6 +80,7 @@ class Access:
         self._opening = self._draining = False
         self._idle_since = 0.0
         self._lock_fd: int | None = None
+        self.write_lock = threading.RLock()    # one write transaction of this process at a time
 
     # -- the lock files ----------------------------------------------------------------------------
     def _open_fd(self, suffix: str) -> int:
@@ -245,6 +247,16 @@ class Access:
 
 _ACCESS: dict[tuple[str, bool], Access] = {}
 _ACCESS_LOCK = threading.Lock()
+
+
+@atexit.register
+def _close_all() -> None:
+    """At exit, close lingering connections here rather than leave them to daemon threads being torn down."""
+    for acc in list(_ACCESS.values()):
+        with acc._cond:
+            acc.linger = 0.0
+            if not acc._depth:
+                acc._close()
 
 
 def access(path: Path, config: dict, *, read_only: bool = False, linger: float = 0.0) -> Access:
