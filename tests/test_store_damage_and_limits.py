@@ -136,7 +136,7 @@ def test_a_damaged_store_is_a_clear_error_with_what_to_do(store_file, how):
                                             "again, or pass a different --store PATH."), out.stderr
 
 
-def test_a_copy_is_written_before_a_migration_and_offered_when_the_store_is_damaged(tmp_path):
+def test_a_copy_is_written_before_a_migration_and_offered_when_the_store_is_damaged(tmp_path, monkeypatch):
     path = tmp_path / "old.duckdb"
     with fresh_store(tmp_path, "old.duckdb") as store:
         store.add_qrels("c", b"301 0 d1 1\n", filename="q.txt")
@@ -144,8 +144,7 @@ def test_a_copy_is_written_before_a_migration_and_offered_when_the_store_is_dama
         with store.session() as con:               # make it look like a schema-2 store
             con.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'").fetchall()
     import core.schema
-    mp = pytest.MonkeyPatch()
-    mp.setitem(core.schema.MIGRATIONS, 2, lambda cur: None)     # a stand-in migration from schema 2
+    monkeypatch.setitem(core.schema.MIGRATIONS, 2, lambda cur: None)     # a stand-in migration from schema 2
     Store.open(path).close()
     copy = tmp_path / "old.duckdb.v2-backup"
     assert copy.exists()
@@ -161,4 +160,3 @@ def test_a_copy_is_written_before_a_migration_and_offered_when_the_store_is_dama
     shutil.copyfile(copy, path)                     # what the message says to do works
     with Store.open(path) as store:
         assert list(store.runs("c").name) == ["r"]
-    mp.undo()
