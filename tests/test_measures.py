@@ -49,7 +49,9 @@ WORKED = [
     ("F@20", dict(pattern=EX81, total_rel=8), 2 * 0.3 * 0.75 / (0.3 + 0.75)),
     ("E(beta=1)@20", dict(pattern=EX81, total_rel=8), 1 - 2 * 0.3 * 0.75 / (0.3 + 0.75)),
     ("F(beta=2)@20", dict(pattern=EX81, total_rel=8), 5 * 0.3 * 0.75 / (4 * 0.3 + 0.75)),
-    ("SetF(beta=0.5)", dict(pattern=EX81, total_rel=8), 1.25 * 0.3 * 0.75 / (0.25 * 0.3 + 0.75)),
+    ("SetF(beta=0.5)", dict(pattern=EX81, total_rel=8), 1.5 * 0.3 * 0.75 / (0.5 * 0.3 + 0.75)),   # trec_eval's b = beta^2
+    ("set_F_0.25", dict(pattern=EX81, total_rel=8), 1.25 * 0.3 * 0.75 / (0.25 * 0.3 + 0.75)),
+    ("SetFbeta(beta=0.5)", dict(pattern=EX81, total_rel=8), 1.25 * 0.3 * 0.75 / (0.25 * 0.3 + 0.75)),
     ("set_F", dict(pattern=EX81, total_rel=8), 2 * 0.3 * 0.75 / (0.3 + 0.75)),
     ("SetP", dict(pattern=EX81, total_rel=8), 0.3),
     ("SetR", dict(pattern=EX81, total_rel=8), 0.75),
@@ -73,7 +75,10 @@ WORKED = [
      (7 + 3 / L2(3) + 7 / 2) / (7 + 7 / L2(3) + 7 / 2)),
     ("DCG(dcg='exp-log2')@3", dict(pattern="", grades=GRADES), 7 + 3 / L2(3) + 7 / 2),
     ("Judged@4", dict(pattern="", grades=[1, None, 0, None]), 2 / 4),
-    ("Judged@10", dict(pattern="", grades=[1, None, 0, None]), 2 / 10),
+    ("Judged@10", dict(pattern="", grades=[1, None, 0, None]), 2 / 4),     # ir_measures: over min(k, |ret|)
+    ("Judged", dict(pattern="", grades=[1, None, 0, None]), 2 / 4),
+    ("Judged@1", dict(pattern="", grades=[1, None, 0, None]), 1.0),
+    ("JudgedK@10", dict(pattern="", grades=[1, None, 0, None]), 2 / 10),  # textbook: over k
     ("Unj@4", dict(pattern="", grades=[1, None, 0, None]), 2 / 4),
     ("NumRet", dict(pattern=EX81, total_rel=8), 20),
     ("NumRel", dict(pattern=EX81, total_rel=8), 8),
@@ -151,7 +156,8 @@ def test_negative_grades_are_pooled_but_unjudged():
     assert value(qrels, run, "NumRel") == 2
     # infAP skips the pooled-but-unjudged doc at rank 2 when estimating precision above rank 4
     assert value(qrels, run, "infAP") == pytest.approx((1 + (1 / 4 + (3 / 4) * (3 / 3) * ((1 + 1e-5) / (2 + 2e-5)))) / 2)
-    assert value(qrels, run, "Judged@4") == pytest.approx(3 / 4)
+    assert value(qrels, run, "Judged@4") == 1.0            # ir_measures: in the qrels, whatever the grade
+    assert value(qrels, run, "JudgedK@4") == pytest.approx(3 / 4)
     assert value(qrels, run, "NumRet", judged_only=True) == 3
     assert value(qrels, run, "P@2", judged_only=True) == pytest.approx(1 / 2)   # -J: ranks become 1, 2, 3
 

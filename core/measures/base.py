@@ -49,8 +49,11 @@ class Param:
     minimum: float | None = None
     help: str = ""
     pattern: str | None = None    # regex for this value inside a trec_eval name (str params)
+    convert: Callable | None = None   # another accepted spelling -> this type (e.g. ir_measures' gains dict)
 
     def coerce(self, family: str, value):
+        if self.convert is not None and not isinstance(value, self.type):
+            value = self.convert(family, value)
         try:
             if self.type is str:
                 if not isinstance(value, str):

@@ -10,7 +10,7 @@ from core.errors import EvalError, UnknownMeasureError
 from core.measures.base import REGISTRY, Measure, all_names, family_named, make, trec_patterns
 
 _IR = re.compile(r"(?P<name>[A-Za-z0-9_]+)\s*(?:\((?P<params>[^)]*)\))?\s*(?:@\s*(?P<cutoff>[0-9]*\.?[0-9]+))?\Z")
-_PARAM = re.compile(r"\s*(?P<key>[A-Za-z_]\w*)\s*=\s*(?P<value>'[^']*'|\"[^\"]*\"|[^,]+?)\s*(?:,|\Z)")
+_PARAM = re.compile(r"\s*(?P<key>[A-Za-z_]\w*)\s*=\s*(?P<value>'[^']*'|\"[^\"]*\"|\{[^}]*\}|[^,]+?)\s*(?:,|\Z)")
 
 _IPREC = [f"iprec_at_recall_{x:.2f}" for x in (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)]
 _CUT = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -124,9 +124,9 @@ def _expand_trec(text: str, compat: int) -> list[str] | None:
                 return None
             return [make(fam, {}, fam.cutoff_type(float(c) if fam.cutoff_type is float else int(float(c)))).name
                     for c in cuts]
-    if base == "set_F" and params:                      # trec_eval's parameter is beta squared
+    if base == "set_F" and params:                      # trec_eval's parameter (beta squared), as SetF's
         try:
-            return [f"SetF(beta={float(params) ** 0.5!r})"]
+            return [f"SetF(beta={float(params)!r})"]
         except ValueError:
             return None
     if base == "Rprec_mult":

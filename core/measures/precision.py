@@ -105,6 +105,14 @@ def f_beta(p, r, beta):
 
 
 def _set_f(ctx, m):
+    """trec_eval m_set_F.c: (1 + b) P R / (b P + R) with b its parameter (so b is beta squared); ir_measures
+    hands SetF(beta=b) to trec_eval's set_F.b unchanged, so this is ir_measures' SetF too."""
+    b = m.get("beta")
+    p, r = _set_p(ctx, m), _set_r(ctx, m)
+    return safe_div((1.0 + b) * p * r, b * p + r)
+
+
+def _set_f_beta(ctx, m):
     return f_beta(_set_p(ctx, m), _set_r(ctx, m), m.get("beta"))
 
 
@@ -116,9 +124,16 @@ register(Family("SetRelP", "Set precision relative to the best possible: rel ret
                 r"\frac{|rel \cap ret|}{\min(|ret|, R)}", TREC, _set_rel_p, trec=("set_relative_P",)))
 register(Family("SetAP", "Unranked set AP: set precision times set recall.",
                 r"\frac{|rel \cap ret|^2}{|ret| \cdot R}", TREC, _set_ap, trec=("set_map",)))
-register(Family("SetF", "F-measure of the retrieved set; beta is beta (trec_eval set_F's parameter is beta^2).",
-                r"F_\beta = \frac{(1+\beta^2) P R}{\beta^2 P + R}", "van Rijsbergen (1979); " + TREC, _set_f,
-                params=(BETA,), trec=("set_F",), rel_param=True))
+register(Family("SetF", "F-measure of the retrieved set as trec_eval's set_F and ir_measures compute it: the parameter "
+                "is beta squared (SetF(beta=0.25) weighs recall half as much as precision). The textbook beta is "
+                "SetFbeta.",
+                r"SetF_b = \frac{(1+b) P R}{b P + R}\quad(b = \beta^2)", TREC + " (m_set_F.c); ir_measures", _set_f,
+                params=(Param("beta", float, 1.0, minimum=0.0, help="trec_eval's set_F parameter: beta squared"),),
+                trec=("set_F", "set_F_{beta:g}"), rel_param=True))
+register(Family("SetFbeta", "Textbook F_beta of the retrieved set (beta is beta: beta=2 weighs recall twice as much). "
+                "SetFbeta(beta=b) = SetF(beta=b*b).",
+                r"F_\beta = \frac{(1+\beta^2) P R}{\beta^2 P + R}", "van Rijsbergen (1979); " + MRS, _set_f_beta,
+                params=(BETA,), rel_param=True))
 
 
 def _f(ctx, m):
@@ -137,6 +152,14 @@ register(Family("E", "van Rijsbergen's E at k: 1 - F_beta@k.", r"E_\beta@k = 1 -
 
 
 def _judged(ctx, m):
+    """ir_measures' judged provider: documents of the top k found in the qrels (any grade, negative included: it
+    tests `docno in qrels`) over min(k, |ret|); without a cutoff over |ret|; 0 for an empty ranking."""
+    depth = ctx.num_ret if m.cutoff is None else np.minimum(ctx.num_ret, m.cutoff)
+    rows = ctx.g if m.cutoff is None else ctx.g[ctx.within(m.cutoff)]
+    return safe_div(np.bincount(rows, minlength=ctx.Q), depth)
+
+
+def _judged_k(ctx, m):
     return ctx.segcount((ctx.rel >= 0) & ctx.within(m.cutoff)) / m.cutoff
 
 
@@ -146,9 +169,14 @@ def _unj(ctx, m):
     return (np.minimum(ctx.num_ret, k) - judged) / k
 
 
-register(Family("Judged", "Fraction of the top k that has a judgment (grade >= 0) in the qrels; divides by k.",
-                r"Judged@k = \frac{|\{d \in top_k : d \in qrels, rel(d) \ge 0\}|}{k}",
-                "ir_measures (MacAvaney et al., ECIR 2022)", _judged, cutoff="required"))
+register(Family("Judged", "Judgment rate as ir_measures computes it: the fraction of the top k found in the qrels "
+                "(any grade, negative too), over min(k, number retrieved); without @k over everything retrieved.",
+                r"Judged@k = \frac{|\{d \in top_k : d \in qrels\}|}{\min(k, |ret|)}",
+                "ir_measures (MacAvaney et al., ECIR 2022), judged_provider.py", _judged, cutoff="optional"))
+register(Family("JudgedK", "Textbook judgment rate at k: the fraction of the top k with a grade >= 0, always over k "
+                "(short rankings count their missing ranks as unjudged).",
+                r"JudgedK@k = \frac{|\{d \in top_k : rel(d) \ge 0\}|}{k}", "textbook judged fraction at k (Rankboard's Judged@k before it followed ir_measures)",
+                _judged_k, cutoff="required"))
 register(Family("Unj", "Fraction of the top k that is unjudged (not in the qrels, or a negative grade).",
                 r"Unj@k = \frac{\min(k, |ret|) - |judged \cap top_k|}{k}", "trec_eval 10.0 (m_unjudged.c)",
                 _unj, cutoff="required", trec=("unj_{cutoff}",), trec_defaults=(5, 10, 20)))
