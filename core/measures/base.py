@@ -7,7 +7,7 @@ suggestions and the golden tests all read the registry, so they cannot drift apa
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from core.errors import EvalError
@@ -59,13 +59,16 @@ class Param:
                 if not isinstance(value, str):
                     raise ValueError
                 v = value
+            elif self.type is bool:
+                v = value if isinstance(value, bool) else {"true": True, "false": False, "1": True, "0": False}[
+                    str(value).lower()]
             elif self.type is int:
                 if isinstance(value, float) and not value.is_integer():
                     raise ValueError
                 v = int(value)
             else:
                 v = float(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, KeyError):
             raise EvalError(f"{family}: parameter {self.name} must be {self.type.__name__}, got {value!r}.") from None
         if self.choices and v not in self.choices:
             raise EvalError(f"{family}: parameter {self.name}={v!r} is not one of {', '.join(map(repr, self.choices))}.")
@@ -171,7 +174,22 @@ def make(family: Family, params: dict | None = None, cutoff=None) -> Measure:
     return Measure(family, tuple(sorted(clean.items())), cutoff)
 
 
+JUDGED_ONLY = Param("judged_only", bool, False,
+                    help="ir_measures' judged_only: drop unjudged documents first (trec_eval -J for this measure)")
+
+
+def _judged_only_aware(fn):
+    def compute(ctx, m):
+        if m.get("judged_only"):
+            ctx = ctx.d.judged_only().ctx(ctx.L)
+        return fn(ctx, m)
+    compute.__doc__ = fn.__doc__
+    return compute
+
+
 def register(family: Family) -> Family:
+    if family.param("judged_only") is not None:
+        family = replace(family, compute=_judged_only_aware(family.compute))
     if family.name in _BY_NAME:
         raise ValueError(f"duplicate measure family {family.name}")
     REGISTRY.append(family)
@@ -246,5 +264,5 @@ def all_names() -> list[str]:
     return [n for n in names if n]
 
 
-__all__ = ["REGISTRY", "EvalOptions", "Family", "Measure", "Param", "make", "register", "family_named",
+__all__ = ["REGISTRY", "EvalOptions", "Family", "Measure", "Param", "JUDGED_ONLY", "make", "register", "family_named",
            "trec_name_of", "trec_patterns", "all_names", "field"]

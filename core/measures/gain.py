@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from core.errors import EvalError
-from core.measures.base import Family, Param, register
+from core.measures.base import JUDGED_ONLY, Family, Param, register
 from core.measures.context import discount, discount_prefix, gain_of, safe_div
 from core.measures.precision import CUTS, TREC
 
@@ -108,7 +108,8 @@ def _dcg(ctx, m):
 register(Family("nDCG", "Normalised discounted cumulative gain (ideal ranking from all judged documents). Custom gains "
                 "(gains=) follow trec_eval, except that the ideal orders gains by value where trec_eval's comparator "
                 "truncates gains less than 1 apart to equal.",
-                FORMULA, KJ + "; " + TREC + "; seeds 000/002/004", _ndcg, cutoff="optional", params=(DCG_PARAM, GAINS_PARAM),
+                FORMULA, KJ + "; " + TREC + "; seeds 000/002/004", _ndcg, cutoff="optional",
+                params=(DCG_PARAM, GAINS_PARAM, JUDGED_ONLY),
                 trec=("ndcg", "ndcg_cut_{cutoff}", "ndcg_{gains}"), trec_defaults=CUTS, aliases=("NDCG", "ndcg")))
 register(Family("DCG", "Discounted cumulative gain, not normalised.", FORMULA, KJ + "; seeds 000/002",
                 _dcg, cutoff="optional", params=(DCG_PARAM,)))

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.measures.base import Family, Param, register
+from core.measures.base import JUDGED_ONLY, Family, Param, register
 from core.measures.context import safe_div
 
 CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -13,6 +13,8 @@ BETA = Param("beta", float, 1.0, minimum=0.0, help="weight of recall relative to
 
 
 def _num_ret(ctx, m):
+    if m.get("rel") is not None:          # ir_measures: NumRet(rel=r) is trec_eval's num_rel_ret at level r
+        return ctx.num_rel_ret.astype(np.float64)
     return ctx.num_ret.astype(np.float64)
 
 
@@ -28,8 +30,9 @@ def _nonrel_ret(ctx, m):
     return ctx.segcount(ctx.isnonrel).astype(np.float64)
 
 
-register(Family("NumRet", "Number of documents retrieved for the topic (after -M/-J).",
-                r"|ranking|", TREC, _num_ret, trec=("num_ret",), agg="sum", ints=True))
+register(Family("NumRet", "Number of documents retrieved for the topic (after -M/-J); NumRet(rel=r): the retrieved "
+                "documents with grade >= r (ir_measures; = NumRelRet(rel=r)).",
+                r"|ranking|", TREC + "; ir_measures", _num_ret, trec=("num_ret",), agg="sum", ints=True, rel_param=True))
 register(Family("NumRel", "Number of relevant documents in the qrels for the topic.",
                 r"R = |\{d : rel(d) \ge \ell\}|", TREC, _num_rel, trec=("num_rel",), agg="sum", ints=True,
                 rel_param=True))
@@ -59,16 +62,16 @@ def _success(ctx, m):
 
 register(Family("P", "Precision at k: relevant documents in the top k, divided by k (always k).",
                 r"P@k = \frac{|rel \cap top_k|}{k}", TREC, _p, cutoff="required", trec=("P_{cutoff}",),
-                trec_defaults=CUTS, rel_param=True, aliases=("Precision",)))
+                trec_defaults=CUTS, rel_param=True, params=(JUDGED_ONLY,), aliases=("Precision",)))
 register(Family("R", "Recall at k: relevant documents in the top k, divided by all relevant R.",
                 r"R@k = \frac{|rel \cap top_k|}{R}", TREC, _r, cutoff="required", trec=("recall_{cutoff}",),
-                trec_defaults=CUTS, rel_param=True, aliases=("Recall",)))
+                trec_defaults=CUTS, rel_param=True, params=(JUDGED_ONLY,), aliases=("Recall",)))
 register(Family("Rcap", "Recall at k capped: relevant in the top k divided by min(R, k) (trec_eval relative_P).",
                 r"Rcap@k = \frac{|rel \cap top_k|}{\min(R, k)}", "Seed 004 (recall@K capped); " + TREC,
                 _rcap, cutoff="required", trec=("relative_P_{cutoff}",), trec_defaults=CUTS, rel_param=True))
 register(Family("Success", "1 if a relevant document appears in the top k, else 0.",
                 r"Success@k = [\,|rel \cap top_k| > 0\,]", TREC, _success, cutoff="required",
-                trec=("success_{cutoff}",), trec_defaults=(1, 5, 10), rel_param=True))
+                trec=("success_{cutoff}",), trec_defaults=(1, 5, 10), rel_param=True, params=(JUDGED_ONLY,)))
 
 
 def _rprec(ctx, m):
@@ -79,11 +82,13 @@ def _rprec(ctx, m):
 
 register(Family("Rprec", "Precision at rank mult*R (R-precision for mult=1).",
                 r"Rprec = \frac{|rel \cap top_{\lfloor mult \cdot R + 0.9 \rfloor}|}{\lfloor mult \cdot R + 0.9\rfloor}",
-                TREC, _rprec, params=(Param("mult", float, 1.0, minimum=0.0),),
+                TREC, _rprec, params=(Param("mult", float, 1.0, minimum=0.0), JUDGED_ONLY),
                 trec=("Rprec", "Rprec_mult_{mult:.2f}"), rel_param=True, aliases=("RPrec",)))
 
 
 def _set_p(ctx, m):
+    if m.get("relative"):                 # ir_measures: SetRelP is SetP(relative=True)
+        return _set_rel_p(ctx, m)
     return safe_div(ctx.num_rel_ret, ctx.num_ret)
 
 
@@ -117,18 +122,21 @@ def _set_f_beta(ctx, m):
 
 
 register(Family("SetP", "Precision of the whole retrieved set.", r"\frac{|rel \cap ret|}{|ret|}", TREC, _set_p,
-                trec=("set_P",), rel_param=True))
+                trec=("set_P",), rel_param=True,
+                params=(Param("relative", bool, False, help="over min(|ret|, R): SetRelP"), JUDGED_ONLY)))
 register(Family("SetR", "Recall of the whole retrieved set.", r"\frac{|rel \cap ret|}{R}", TREC, _set_r,
                 trec=("set_recall",), rel_param=True))
 register(Family("SetRelP", "Set precision relative to the best possible: rel retrieved / min(|ret|, R).",
-                r"\frac{|rel \cap ret|}{\min(|ret|, R)}", TREC, _set_rel_p, trec=("set_relative_P",)))
+                r"\frac{|rel \cap ret|}{\min(|ret|, R)}", TREC, _set_rel_p, trec=("set_relative_P",),
+                rel_param=True, params=(JUDGED_ONLY,)))
 register(Family("SetAP", "Unranked set AP: set precision times set recall.",
-                r"\frac{|rel \cap ret|^2}{|ret| \cdot R}", TREC, _set_ap, trec=("set_map",)))
+                r"\frac{|rel \cap ret|^2}{|ret| \cdot R}", TREC, _set_ap, trec=("set_map",),
+                rel_param=True, params=(JUDGED_ONLY,)))
 register(Family("SetF", "F-measure of the retrieved set as trec_eval's set_F and ir_measures compute it: the parameter "
                 "is beta squared (SetF(beta=0.25) weighs recall half as much as precision). The textbook beta is "
                 "SetFbeta.",
                 r"SetF_b = \frac{(1+b) P R}{b P + R}\quad(b = \beta^2)", TREC + " (m_set_F.c); ir_measures", _set_f,
-                params=(Param("beta", float, 1.0, minimum=0.0, help="trec_eval's set_F parameter: beta squared"),),
+                params=(Param("beta", float, 1.0, minimum=0.0, help="trec_eval's set_F parameter: beta squared"), JUDGED_ONLY),
                 trec=("set_F", "set_F_{beta:g}"), rel_param=True))
 register(Family("SetFbeta", "Textbook F_beta of the retrieved set (beta is beta: beta=2 weighs recall twice as much). "
                 "SetFbeta(beta=b) = SetF(beta=b*b).",
