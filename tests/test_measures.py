@@ -80,6 +80,17 @@ WORKED = [
     ("Judged@1", dict(pattern="", grades=[1, None, 0, None]), 1.0),
     ("JudgedK@10", dict(pattern="", grades=[1, None, 0, None]), 2 / 10),  # textbook: over k
     ("Unj@4", dict(pattern="", grades=[1, None, 0, None]), 2 / 4),
+    ("NumQ", dict(pattern=EX81, total_rel=8), 1),
+    ("hits@5", dict(pattern=EX81, total_rel=8), 2),
+    ("hits", dict(pattern=EX81, total_rel=8), 6),
+    ("ERR@3", dict(pattern="", grades=GRADES), 7 / 16 + (9 / 16) * (3 / 16) / 2 + (9 / 16) * (13 / 16) * (7 / 16) / 3),
+    ("ERR@1", dict(pattern="", grades=[6]), 15 / 16),                     # grades above gdeval's 4 count as 4
+    ("Accuracy", dict(pattern="R N R N"), 1 - (0 + 1) / (2 * 2)),
+    ("Accuracy@2", dict(pattern="R N R N"), 1.0),
+    ("Accuracy", dict(pattern="N N"), 0.0),
+    ("Compat", dict(pattern="N R", total_rel=1), (0.95 / 2) / (1 + 0.95 / 2)),
+    ("Compat(normalize=False)", dict(pattern="N R", total_rel=1), (0.95 / 2) / (1 + 0.95)),
+    ("Compat", dict(pattern="R N", total_rel=1), 1 / (1 + 0.95 / 2) * (1 + 0.95 / 2)),
     ("NumRet", dict(pattern=EX81, total_rel=8), 20),
     ("NumRel", dict(pattern=EX81, total_rel=8), 8),
     ("NumRelRet", dict(pattern=EX81, total_rel=8), 6),

@@ -72,6 +72,9 @@ def parse_measure(name) -> Measure:
     mt = _IR.match(text)
     fam = family_named(mt.group("name")) if mt else None
     if fam is None:
+        ranx = ranx_name(text)
+        if ranx is not None:
+            return parse_measure(ranx)
         raise UnknownMeasureError(_unknown(text))
     params = {}
     if mt.group("params"):
@@ -88,6 +91,42 @@ def parse_measure(name) -> Measure:
     if cutoff is not None:
         cutoff = float(cutoff) if fam.cutoff_type is float or "." in cutoff else int(cutoff)
     return make(fam, params, cutoff)
+
+
+# ranx's metric names (ranx/metrics/__init__.py metric_switch): name -> (without @k, with @k) in Rankboard's terms.
+# ranx reads k=0 (no @k) as "every retrieved document". Bare `recall` keeps trec_eval's meaning (-m recall = recall
+# at trec_eval's cutoffs); ranx's bare recall is SetR.
+RANX = {
+    "hits": ("hits", "hits@{k}"), "hit_rate": ("Success", "Success@{k}"), "precision": ("SetP", "P@{k}"),
+    "recall": (None, "R@{k}"), "f1": ("SetF", "F@{k}"), "r-precision": ("Rprec", None), "mrr": ("RR", "RR@{k}"),
+    "map": ("AP", "AP@{k}"), "ndcg": ("nDCG", "nDCG@{k}"), "dcg": ("DCG", "DCG@{k}"),
+    "ndcg_burges": ("nDCG(dcg='exp-log2')", "nDCG(dcg='exp-log2')@{k}"),
+    "dcg_burges": ("DCG(dcg='exp-log2')", "DCG(dcg='exp-log2')@{k}"), "bpref": ("Bpref", None),
+}
+_RANX = re.compile(r"(?P<name>[a-z0-9_\-]+?)(?:@(?P<k>\d+))?(?:-l(?P<level>\d+))?\Z")
+
+
+def ranx_name(text: str) -> str | None:
+    """A ranx metric name ('ndcg_burges@10', 'hits@5-l2', 'r-precision') as a Rankboard measure string, or None."""
+    mt = _RANX.match(text)
+    if not mt or mt.group("name") not in RANX:
+        return None
+    bare, cut = RANX[mt.group("name")]
+    k = mt.group("k")
+    if k is not None and int(k) == 0:
+        k = None
+    form = bare if k is None else cut
+    if form is None:
+        return None
+    out = form.format(k=k)
+    level = mt.group("level")
+    if level is not None and int(level) != 1:
+        fam = family_named(re.split(r"[(@]", out)[0])
+        if fam is None or not fam.rel_param:
+            raise EvalError(f"{text!r}: Rankboard has no relevance level for {out}; ranx's -l{level} is not supported "
+                            f"there. Drop -l{level}, or choose a measure with rel=, e.g. P(rel={level})@10.")
+        out = out.replace("(", f"(rel={level},", 1) if "(" in out else re.sub(r"^(\w+)", rf"\1(rel={level})", out)
+    return out
 
 
 def _unknown(text: str) -> str:

@@ -57,7 +57,8 @@ def _rcap(ctx, m):
 
 
 def _success(ctx, m):
-    return (ctx.rel_within(m.cutoff) > 0).astype(np.float64)
+    found = ctx.num_rel_ret if m.cutoff is None else ctx.rel_within(m.cutoff)
+    return (found > 0).astype(np.float64)
 
 
 register(Family("P", "Precision at k: relevant documents in the top k, divided by k (always k).",
@@ -69,8 +70,8 @@ register(Family("R", "Recall at k: relevant documents in the top k, divided by a
 register(Family("Rcap", "Recall at k capped: relevant in the top k divided by min(R, k) (trec_eval relative_P).",
                 r"Rcap@k = \frac{|rel \cap top_k|}{\min(R, k)}", "Seed 004 (recall@K capped); " + TREC,
                 _rcap, cutoff="required", trec=("relative_P_{cutoff}",), trec_defaults=CUTS, rel_param=True))
-register(Family("Success", "1 if a relevant document appears in the top k, else 0.",
-                r"Success@k = [\,|rel \cap top_k| > 0\,]", TREC, _success, cutoff="required",
+register(Family("Success", "1 if a relevant document appears in the top k (without @k: anywhere), else 0.",
+                r"Success@k = [\,|rel \cap top_k| > 0\,]", TREC, _success, cutoff="optional",
                 trec=("success_{cutoff}",), trec_defaults=(1, 5, 10), rel_param=True, params=(JUDGED_ONLY,)))
 
 
