@@ -234,3 +234,12 @@ def test_utility_uses_collection_size():
     # a*relret + b*nonrelret + c*relmissed + d*(N + relret - ret - R) = 2 - 1 + 0 + (10 + 2 - 3 - 3)
     assert value(qrels, run, "utility(d=1)", num_docs=10) == pytest.approx(7.0)
     assert parse_measure("utility(d=1)").trec_name == "utility_1,-1,0,1"
+
+
+def test_measures_pickle_and_compare_equal():
+    """Streamlit's cache and Dask pickle Measures: a judged_only family's compute must survive the trip."""
+    import pickle
+    for name in ["AP(judged_only=True)", "nDCG@10", "Compat", "SetF(beta=0.25)"]:
+        m = parse_measure(name)
+        back = pickle.loads(pickle.dumps(m))
+        assert back == m and hash(back) == hash(m) and back.name == name

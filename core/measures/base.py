@@ -178,18 +178,28 @@ JUDGED_ONLY = Param("judged_only", bool, False,
                     help="ir_measures' judged_only: drop unjudged documents first (trec_eval -J for this measure)")
 
 
-def _judged_only_aware(fn):
-    def compute(ctx, m):
+class _JudgedOnlyAware:
+    """A family's compute that honours judged_only=True (a class, not a closure, so Measures pickle)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.__doc__ = fn.__doc__
+
+    def __call__(self, ctx, m):
         if m.get("judged_only"):
             ctx = ctx.d.judged_only().ctx(ctx.L)
-        return fn(ctx, m)
-    compute.__doc__ = fn.__doc__
-    return compute
+        return self.fn(ctx, m)
+
+    def __eq__(self, other):
+        return isinstance(other, _JudgedOnlyAware) and other.fn is self.fn
+
+    def __hash__(self):
+        return hash(self.fn)
 
 
 def register(family: Family) -> Family:
     if family.param("judged_only") is not None:
-        family = replace(family, compute=_judged_only_aware(family.compute))
+        family = replace(family, compute=_JudgedOnlyAware(family.compute))
     if family.name in _BY_NAME:
         raise ValueError(f"duplicate measure family {family.name}")
     REGISTRY.append(family)
