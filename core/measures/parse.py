@@ -24,6 +24,8 @@ ALL_TREC_9 = (["num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "b
               + [f"relative_P_{k}" for k in _CUT] + ["success_1", "success_5", "success_10"]
               + ["set_P", "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret"])
 ALL_TREC_10 = ALL_TREC_9 + ["rbp", "rbp_resid", "unj_5", "unj_10", "unj_20"]
+# trec_eval's `set` nickname (measures.c set_names; runid and num_q are the header lines), in its output order
+SET = ["num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_relative_P", "set_recall", "set_map", "set_F"]
 
 
 def nickname(name: str, compat: int = 9) -> list[str] | None:
@@ -31,6 +33,8 @@ def nickname(name: str, compat: int = 9) -> list[str] | None:
         return list(OFFICIAL)
     if name == "all_trec":
         return list(ALL_TREC_10 if compat >= 10 else ALL_TREC_9)
+    if name == "set":
+        return list(SET)
     return None
 
 
