@@ -44,7 +44,7 @@ def run(args) -> int:
         print(f"warning: {w}", file=sys.stderr)
     out = sys.stdout
     if args.format == "trec":
-        header = any(n.strip() in ("official", "all_trec") for n in names)
+        header = any(n.strip() in ("official", "all_trec", "set") for n in names)
         out.write(format_trec(result, pairs, per_query=args.per_query, header=header))
     elif args.format == "csv":
         table = result.per_query if args.per_query else result.summary.assign(qid="all")
