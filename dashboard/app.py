@@ -13,7 +13,7 @@ if str(ROOT) not in sys.path:
 
 import streamlit as st  # noqa: E402
 
-st.set_page_config(layout="wide", page_title="Rankboard", page_icon=":material/leaderboard:")
+st.set_page_config(layout="wide", page_title="Rankboard", page_icon="📊")
 
 from dashboard import pages  # noqa: E402
 from dashboard.components.sidebar import render_sidebar  # noqa: E402

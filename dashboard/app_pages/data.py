@@ -5,7 +5,8 @@ import streamlit as st
 
 from core.errors import RankboardError
 from dashboard import state
-from dashboard.components.feedback import md_escape, show_error
+from dashboard.components.feedback import show_error
+from dashboard.escape import md_escape, md_format
 from dashboard.components.runs_admin import (render_collections, render_counts, render_qrels_table,
                                              render_run_admin, render_run_table)
 from dashboard.components.upload import render_uploader

@@ -5,7 +5,8 @@ import streamlit as st
 
 from dashboard import cached, state
 from dashboard.components import perquery as pq
-from dashboard.components.feedback import guard, md_escape
+from dashboard.components.feedback import guard
+from dashboard.escape import md_escape, md_format
 from dashboard.components.notes import render_note
 from dashboard.components.runpicker import require_runs
 from dashboard.constants import DEFAULT_MEASURES, MORE_MEASURES
@@ -24,14 +25,14 @@ measure = state.select_one("Measure", list(dict.fromkeys(DEFAULT_MEASURES + chos
                            key="pq_measure", param="measure", where=c[2])
 
 diff = None
-with guard("compare the two runs per query"), st.spinner(f"Scoring {run_a} and {run_b} on every topic..."):
+with guard("compare the two runs per query"), st.spinner(md_format("Scoring {} and {} on every topic...", run_a, run_b)):
     result = cached.evaluated(coll["id"], [ids[run_a], ids[run_b]], [measure], ver=ver)
     diff = cached.how_different(result.per_query, skey, coll["id"], (run_a, ids[run_a]), (run_b, ids[run_b]),
                                 measure, ver)
 if diff is None:
     st.stop()
 if diff.empty:
-    st.info(md_escape(f"{run_a} and {run_b} share no evaluated topic."))
+    st.info(md_format("{} and {} share no evaluated topic.", run_a, run_b))
     st.stop()
 
 

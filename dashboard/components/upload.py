@@ -7,16 +7,17 @@ from typing import Callable
 import streamlit as st
 
 from core.errors import RankboardError
-from dashboard.components.feedback import UNEXPECTED, md_escape, show_warnings
+from dashboard.components.feedback import UNEXPECTED, show_warnings
+from dashboard.escape import md_escape, md_format
 
 log = logging.getLogger("rankboard.dashboard")
 
 
 def _load_all(files, load: Callable, *, noun: str) -> list[dict]:
     results = []
-    bar = st.progress(0.0, text=f"Loading {len(files)} {noun}...")
+    bar = st.progress(0.0, text=md_format("Loading {} {}...", len(files), noun))
     for i, f in enumerate(files):
-        bar.progress(i / len(files), text=f"Loading {f.name} ({i + 1} of {len(files)})")
+        bar.progress(i / len(files), text=md_format("Loading {} ({} of {})", f.name, i + 1, len(files)))
         try:
             report = load(f)
             results.append({"file": f.name, "ok": True, "report": report})
@@ -26,7 +27,7 @@ def _load_all(files, load: Callable, *, noun: str) -> list[dict]:
             log.exception("loading %s", f.name)
             results.append({"file": f.name, "ok": False,
                             "message": f"{UNEXPECTED}: {type(err).__name__}: {err}"})
-    bar.progress(1.0, text=f"Finished {len(files)} {noun}")
+    bar.progress(1.0, text=md_format("Finished {} {}", len(files), noun))
     return results
 
 
