@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import cached, state
+from dashboard import access, cached, state
 from dashboard.components import perquery as pq
 from dashboard.components.feedback import guard
 from dashboard.escape import md_escape, md_format
@@ -77,4 +77,8 @@ with guard("load the two rankings"):
         pq.render_ranked_list(right_list, run=run_b, score=float(row["b"]), key="pq_list_b")
     pq.render_lists_download(left_list, right_list, run_a=run_a, run_b=run_b, qid=qid, key="pq_lists_csv")
 with guard("load the note for this query"):
-    render_note(coll["id"], qid, key="pq_note")
+    if access.can_edit():
+        render_note(coll["id"], qid, key="pq_note")
+    else:   # viewers read the meeting's note; writing one needs an editor
+        st.text_area("Note for this query", store.get_note(coll["id"], qid), height=90, disabled=True,
+                     help="Only editors can change notes.")

@@ -47,10 +47,11 @@ def render_uploader(*, key: str, label: str, button: str, noun: str, load: Calla
                     help: str | None = None, options: Callable[[], dict] | None = None,
                     on_loaded: Callable[[list], None] | None = None) -> None:
     """File uploader (any extension, several files) + load button. `options()` renders extra widgets
-    and returns keyword arguments for `load(file, **kwargs)`."""
+    and returns keyword arguments for `load(file, **kwargs)`, or None to keep the button off (e.g. until
+    a destructive choice is confirmed)."""
     files = st.file_uploader(label, type=None, accept_multiple_files=True, key=f"{key}_files", help=help)
-    kwargs = options() if options else {}
-    if st.button(button, key=f"{key}_load", type="primary", disabled=not files):
+    kwargs = options() if options else {}       # None: the options need confirming first
+    if st.button(button, key=f"{key}_load", type="primary", disabled=not files or kwargs is None):
         results = _load_all(files, lambda f: load(f, **kwargs), noun=noun)
         st.session_state[f"{key}_results"] = results
         if on_loaded:
