@@ -93,19 +93,22 @@ def _upload_section() -> None:
     st.subheader(f"Upload to '{md_escape(coll['name'])}'")
     tab_runs, tab_qrels, tab_topics, tab_docs = st.tabs(["Runs", "Qrels", "Topics", "Documents"])
     with tab_runs:
-        render_uploader(key="data_runs", label="Run files", button="Load runs", noun="runs",
+        render_uploader(key="data_runs", journal=store.path, label="Run files", button="Load runs", noun="runs",
                         load=_locked(store.add_run), options=_run_options,
                         on_loaded=lambda reports: state.include("runs", [r.name for r in reports if r.name]),
                         help="TREC run format (qid Q0 docno rank score tag), any file name, gzip is fine.")
     with tab_qrels:
-        render_uploader(key="data_qrels", label="Qrels files", button="Load qrels", noun="qrels files",
+        render_uploader(key="data_qrels", journal=store.path,
+                        label="Qrels files", button="Load qrels", noun="qrels files",
                         load=_locked(store.add_qrels), options=_qrels_options,
                         help="TREC qrels (qid iter docno rel). The collection's first qrels set is its default.")
     with tab_topics:
-        render_uploader(key="data_topics", label="Topic files", button="Load topics", noun="topic files",
+        render_uploader(key="data_topics", journal=store.path,
+                        label="Topic files", button="Load topics", noun="topic files",
                         load=_locked(store.add_topics), help="TREC topic files or qid<TAB>text lines.")
     with tab_docs:
-        render_uploader(key="data_docs", label="Document files", button="Load documents", noun="document files",
+        render_uploader(key="data_docs", journal=store.path,
+                        label="Document files", button="Load documents", noun="document files",
                         load=_locked(store.add_documents), help="docno<TAB>text lines, JSONL or TREC <DOC> files.")
 
 
