@@ -15,13 +15,13 @@ import streamlit as st  # noqa: E402
 
 st.set_page_config(layout="wide", page_title="Rankboard", page_icon="📊")
 
-from dashboard import access, pages  # noqa: E402
+from dashboard import access, catalogue, pages, state  # noqa: E402
 from dashboard.components.sidebar import render_sidebar  # noqa: E402
 from dashboard.components.theme import apply_theme  # noqa: E402
 
 apply_theme()
 access.gate()       # the session's role; a login form (and a stop) where team mode needs one
 navigation = st.navigation(pages.all_pages())
-render_sidebar(key="sidebar")
+state.set_collection(render_sidebar(catalogue.collections(), key="sidebar"))
 access.render_status(key="access")
 navigation.run()

@@ -4,7 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.errors import RankboardError
-from dashboard import access, state
+from dashboard import access, catalogue, state, store_resource
 from dashboard.components.feedback import show_error
 from dashboard.escape import md_escape, md_format
 from dashboard.components.runs_admin import (render_collections, render_counts, render_qrels_table,
@@ -12,16 +12,16 @@ from dashboard.components.runs_admin import (render_collections, render_counts, 
 from dashboard.components.upload import render_uploader
 
 st.title("Data")
-store = state.get_store()
+store = store_resource.get_store()
 
 
 def _create() -> None:
     name = st.session_state.get("data_new_collection", "").strip()
     try:
         access.require_editor()
-        with state.db_lock():
+        with store_resource.db_lock():
             store.create_collection(name)
-        state.changed()
+        catalogue.changed()
         state.set_choice("sidebar_collection", "collection", name)
         st.session_state.pop("data_create_error", None)
         st.session_state["data_new_collection"] = ""
@@ -30,7 +30,7 @@ def _create() -> None:
 
 
 with st.expander("Collections: pick one in the sidebar, or create one here", expanded=state.collection() is None):
-    all_colls = state.collections()
+    all_colls = catalogue.collections()
     if not all_colls.empty:
         render_collections(all_colls, key="data_collections_table")
     if access.can_edit():
@@ -47,8 +47,8 @@ if coll is None:
     st.stop()
 
 cid = coll["id"]
-row = state.collections().set_index("collection_id").loc[cid]
-qrels_sets = state.qrels_sets(cid)
+row = catalogue.collections().set_index("collection_id").loc[cid]
+qrels_sets = catalogue.qrels_sets(cid)
 render_counts(row, qrels=qrels_sets, key="data_counts")
 
 
@@ -57,10 +57,10 @@ def _then_refresh(fn):
     def call(*args, **kw):
         access.require_editor()
         try:
-            with state.db_lock():
+            with store_resource.db_lock():
                 return fn(*args, **kw)
         finally:
-            state.changed()
+            catalogue.changed()
     return call
 
 
@@ -119,7 +119,7 @@ else:
     _upload_section()
 
 st.subheader("Runs")
-runs = state.runs(cid)
+runs = catalogue.runs(cid)
 if runs.empty:
     st.info("No runs yet: upload run files above (the Runs tab).")
 else:
