@@ -5,7 +5,8 @@ import streamlit as st
 
 from dashboard import cached, catalogue, state
 from dashboard.components import leaderboard as lb
-from dashboard.components.feedback import guard, md_escape, show_error, show_warnings
+from dashboard.components.feedback import guard, show_error, show_warnings
+from dashboard.escape import md_escape, md_format
 from dashboard.components.palette import run_colors
 from dashboard.constants import ALPHAS, CORRECTIONS, DEFAULT_MEASURES, MORE_MEASURES, NO_BASELINE, TESTS
 
@@ -36,7 +37,7 @@ if not chosen or not measures:
 
 run_ids = [ids[n] for n in chosen]
 with guard("evaluate the runs"):
-    with st.spinner(f"Evaluating {len(chosen)} runs ({', '.join(measures)})..."):
+    with st.spinner(md_format("Evaluating {} runs ({})...", len(chosen), ", ".join(measures))):
         result, comparison = cached.compared(coll["id"], run_ids, measures, baseline=baseline or chosen[0],
                                              test=test, correction=correction, alpha=float(alpha), ver=ver)
         judged = cached.judged_at_10(result)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dashboard.components.feedback import md_escape
+from dashboard.escape import md_escape, md_format
 from dashboard.components.table import table as show_table
 
 CUTOFF = {"none": "no", "optional": "optional", "required": "required"}
