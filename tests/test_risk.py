@@ -97,3 +97,31 @@ def test_every_statistic_is_documented_and_exists(entry):
     assert callable(getattr(importlib.import_module(module), function))
     assert entry.formula.strip() and entry.reference.strip() and "\n" not in entry.description
     assert entry.kind in ("rank resolution", "all-pairs test", "risk")
+
+
+def _pq():
+    import pandas as pd
+    rows = []
+    for t, (r, b, o) in enumerate(zip(RUN, BASE, [0.2, 0.2, 0.2, 0.2])):
+        rows += [("run", f"q{t}", "AP", r), ("base", f"q{t}", "AP", b), ("other", f"q{t}", "AP", o)]
+    return pd.DataFrame(rows, columns=["run", "qid", "measure", "value"])
+
+
+def test_risk_table_uses_the_worked_example_and_every_baseline():
+    from core.riskeval import risk_table
+    table = risk_table(_pq(), baselines=["base", "other"], measures=["AP"], alpha=1)
+    row = table[(table["baseline"] == "base") & (table["run"] == "run")].iloc[0]
+    assert row["urisk"] == pytest.approx(-0.025) and row["trisk"] == pytest.approx(-0.151330, abs=1e-6)
+    assert len(table) == 4 and set(table["baseline"]) == {"base", "other"}     # 2 runs against each of 2
+    X = np.column_stack([RUN, BASE, np.full(4, 0.2)])
+    assert row["georisk"] == pytest.approx(risk.georisk(X, 1)[0])
+
+
+def test_contributions_frame_sums_to_trisk_and_skips_unpaired_topics():
+    from core.riskeval import contributions
+    pq = _pq()
+    pq = pq[~((pq["run"] == "run") & (pq["qid"] == "q0"))]
+    c = contributions(pq, run="run", baseline="base", measure="AP", alpha=1)
+    assert list(c["qid"]) == ["q3", "q1", "q2"]
+    _, t = risk.urisk_trisk((RUN - BASE)[1:, None], np.ones((3, 1), bool), alpha=1)
+    assert c["contribution"].sum() == pytest.approx(t[0])
