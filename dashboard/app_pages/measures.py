@@ -4,7 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.components.feedback import guard
-from dashboard.components.measures import matches, render_registry
+from dashboard.components.measures import matches, render_registry, render_statistics
 
 st.title("Measures")
 st.caption("Type any of these names (or their trec_eval names) into the Leaderboard's measure box. "
@@ -15,3 +15,8 @@ with guard("read the measure registry"):
     families = [f for f in REGISTRY if matches(f, text)]
     st.caption(f"{len(families)} of {len(REGISTRY)} measure families")
     render_registry(families, key="ms")
+    from core.statdocs import matching
+    st.subheader("Comparing many runs: rank resolution, all-pairs tests, risk")
+    entries = matching(text)
+    st.caption(f"{len(entries)} statistics; the Leaderboard and `python -m core compare` use them.")
+    render_statistics(entries, key="ms_stats")
