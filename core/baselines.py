@@ -17,6 +17,7 @@ import pandas as pd
 from core import stats
 from core.compare import ROW_FIELDS, Comparison, compare
 from core.errors import EvalError
+from core.multisys import MULTI_TESTS
 from core.resolution import RANK_FIELDS, Resolution, resolve
 from core.riskeval import risk_table
 
@@ -156,16 +157,20 @@ def report(per_query: pd.DataFrame, *, baselines, measures=None, test: str = "t"
         raise EvalError(f"Unknown risk measure {risk!r}. Choose urisk or trisk.")
     common = dict(measures=measures, test=test, alpha=alpha, missing=missing, all_qids=all_qids,
                   n_resamples=n_resamples, seed=seed, tie_tol=tie_tol)
-    comparisons = [compare(per_query, baseline=b, correction="none", **common) for b in baselines]
-    comparisons = corrected_together(comparisons, correction, alpha)
-    first = comparisons[0]
-    measures, runs = list(first.measures), list(first.runs)
-    order = [r for r in dict.fromkeys(str(x) for x in pd.unique(per_query["run"].astype(str)))]
+    first = compare(per_query, baseline=baselines[0], correction="none", **common)
+    measures, order = list(first.measures), [str(x) for x in pd.unique(per_query["run"].astype(str))]
     resolutions = None
-    if ranks:
+    if ranks or test in MULTI_TESTS:    # a multi-system test's matrix is computed once, for every baseline
         resolutions = resolve(per_query, measures=measures, runs=order, test=test, correction=correction,
                               alpha=alpha, missing=missing, all_qids=all_qids, n_resamples=n_resamples,
                               seed=seed, tie_tol=tie_tol)
+    if test in MULTI_TESTS:
+        first = compare(per_query, baseline=baselines[0], correction="none", pairs=resolutions, **common)
+    comparisons = [first] + [compare(per_query, baseline=b, correction="none", pairs=resolutions, **common)
+                             for b in baselines[1:]]
+    comparisons = corrected_together(comparisons, correction, alpha)
+    runs = list(first.runs)
+    resolutions = resolutions if ranks else None
     table = None
     if risk is not None:
         table = risk_table(per_query, baselines=baselines, measures=measures, runs=runs, alpha=alpha_risk,

@@ -26,6 +26,8 @@ References
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from scipy import interpolate
 from scipy.stats import studentized_range
@@ -37,6 +39,12 @@ MULTI_TESTS = ("tukey", "randomization-all")
 ALL_TESTS = stats.TESTS + MULTI_TESTS
 _GRID_PAIRS = 64        # above this many distinct statistics, studentized_range is read off a grid
 _SCIPY_ASYMPTOTIC_DF = 100_000   # scipy uses the df = inf formula above this (fast)
+
+
+class PairMatrix(NamedTuple):
+    """An all-pairs matrix with the runs its rows and columns follow."""
+    runs: tuple
+    p: np.ndarray
 
 
 def _pairs(k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -233,5 +241,5 @@ def stats_name(test: str) -> str:
             "randomization": "Fisher randomisation test", "bootstrap": "paired bootstrap test"}.get(test, test)
 
 
-__all__ = ["MULTI_TESTS", "ALL_TESTS", "two_way_anova", "studentized_range_sf", "tukey_hsd", "permuted_ranges",
+__all__ = ["PairMatrix", "MULTI_TESTS", "ALL_TESTS", "two_way_anova", "studentized_range_sf", "tukey_hsd", "permuted_ranges",
            "randomization_all", "pairwise", "all_pairs", "adjusted_label"]

@@ -56,3 +56,22 @@ def test_ranks_and_risk_keys():
     assert got["trisk"] == pytest.approx(row["trisk"]) and got["urisk"] == pytest.approx(row["urisk"])
     header = rep.to_text().splitlines()[0].split()
     assert header.index("trisk") < header.index("urisk")      # --risk trisk shows TRisk first
+
+
+@pytest.mark.parametrize("test", ["tukey", "randomization-all"])
+def test_multi_system_test_p_values_are_the_all_pairs_cells(test):
+    from core import multisys
+    from tests.test_multisys import _tukey_oracle
+    pq = _per_query(20, 4, 3)
+    pq = pq[~((pq["run"] == "r2") & (pq["qid"] == "q05"))]              # r2 lacks a topic: 19 shared
+    c = compare(pq, baseline="r1", test=test, measures=["AP"], n_resamples=500)
+    wide = pq[pq["measure"] == "AP"].pivot(index="qid", columns="run", values="value").dropna()
+    X = wide[["r0", "r1", "r2", "r3"]].to_numpy()                       # the table's run order
+    expected = _tukey_oracle(X)[0] if test == "tukey" else multisys.randomization_all(X, 500, 0)
+    assert [c.row(r, "AP").p_value for r in ("r0", "r2", "r3")] == pytest.approx(list(expected[1, [0, 2, 3]]),
+                                                                               rel=1e-8)
+    assert c.row("r0", "AP").p_corrected == c.row("r0", "AP").p_value      # no further correction by default
+    rep = report(pq, baselines=["r1", "r3"], measures=["AP"], test=test, n_resamples=500)
+    assert rep.comparisons[0].row("r2", "AP").p_value == pytest.approx(expected[1, 2], rel=1e-8)
+    assert rep.comparisons[1].row("r0", "AP").p_value == pytest.approx(expected[3, 0], rel=1e-8)
+    assert "over every pair" in c.legend()
