@@ -122,7 +122,7 @@ def compare(per_query: pd.DataFrame, *, baseline: str, measures=None, test: str 
     resampled = _resampled(aligned, test, n_resamples, seed)
     measured = {m: _measure_stats(aligned[m], resampled[m], test, tie_tol) for m in measure_list}
     if test in multisys.MULTI_TESTS:
-        seen = [str(r) for r in pd.unique(per_query["run"])]
+        seen = sorted(runs)
         measured = {m: replace(s, p=_all_pairs_p(aligned[m], runs, seen, test, n_resamples, seed, (pairs or {}).get(m)))
                     for m, s in measured.items()}
     flat = [(m, j) for j in range(1, len(runs)) for m in measure_list]
@@ -141,8 +141,9 @@ def compare(per_query: pd.DataFrame, *, baseline: str, measures=None, test: str 
 def _all_pairs_p(a: "Aligned", runs: list[str], seen: list[str], test: str, n_resamples: int, seed: int,
                  given) -> np.ndarray:
     """Baseline-vs-run adjusted p-values of a multi-system test on the topics every run has. The
-    matrix is computed with the runs in table order (`seen`), so a resampling test draws the same
-    whichever run is the baseline, and equals core.resolution's matrix."""
+    matrix is computed with the runs sorted by name (`seen`), so a resampling test draws the same
+    whichever run is the baseline and in whatever order the table lists the runs, and equals
+    core.resolution's matrix."""
     rows = a.present.all(axis=1)
     if given is None or given.n_topics != int(rows.sum()) or not set(runs) <= set(given.runs):
         X = a.values[rows][:, [runs.index(r) for r in seen]]

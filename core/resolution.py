@@ -86,10 +86,10 @@ def resolve_matrix(X, runs, measure: str, *, test: str = "t", correction: str = 
     X = np.asarray(X, dtype=float)
     rank, low, high = ranks.rank_intervals(X, n_resamples, seed)
     means = X.mean(axis=0) if len(X) else np.full(X.shape[1], np.nan)
-    if len(X) >= 2:
-        p = multisys.all_pairs(X, test, correction, alpha, n_resamples, seed, tie_tol)
-    else:
-        p = np.full((X.shape[1], X.shape[1]), np.nan)
+    p = np.full((X.shape[1], X.shape[1]), np.nan)
+    if len(X) >= 2:     # columns sorted by run name: a permutation test draws the same in any run order
+        canon = np.argsort(np.asarray(runs, dtype=object), kind="stable")
+        p[np.ix_(canon, canon)] = multisys.all_pairs(X[:, canon], test, correction, alpha, n_resamples, seed, tie_tol)
     letters = ranks.compact_letters(np.nan_to_num(means, nan=-np.inf), p, alpha)
     ints = lambda a: tuple(int(v) for v in a)   # noqa: E731
     return Resolution(measure=measure, runs=tuple(runs), means=tuple(float(m) for m in means), rank=ints(rank),

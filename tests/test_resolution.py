@@ -55,3 +55,12 @@ def test_unknown_test_is_named():
     pq, _ = _per_query()
     with pytest.raises(EvalError, match="Unknown test 'tukee'. Choose one of: t, wilcoxon"):
         resolve(pq, measures=["AP"], test="tukee")
+
+
+def test_permutation_matrix_does_not_depend_on_the_run_order():
+    pq, _ = _per_query(20, 4, 7)
+    a = resolve(pq, measures=["AP"], test="randomization-all", n_resamples=300)["AP"]
+    b = resolve(pq, measures=["AP"], runs=["run3", "run1", "run0", "run2"], test="randomization-all",
+                n_resamples=300)["AP"]
+    assert b.p_frame().loc[list(a.runs), list(a.runs)].equals(a.p_frame())
+    assert [b.of(r) for r in a.runs] == [a.of(r) for r in a.runs]
