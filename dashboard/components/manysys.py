@@ -8,6 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from core import multisys
 from dashboard.components.charts import chart_text, show, style
 from dashboard.components.palette import NEGATIVE, NEUTRAL, POSITIVE
 from dashboard.components.table import table as show_table
@@ -27,7 +28,7 @@ def heatmap_figure(resolution) -> go.Figure:
     fig = go.Figure(go.Heatmap(
         z=P, x=shown, y=shown, zmin=0, zmax=1, xgap=1, ygap=1,
         colorscale=[[0, SIGNIFICANT], [a, CLOSE], [a, APART], [1, "#ffffff"]],
-        colorbar=dict(title="adj. p", tickvals=[0, a, 1], ticktext=["0", f"α={a:g}", "1"]),
+        colorbar=dict(title="adj. p", tickvals=[a, 0.5, 1], ticktext=[f"α={a:g}", "0.5", "1"]),
         text=text, texttemplate="%{text}" if len(names) <= ANNOTATE_UP_TO else None,
         hovertemplate="%{y} vs %{x}<br>adjusted p = %{z:.4f}<extra></extra>"))
     ticks = [chart_text(n, 18) for n in names]
@@ -45,7 +46,8 @@ def render_heatmap(resolution, *, key: str) -> None:
         return
     show(heatmap_figure(resolution), key=key, filename=f"pairs_{resolution.measure}")
     st.caption(f"Blue: significantly different at α = {resolution.alpha:g} "
-               f"({resolution.legend().split(': ', 2)[-1]}). Ordered by rank.")
+               f"({multisys.adjusted_label(resolution.test, resolution.correction)}). Runs ordered by rank; "
+               "hover a cell for its p-value.")
     st.download_button("Download p-values (CSV)", resolution.p_frame().to_csv(float_format="%.6g"),
                        file_name=f"pvalues_{resolution.measure}.csv".replace("/", "_"), mime="text/csv",
                        key=f"{key}_csv", icon=":material/download:", on_click="ignore")
