@@ -66,3 +66,18 @@ def render_registry(families, *, key: str, source_of=lambda f: ()) -> None:
                                             "Choices": ", ".join(map(repr, p.choices)), "Help": p.help}
                                            for p in f.params]), hide_index=True, key=f"{key}_{f.name}_params")
             st.caption(f"Source: {', '.join(source_of(f))} · Reference: {f.reference}" + (f" · aggregated as {f.agg} over topics" if f.agg != "mean" else ""))
+
+
+def render_statistics(entries, *, key: str) -> None:
+    """Rank resolution, all-pairs tests and risk (core.statdocs): formula, option, reference."""
+    show_table(pd.DataFrame([{"Statistic": s.name, "Kind": s.kind, "Description": s.description,
+                              "Command line": s.option} for s in entries]),
+               key=f"{key}_table", hide_index=True, width="stretch",
+               column_config={"Description": st.column_config.TextColumn(width="large"),
+                              "Statistic": st.column_config.TextColumn(width="medium", pinned=True)})
+    for s in entries:
+        with st.expander(md_escape(f"{s.name} — {s.description}")):
+            st.latex(s.formula)
+            if s.option:
+                st.code(f"python -m core compare ... {s.option}", language=None)
+            st.caption(f"Reference: {md_escape(s.reference)} · computed by `{s.function}`")
