@@ -18,6 +18,7 @@ COMMANDS = {
     "evaluate": ("core.cli_evaluate", "Evaluate runs against qrels, like trec_eval."),
     "compare": ("core.cli_compare", "Compare runs against a baseline with significance tests."),
     "agreement": ("core.cli_agreement", "Inter-assessor agreement between qrels files."),
+    "convert": ("core.cli_convert", "Check run files and write them as Parquet (fast input for --engine dask)."),
 }
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from core.cluster import add_engine_arguments, dask_kwargs, use_dask
 from core.errors import EvalError
 
 FORMATS = ("text", "csv", "json", "latex")
@@ -38,6 +39,7 @@ def add_arguments(parser) -> None:
                         help="permutations / bootstrap resamples (default: 10000)")
     parser.add_argument("--seed", type=int, default=0, help="random seed for resampling (default: 0)")
     parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
+    add_engine_arguments(parser)
 
 
 def _table(parsed, columns=("qid", "docno", "score")) -> pd.DataFrame:
@@ -81,12 +83,23 @@ def evaluate_for_compare(qrels_path, run_paths, measures, options):
     return result.per_query, names, sorted(qrels_df["qid"].astype(str).unique()), warnings
 
 
+def evaluate_on_dask(qrels_path, run_paths, measures, options, args):
+    """evaluate_for_compare's answer from a Dask cluster (core.distributed), runs named as compare names them."""
+    from core.distributed import run_distributed
+    result, names, topics = run_distributed(qrels_path, run_paths, measures, options, name_runs=name_runs,
+                                            **dask_kwargs(args))
+    return result.per_query, names, topics, result.warnings
+
+
 def run(args) -> int:
     from core.compare import compare
     from core.evaluate import EvalOptions
     measures = args.measures or DEFAULT_MEASURES
     options = EvalOptions(rel_level=args.rel_level, complete=args.complete)
-    per_query, names, qrels_topics, warnings = evaluate_for_compare(args.qrels, args.runs, measures, options)
+    if use_dask(args):
+        per_query, names, qrels_topics, warnings = evaluate_on_dask(args.qrels, args.runs, measures, options, args)
+    else:
+        per_query, names, qrels_topics, warnings = evaluate_for_compare(args.qrels, args.runs, measures, options)
     baseline = _baseline(args.baseline, names, [str(p) for p in args.runs])
     comparison = compare(per_query, baseline=baseline, measures=measures, test=args.test,
                          correction=args.correction, alpha=args.alpha,

@@ -78,8 +78,34 @@ def wait(client, futures, progress=None) -> None:
 
 
 def stderr_progress(done: int, total: int) -> None:
-    """"dask: N of M tasks done" on stderr, rewritten in place on a terminal; one line at the end otherwise."""
+    """"dask: N of M tasks done" on stderr: rewritten in place on a terminal, else a line per tenth of the tasks."""
     if sys.stderr.isatty():
         print(f"\rdask: {done} of {total} tasks done", end="\n" if done == total else "", file=sys.stderr, flush=True)
-    elif done == total:
+    elif done == total or (done and done * 10 // total != (done - 1) * 10 // total):
         print(f"dask: {done} of {total} tasks done", file=sys.stderr, flush=True)
+
+
+def add_engine_arguments(p) -> None:
+    """--engine, --scheduler, --workers, --split and --bucket-topics, shared by `evaluate` and `compare`."""
+    p.add_argument("--engine", choices=("local", "dask"), default="local",
+                   help="local: this process (default); dask: a Dask cluster (pip install -r requirements-dist.txt)")
+    p.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                   help="Dask scheduler address (tcp://host:8786) or scheduler file (*.json); implies --engine dask. "
+                        "Without it, --engine dask starts a local cluster of one worker per core")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="workers of the local cluster (default: one per core)")
+    p.add_argument("--split", choices=("run", "topic"), default="run",
+                   help="dask: one task per run file (default), or tasks of --bucket-topics topics across the runs "
+                        "(for a run too large for one worker)")
+    p.add_argument("--bucket-topics", type=int, default=300, metavar="N",
+                   help="dask --split topic: qrels topics per task (default 300)")
+
+
+def use_dask(args) -> bool:
+    return args.engine == "dask" or bool(args.scheduler)
+
+
+def dask_kwargs(args) -> dict:
+    """evaluate_distributed's keyword arguments from the parsed engine options."""
+    return {"scheduler": args.scheduler, "workers": args.workers, "split": args.split,
+            "per_bucket": args.bucket_topics, "progress": stderr_progress}

@@ -48,6 +48,14 @@ def evaluate_distributed(qrels, runs, measures, options: EvalOptions = EvalOptio
     """`evaluate_files` on a Dask cluster: `scheduler` is an address, a scheduler file, a distributed.Client, or
     None for a local cluster of `workers` processes (default one per core). `progress(done, total)` hears of
     finished tasks. `name_runs(tags, paths)` names the runs (default: as evaluate_files does)."""
+    return run_distributed(qrels, runs, measures, options, scheduler=scheduler, split=split, per_bucket=per_bucket,
+                           workers=workers, progress=progress, name_runs=name_runs)[0]
+
+
+def run_distributed(qrels, runs, measures, options: EvalOptions = EvalOptions(), *, scheduler=None,
+                    split: str = "run", per_bucket: int = PER_BUCKET, workers: int | None = None,
+                    progress=None, name_runs=file_names) -> tuple[EvalResult, list[str], list[str]]:
+    """evaluate_distributed's (result, every run's name in order, the sorted qrels topics)."""
     from core.cluster import client_for, wait
     from core.formats import read_qrels
 
@@ -72,9 +80,10 @@ def evaluate_distributed(qrels, runs, measures, options: EvalOptions = EvalOptio
         else:
             tags, warns, tables = _by_topic(client, paths, topics, per_bucket, shared, names, options, progress)
     keys = [str(i) for i in range(len(paths))]
-    result = assemble(tables, keys, name_runs(tags, paths), topics, levels, ms, options)
+    run_names = name_runs(tags, paths)
+    result = assemble(tables, keys, run_names, topics, levels, ms, options)
     result.warnings = list(parsed.warnings) + [w for ws in warns for w in ws] + result.warnings
-    return result
+    return result, run_names, topics
 
 
 def _task(name: str):
