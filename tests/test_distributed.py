@@ -158,7 +158,7 @@ def test_unreachable_scheduler_is_a_clear_error(capsys, monkeypatch):
 def test_without_dask_core_imports_and_the_engine_says_how_to_install(tmp_path):
     """dask and distributed hidden: core (and the CLI) import, and --engine dask explains what is missing."""
     code = ("import sys; sys.modules['dask'] = None; sys.modules['distributed'] = None\n"
-            "import core.distributed, core.kernel, core.cli_evaluate, core.cli_compare, core.results\n"
+            "import core.distributed, core.kernel, core.cli.evaluate, core.cli.compare, core.results\n"
             f"sys.exit(core.cli.main(['evaluate', {str(QRELS)!r}, {str(SAMPLE[0])!r}, '--engine', 'dask']))")
     done = subprocess.run([sys.executable, "-c", "import core.cli\n" + code], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 2, done.stderr
