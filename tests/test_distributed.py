@@ -201,3 +201,22 @@ def test_segcum_floats_equals_a_cumsum_per_group_and_ignores_other_groups():
     assert np.array_equal(segcum_floats(x, starts), plain)
     tail = slice(bounds[150], None)                       # the same groups without the first 150
     assert np.array_equal(segcum_floats(x[tail], starts[tail] - bounds[150]), plain[tail])
+
+
+def test_dashboard_hands_stored_runs_to_the_cluster(dask_client, tmp_path, monkeypatch):
+    """RANKBOARD_DASK_SCHEDULER: the leaderboard's evaluate_stored computes on the cluster, with the same values."""
+    from core.results import evaluate_stored
+    from tests.fixtures_store import SAMPLE_COLLECTION, sample_store
+
+    ms = ["AP", "nDCG@10", "ndcg_rel", "relstring@5"]
+    with sample_store(tmp_path) as store:
+        runs = store.runs(SAMPLE_COLLECTION)["run_id"].tolist()
+        local = evaluate_stored(store, SAMPLE_COLLECTION, runs, ms, options=EvalOptions(max_depth=30))
+    calls = []
+    monkeypatch.setenv("RANKBOARD_DASK_SCHEDULER", dask_client.scheduler.address)
+    monkeypatch.setattr("core.cluster.wait", lambda client, futures, progress=None: calls.append(len(futures)))
+    (tmp_path / "again").mkdir()
+    with sample_store(tmp_path / "again") as store:
+        remote = evaluate_stored(store, SAMPLE_COLLECTION, runs, ms, options=EvalOptions(max_depth=30))
+    assert calls == [len(runs)]                          # one task per run, on the cluster
+    same(local, remote)
