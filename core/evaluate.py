@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from importlib import resources
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,7 +21,6 @@ from core.measures import EvalOptions, Measure, parse_measures
 from core.measures.context import Data
 from core.sqltext import ident
 
-SQL_DIR = Path(__file__).resolve().parent / "sql"
 MIN_GEO_MEAN = 1e-5
 NO_DEPTH = 2 ** 62
 CANONICAL_RANK = "row_number() OVER (PARTITION BY {partition} ORDER BY score DESC, docno DESC)"
@@ -54,7 +54,8 @@ class EvalResult:
 
 
 def sql(name: str, **identifiers) -> str:
-    text = (SQL_DIR / f"{name}.sql").read_text()
+    # importlib.resources, not Path(__file__): core also works from a zip or a wheel (e.g. shipped to Dask workers)
+    text = resources.files("core").joinpath("sql", f"{name}.sql").read_text()
     return text.format(**identifiers)
 
 
