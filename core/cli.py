@@ -18,6 +18,7 @@ COMMANDS = {
     "evaluate": ("core.cli_evaluate", "Evaluate runs against qrels, like trec_eval."),
     "compare": ("core.cli_compare", "Compare runs against a baseline with significance tests."),
     "agreement": ("core.cli_agreement", "Inter-assessor agreement between qrels files."),
+    "judges": ("core.cli_judges", "Many judges (human or LLM qrels) against a reference: agreement, ranking, shifts."),
 }
 
 

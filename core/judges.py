@@ -24,8 +24,6 @@ Definitions (the tests check each one against an independent oracle):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
-
 import duckdb
 import numpy as np
 import pandas as pd
@@ -221,32 +219,3 @@ def judges_frames(reference, judges: dict, runs: dict, *, measure: str = DEFAULT
         return compute(con, "jq", st, reference_name, list(judges), m.name, rel_level, **kw)
     finally:
         con.close()
-
-
-def judges_files(reference_path, judge_paths, run_paths, *, measure: str = DEFAULT_MEASURE, rel_level: int = 1,
-                 **kw) -> tuple[JudgeReport, list[str]]:
-    """The CLI path: (report, warnings). Judges are named by file name; runs by tag (else file name), as
-    `evaluate` and `compare` name them."""
-    from core.formats import read_qrels, read_run
-
-    _check(judge_paths, run_paths)
-    ref = read_qrels(reference_path, filename=Path(reference_path).name)
-    warnings = list(ref.warnings)
-    judges = {}
-    for p in judge_paths:
-        parsed = read_qrels(p, filename=Path(p).name)
-        warnings += parsed.warnings
-        name, k = Path(p).name, 2
-        while name in judges:
-            name, k = f"{Path(p).name}#{k}", k + 1
-        judges[name] = parsed.table
-    runs = {}
-    for p in run_paths:
-        parsed = read_run(p, filename=Path(p).name)
-        warnings += parsed.warnings
-        name = parsed.tag or Path(p).name
-        if name in runs:
-            name = f"{name} ({Path(p).name})"
-        runs[name] = parsed.table
-    return judges_frames(ref.table, judges, runs, measure=measure, rel_level=rel_level,
-                         reference_name=Path(reference_path).name, **kw), warnings
