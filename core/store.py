@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_PATH = ROOT / "data" / "rankboard.duckdb"
 SAMPLE_MANIFEST = ROOT / "data" / "sample.json"
+SAMPLE_MANIFESTS = (SAMPLE_MANIFEST, ROOT / "data" / "sample_llmjudge.json")   # a fresh store loads each that exists
 SCHEMA_VERSION = 3
 
 # Schema 2: what stored evaluation reads, kept up to date by every write that changes it (core/ingest.py).
@@ -126,8 +127,10 @@ class Store:
                                  "is using it, stop that process or pass a different --store PATH.") from None
         store = cls(con, path)
         fresh = store._migrate()
-        if fresh and load_sample and SAMPLE_MANIFEST.exists():
-            store.load_sample()
+        if fresh and load_sample:
+            for manifest in SAMPLE_MANIFESTS:
+                if manifest.exists():
+                    store.load_sample(manifest)
         return store
 
     def _migrate(self) -> bool:
