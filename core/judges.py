@@ -120,7 +120,7 @@ def compute(con, qrels_table: str, st: judges_scores.Stage1, reference: str, jud
 def _shifts(sc, judges, runs, correction, alpha, n_resamples, seed) -> pd.DataFrame:
     J, R = len(judges), len(runs)
     diff = sc.values[1:J + 1] - sc.values[:1]                         # judge x run x topic
-    D = diff.reshape(J * R, -1).T                                     # topics x (judge, run)
+    D = diff.reshape(J * R, diff.shape[-1]).T                         # topics x (judge, run)
     mask = np.isfinite(D)
     D, mask = D[mask.any(axis=1)], mask[mask.any(axis=1)]            # the topics some pair evaluates
     low, high, p = bootstrap_ci_and_test(np.where(mask, D, 0.0), mask, np.where(mask, D, 0.0), mask,

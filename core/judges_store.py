@@ -38,7 +38,8 @@ def labels_of(sets) -> dict[int, str]:
 
 def judges_stored(store, collection, reference_id: int, judge_ids, run_ids=None, *, measure: str = DEFAULT_MEASURE,
                   rel_level: int = 1, **kw) -> JudgeReport:
-    """The JudgeReport of qrels sets `judge_ids` against `reference_id` over runs `run_ids` (all when None)."""
+    """The JudgeReport of qrels sets `judge_ids` against `reference_id` over runs `run_ids` (all when None).
+    With no judge, only the reference's scores and bounds are filled in (the Leaderboard's bounds)."""
     m = parse_measure(measure)
     depth = int(m.cutoff) if m.cutoff is not None and m.family.agg == "mean" else 2 ** 31 - 1
     sets = store.qrels_sets(collection)
@@ -47,8 +48,6 @@ def judges_stored(store, collection, reference_id: int, judge_ids, run_ids=None,
     unknown = sorted({int(reference_id), *judge_ids} - set(names))
     if unknown:
         raise EvalError(f"Qrels set(s) {unknown} are not in this collection. Pick from {sorted(names)}.")
-    if not judge_ids:
-        raise EvalError("Pick at least one judge's qrels set other than the reference.")
     runs = store.runs(collection)
     if run_ids is not None:
         runs = runs[runs["run_id"].isin([int(r) for r in run_ids])]

@@ -77,3 +77,17 @@ def test_judges_page_empty_state_offers_the_sample(tmp_path, monkeypatch):
     assert_clean(at)
     assert at.selectbox(key="sidebar_collection").value == "dl23-llmjudge"
     assert len(frame(at, "jd_table")) == 6
+
+
+def test_leaderboard_shows_bounds_as_an_option(app):
+    at = open_page(app, "leaderboard", measures=["P@10", "AP"])
+    assert_clean(at)
+    assert at.toggle(key="lb_bounds").value is False
+    at.toggle(key="lb_bounds").set_value(True).run()
+    assert_clean(at)
+    bounds = frame(at, "lb_bounds_view")
+    assert len(bounds) == 5 and {"P@10", "Unjudged relevant", "Filled by simulated-B", "Could swap with"} <= set(bounds)
+    assert (bounds["Unjudged relevant"] >= bounds["P@10"]).all()      # P@k: counting holes relevant never lowers it
+    at.selectbox(key="lb_bounds_view_measure").set_value("AP").run()
+    assert_clean(at)
+    assert "AP" in frame(at, "lb_bounds_view").columns
