@@ -55,11 +55,11 @@ level = state.select_one("Relevant at grade ≥", ["1", "2", "3"], key="jd_level
 correction = state.select_one("Correction", list(CORRECTIONS), key="jd_correction", param="correction",
                               default="holm", format_func=CORRECTIONS.get, where=row[3])
 others = [n for n in by_name if n != reference]
-with st.expander(f"Judges ({len(others)}) and upload more"):
-    chosen = state.select_many("Judges", list(by_name), key="jd_judges", param="judges", default=list(by_name),
-                               help="Every qrels set picked here except the reference is a judge")
+with st.expander("Judges: leave some out, or upload more", expanded=bool(st.session_state.get("jd_upload_results"))):
+    left_out = state.select_many("Leave out", others, key="jd_leave_out", param="leave_out",
+                                 help="Every qrels set but the reference is a judge, unless left out here")
     _upload(st.container())
-chosen = [j for j in chosen if j != reference] or others
+chosen = [j for j in others if j not in left_out] or others
 run_ids = tuple(int(r) for r in runs["run_id"])
 
 with guard("compare the judges"), st.spinner(f"Scoring {len(runs)} runs under {len(chosen) + 1} qrels sets..."):
