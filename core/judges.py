@@ -32,7 +32,7 @@ import pyarrow as pa
 from core import judges_labels, judges_scores
 from core.errors import EvalError
 from core.measures import EvalOptions, parse_measure
-from core.rankcorr import kendall_tau, tau_ap
+from core.judges_rank import ranking_table
 from core.stats import bootstrap_ci_and_test, correct
 
 DEFAULT_MEASURE = "nDCG@10"
@@ -133,27 +133,19 @@ def _shifts(sc, judges, runs, correction, alpha, n_resamples, seed) -> pd.DataFr
                          "n_topics": mask.sum(axis=0)})
 
 
-def _ranks(s: pd.Series) -> pd.Series:
-    return s.rank(ascending=False, method="min")
-
-
 def _judge_table(judges, labels: pd.DataFrame, ref: pd.Series, scores: pd.DataFrame, shifts) -> pd.DataFrame:
-    rows = []
-    for name in judges:                                               # one correlation per judge
-        both = pd.DataFrame({"a": ref, "b": scores[name]}).dropna()
-        ok = len(both) >= 2
-        change = (_ranks(both["a"]) - _ranks(both["b"])).abs() if ok else pd.Series(dtype=float)
-        sh = shifts[shifts["judge"] == name]
-        worst = sh["shift"].abs().idxmax() if sh["shift"].notna().any() else None
-        rows.append({"kendall_tau": kendall_tau(both["a"], both["b"]) if ok else np.nan,
-                     "tau_ap": tau_ap(both["a"], both["b"]) if ok else np.nan,
-                     "largest_rank_change": int(change.max()) if len(change) else 0,
-                     "largest_rank_change_run": str(change.idxmax()) if len(change) and change.max() > 0 else None,
-                     "largest_shift": float(sh["shift"][worst]) if worst is not None else np.nan,
-                     "largest_shift_run": str(sh["run"][worst]) if worst is not None else None,
-                     "n_significant": int(sh["significant"].sum())})
-    out = pd.concat([pd.DataFrame({"judge": list(judges)}), labels.reset_index(drop=True), pd.DataFrame(rows)], axis=1)
-    return out
+    """Per judge: the label agreement, the ranking stability (core.judges_rank, all judges at once) and the
+    largest shift."""
+    ranking = ranking_table(ref.to_numpy(np.float64), scores.T.to_numpy(np.float64), list(ref.index))
+    J, R = len(judges), len(ref)
+    shift = shifts["shift"].to_numpy(np.float64).reshape(J, R)
+    has = np.isfinite(shift).any(axis=1) if R else np.zeros(J, bool)
+    worst = np.nanargmax(np.where(np.isfinite(shift), np.abs(shift), -1.0), axis=1) if R else np.zeros(J, int)
+    runs = np.asarray(ref.index, dtype=object)
+    extra = pd.DataFrame({"largest_shift": np.where(has, shift[np.arange(J), worst], np.nan) if J else [],
+                          "largest_shift_run": [runs[w] if h else None for w, h in zip(worst, has)],
+                          "n_significant": shifts["significant"].to_numpy(bool).reshape(J, R).sum(axis=1)})
+    return pd.concat([pd.DataFrame({"judge": list(judges)}), labels.reset_index(drop=True), ranking, extra], axis=1)
 
 
 def flips(bounds: pd.DataFrame, ref: pd.Series) -> pd.DataFrame:

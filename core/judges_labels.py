@@ -61,7 +61,9 @@ def labels(con, qrels_table: str, n_judges: int, rel_level: int = 1) -> Labels:
     s = np.asarray(pairs["s"], np.int64) - 1
     a, b = np.asarray(pairs["a"], np.int64), np.asarray(pairs["b"], np.int64)
     grades = np.union1d(a, b) if len(a) else np.array([0, 1])
-    topics, t = np.unique(np.asarray(pairs["qid"], dtype=object), return_inverse=True)
+    codes, found = pd.factorize(np.asarray(pairs["qid"], dtype=object))   # hashing, not a string sort of every pair
+    order = np.argsort(np.asarray(found, dtype=str), kind="stable")
+    topics, t = np.asarray(found, dtype=object)[order], np.argsort(order)[codes] if len(codes) else codes
     k, nt = len(grades), len(topics)
     cell = ((s * nt + t) * k + np.searchsorted(grades, a)) * k + np.searchsorted(grades, b)
     counts = np.bincount(cell, minlength=n_judges * nt * k * k).reshape(n_judges, nt, k, k)

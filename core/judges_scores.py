@@ -66,8 +66,9 @@ def build_stage1(names, size_run, size_qid, size_n, qrels_qids, rows) -> Stage1:
     size_qid = np.asarray(size_qid, dtype=object)
     qids = np.unique(np.concatenate([size_qid, np.asarray(qrels_qids, dtype=object)]).astype(str)).astype(object)
     num_ret = np.zeros((len(names), len(qids)), np.int64)
-    num_ret[np.asarray(size_run, np.int64), np.searchsorted(qids, size_qid.astype(str))] = np.asarray(size_n)
-    topic = np.searchsorted(qids, np.asarray(rows["qid"], dtype=object).astype(str))
+    axis = pd.Index(qids)                        # a hash lookup per row, not a string search
+    num_ret[np.asarray(size_run, np.int64), axis.get_indexer(size_qid.astype(str))] = np.asarray(size_n)
+    topic = axis.get_indexer(np.asarray(rows["qid"], dtype=object))
     return Stage1(list(names), qids, num_ret, np.asarray(rows["s"], np.int64), np.asarray(rows["run"], np.int64),
                   topic.astype(np.int64), np.asarray(rows["rank"], np.int64), np.asarray(rows["rel"], np.int64))
 

@@ -265,3 +265,28 @@ def test_no_judge_or_no_run_is_a_clear_error(data):
         judges_frames(ref, {}, runs)
     with pytest.raises(EvalError, match="at least one run"):
         judges_frames(ref, judges, {})
+
+
+def test_vectorised_ranking_stability_equals_rankcorr_per_judge():
+    """core.judges_rank (all judges at once) against its plain equivalent, core.rankcorr one judge at a time,
+    with ties in either ordering, tied names, missing runs and too few runs."""
+    from core.judges_rank import ranking_table
+    from core.rankcorr import kendall_tau, tau_ap
+
+    rng = np.random.default_rng(5)
+    runs = [f"r{i:02d}" for i in range(12)]
+    for _ in range(30):
+        ref = rng.integers(0, 5, len(runs)).astype(float)
+        scores = rng.integers(0, 5, (6, len(runs))).astype(float)
+        scores[rng.random(scores.shape) < 0.1] = np.nan
+        scores[5, :2], scores[5, 2:] = (1.0, 3.0), np.nan                 # two runs left: still defined
+        got = ranking_table(ref, scores, runs)
+        for j in range(len(scores)):
+            a, b = pd.Series(ref, index=runs), pd.Series(scores[j], index=runs)
+            both = pd.DataFrame({"a": a, "b": b}).dropna()
+            assert got["kendall_tau"][j] == pytest.approx(kendall_tau(a, b), nan_ok=True)
+            assert got["tau_ap"][j] == pytest.approx(tau_ap(a, b))
+            change = (both["a"].rank(ascending=False, method="min") - both["b"].rank(ascending=False, method="min"))
+            assert got["largest_rank_change"][j] == int(change.abs().max())
+    one = ranking_table(np.array([1.0, 2.0]), np.array([[np.nan, 1.0]]), ["x", "y"])
+    assert np.isnan(one["kendall_tau"][0]) and np.isnan(one["tau_ap"][0])
