@@ -15,11 +15,11 @@ import streamlit as st  # noqa: E402
 
 st.set_page_config(layout="wide", page_title="Rankboard", page_icon=":material/leaderboard:")
 
-from dashboard import pages  # noqa: E402
+from dashboard import catalogue, pages, state  # noqa: E402
 from dashboard.components.sidebar import render_sidebar  # noqa: E402
 from dashboard.components.theme import apply_theme  # noqa: E402
 
 navigation = st.navigation(pages.all_pages())
 apply_theme()
-render_sidebar(key="sidebar")
+state.set_collection(render_sidebar(catalogue.collections(), key="sidebar"))
 navigation.run()

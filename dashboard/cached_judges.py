@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import state
+from dashboard import catalogue, store_resource
 
 SAMPLE = "dl23-llmjudge"      # the bundled collection that shows the Judges page at its best
 
@@ -13,7 +13,7 @@ SAMPLE = "dl23-llmjudge"      # the bundled collection that shows the Judges pag
 def report(_store, store_key: str, cid: int, reference: int, judges: tuple, run_ids: tuple, measure: str,
            rel_level: int, correction: str, alpha: float, version: str):
     from core.judges_store import judges_stored
-    with state.db_lock():   # reads only, but the store's one connection is shared by every session
+    with store_resource.db_lock():   # reads only, but the store's one connection is shared by every session
         return judges_stored(_store, cid, reference, list(judges), list(run_ids), measure=measure,
                              rel_level=rel_level, correction=correction, alpha=alpha)
 
@@ -29,7 +29,7 @@ def leaderboard_bounds(coll: dict, run_ids, measures, ver: str, *, key: str) -> 
     and (when the collection has other qrels sets) the score with the holes filled by one of them."""
     from dashboard.components.judges import render_bounds
 
-    store, sets = state.get_store(), state.qrels_sets(coll["id"])
+    store, sets = store_resource.get_store(), catalogue.qrels_sets(coll["id"])
     names = assessor_names(sets)
     default = next((n for n, q in names.items() if q in set(sets.loc[sets["is_default"], "qrels_id"])), None)
     if default is None:

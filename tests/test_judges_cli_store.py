@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 import pytrec_eval
 
-from core.cli_judges import read_inputs
+from core.cli.judges import read_inputs
 from core.judges import judges_frames
 from core.judges_store import judges_stored
 from tests.conftest import DATA, ROOT

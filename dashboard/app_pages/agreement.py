@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import cached, state
+from dashboard import cached, catalogue, state, store_resource
 from dashboard.components.agreement import (render_confusion, render_multi_summary, render_pair_summary,
                                             render_slopegraph, render_topic_kappa)
 from dashboard.components.feedback import empty_state, guard
@@ -12,8 +12,8 @@ from dashboard.constants import DEFAULT_MEASURES, MORE_MEASURES
 
 st.title("Judge agreement")
 coll = state.collection()
-store = state.get_store()
-sets = state.qrels_sets(coll["id"]) if coll else None
+store = store_resource.get_store()
+sets = catalogue.qrels_sets(coll["id"]) if coll else None
 if sets is None or len(sets) < 2:
     empty_state("Agreement needs two or more qrels sets in this collection, one per assessor. Upload another "
                 "qrels file with its assessor name first.", key="ag_empty",
@@ -58,7 +58,7 @@ with guard("compute agreement"), st.spinner("Comparing judgments..."):
         render_topic_kappa(pair, topics=cached.topics(store, skey, coll["id"], ver), key="ag_topics")
 
 st.subheader("Does it change the system ranking?")
-runs = state.runs(coll["id"])
+runs = catalogue.runs(coll["id"])
 if len(runs) < 2:
     empty_state("The slopegraph needs at least two runs in this collection.", key="ag_no_runs", upload_hint="runs")
 else:

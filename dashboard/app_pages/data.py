@@ -4,22 +4,22 @@ from __future__ import annotations
 import streamlit as st
 
 from core.errors import RankboardError
-from dashboard import state
+from dashboard import catalogue, state, store_resource
 from dashboard.components.feedback import md_escape, show_error
 from dashboard.components.runs_admin import (render_collections, render_counts, render_qrels_table,
                                              render_run_admin, render_run_table)
 from dashboard.components.upload import render_uploader
 
 st.title("Data")
-store = state.get_store()
+store = store_resource.get_store()
 
 
 def _create() -> None:
     name = st.session_state.get("data_new_collection", "").strip()
     try:
-        with state.db_lock():
+        with store_resource.db_lock():
             store.create_collection(name)
-        state.changed()
+        catalogue.changed()
         state.set_choice("sidebar_collection", "collection", name)
         st.session_state.pop("data_create_error", None)
         st.session_state["data_new_collection"] = ""
@@ -28,7 +28,7 @@ def _create() -> None:
 
 
 with st.expander("Collections: pick one in the sidebar, or create one here", expanded=state.collection() is None):
-    all_colls = state.collections()
+    all_colls = catalogue.collections()
     if not all_colls.empty:
         render_collections(all_colls, key="data_collections_table")
     left, right = st.columns([3, 1], vertical_alignment="bottom")
@@ -43,8 +43,8 @@ if coll is None:
     st.stop()
 
 cid = coll["id"]
-row = state.collections().set_index("collection_id").loc[cid]
-qrels_sets = state.qrels_sets(cid)
+row = catalogue.collections().set_index("collection_id").loc[cid]
+qrels_sets = catalogue.qrels_sets(cid)
 render_counts(row, qrels=qrels_sets, key="data_counts")
 
 
@@ -52,10 +52,10 @@ def _then_refresh(fn):
     """A store write under the store lock, then drop the cached run and qrels lists (even on failure)."""
     def call(*args, **kw):
         try:
-            with state.db_lock():
+            with store_resource.db_lock():
                 return fn(*args, **kw)
         finally:
-            state.changed()
+            catalogue.changed()
     return call
 
 
@@ -97,7 +97,7 @@ with tab_docs:
                     load=_locked(store.add_documents), help="docno<TAB>text lines, JSONL or TREC <DOC> files.")
 
 st.subheader("Runs")
-runs = state.runs(cid)
+runs = catalogue.runs(cid)
 if runs.empty:
     st.info("No runs yet: upload run files above (the Runs tab).")
 else:

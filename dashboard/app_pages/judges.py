@@ -3,24 +3,24 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import cached, cached_judges, state
+from dashboard import cached, cached_judges, catalogue, state, store_resource
 from dashboard.components import judges as view
 from dashboard.components.feedback import guard, md_escape
 from dashboard.components.upload import render_uploader
 from dashboard.constants import CORRECTIONS, DEFAULT_MEASURES, MORE_MEASURES
 
 st.title("Judges")
-store = state.get_store()
+store = store_resource.get_store()
 coll = state.collection()
 
 
 def _upload(where) -> None:
     def load(f):
-        with state.db_lock():
+        with store_resource.db_lock():
             try:
                 return store.add_qrels(coll["id"], f.getvalue(), filename=f.name)
             finally:
-                state.changed()
+                catalogue.changed()
     with where:
         render_uploader(key="jd_upload", label="Judge qrels files (pick many at once)", button="Load judges",
                         noun="qrels files", load=load,
@@ -30,9 +30,9 @@ def _upload(where) -> None:
 if coll is None:
     st.info("There is no collection yet. Create one on the Data page.", icon=":material/info:")
     st.stop()
-sets = state.qrels_sets(coll["id"])
-runs = state.runs(coll["id"])
-names = set(state.collections()["name"].astype(str))
+sets = catalogue.qrels_sets(coll["id"])
+runs = catalogue.runs(coll["id"])
+names = set(catalogue.collections()["name"].astype(str))
 if len(sets) < 2 or runs.empty:
     need = "two or more qrels sets (a reference and at least one judge)" if len(sets) < 2 else "at least one run"
     st.info(md_escape(f"Collection '{coll['name']}' needs {need} for this page."), icon=":material/info:")

@@ -3,15 +3,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import cached, cached_judges, state
+from dashboard import cached, cached_judges, catalogue, state
 from dashboard.components import leaderboard as lb
 from dashboard.components.feedback import guard, md_escape, show_error, show_warnings
 from dashboard.components.palette import run_colors
-from dashboard.components.runpicker import require_runs
 from dashboard.constants import ALPHAS, CORRECTIONS, DEFAULT_MEASURES, MORE_MEASURES, NO_BASELINE, TESTS
 
 st.title("Leaderboard")
-coll, ids = require_runs(key="lb_empty")
+coll, ids = catalogue.require_runs(key="lb_empty")
 names = list(ids)
 ver = cached.version(coll["id"])
 

@@ -1,20 +1,21 @@
 """Per-query: where does one run beat the baseline, and what do the two rankings look like?"""
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
-from dashboard import cached, state
+from dashboard import cached, catalogue, state, store_resource
 from dashboard.components import perquery as pq
 from dashboard.components.feedback import guard, md_escape
-from dashboard.components.notes import render_note
-from dashboard.components.runpicker import require_runs
+from dashboard.components.notes import Note, render_note
 from dashboard.constants import DEFAULT_MEASURES, MORE_MEASURES
 
 st.title("Per-query comparison")
-coll, ids = require_runs(key="pq_empty", minimum=2)
+coll, ids = catalogue.require_runs(key="pq_empty", minimum=2)
 names = list(ids)
 ver = cached.version(coll["id"])
-store, skey = state.get_store(), str(state.get_store().path)
+store, skey = store_resource.get_store(), str(store_resource.get_store().path)
 
 c = st.columns([2, 2, 1.4])
 run_a = state.select_one("Baseline run", names, key="pq_baseline", param="baseline", where=c[0])
@@ -75,5 +76,13 @@ with guard("load the two rankings"):
     with right:
         pq.render_ranked_list(right_list, run=run_b, score=float(row["b"]), key="pq_list_b")
     pq.render_lists_download(left_list, right_list, run_a=run_a, run_b=run_b, qid=qid, key="pq_lists_csv")
+
+
+def _save_note(cid: int, qid: str, text: str) -> None:
+    with store_resource.db_lock():
+        store.set_note(cid, qid, text)
+
+
 with guard("load the note for this query"):
-    render_note(coll["id"], qid, key="pq_note")
+    render_note(Note((coll["id"], qid), store.get_note(coll["id"], qid)),
+                on_save=partial(_save_note, coll["id"], qid), key="pq_note")

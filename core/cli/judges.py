@@ -22,8 +22,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("judges", metavar="JUDGE", nargs="+", help="one qrels file per judge (named by file name)")
     parser.add_argument("--run", dest="runs", action="append", metavar="RUN", required=True,
                         help="a run file (repeat for several runs)")
-    parser.add_argument("-m", "--measure", default="nDCG@10", help="measure for the system scores (default: nDCG@10)")
-    parser.add_argument("-l", dest="rel_level", type=int, default=1,
+    parser.add_argument("-m", "--measure", default="nDCG@10", metavar="MEASURE", help="measure for the system scores (default: nDCG@10)")
+    parser.add_argument("-l", dest="rel_level", type=int, default=1, metavar="LEVEL",
                         help="relevance level: binary kappa and the measure count grade >= LEVEL as relevant (default 1)")
     parser.add_argument("--correction", choices=("none", "bonferroni", "holm", "bh"), default="holm",
                         help="multiple-testing correction over all judge x run shifts (default: holm)")
@@ -35,7 +35,7 @@ def add_arguments(parser) -> None:
 
 def read_inputs(reference: str, judge_paths: list[str], run_paths: list[str]):
     """(reference table, {judge name: table}, {run name: table}, warnings), parsed with core.formats."""
-    from core.cli_compare import name_runs
+    from core.cli.compare import name_runs
     from core.formats import read_qrels, read_run
 
     missing = [p for p in [reference, *judge_paths, *run_paths] if not Path(p).is_file()]
