@@ -72,13 +72,21 @@ class JudgeReport:
                        shift_ci={r: [_num(a), _num(b)] for r, a, b in zip(shifts.index, shifts["ci_low"], shifts["ci_high"])},
                        shift_significant={r: bool(v) for r, v in shifts["significant"].items()},
                        confusion={"labels": [int(v) for v in conf.index], "rows": self.reference, "columns": name,
-                                  "counts": conf.to_numpy().astype(int).tolist()})
+                                  "counts": conf.to_numpy().astype(int).tolist()},
+                       topics=self.topics_of(name).to_dict(orient="records"))
             out["judges"].append(obj)
         out["bounds"] = {r.run: {"unjudged_nonrelevant": _num(r.unjudged_nonrelevant),
                                  "unjudged_relevant": _num(r.unjudged_relevant)} for r in self.bounds.itertuples()}
         out["top_grade"] = self.top_grade
         out["flips"] = self.flips.to_dict(orient="records")
         return out
+
+
+    def topics_of(self, judge: str) -> pd.DataFrame:
+        """One judge's agreement per topic, most disagreement first (lowest kappa, then lowest agreement)."""
+        part = self.per_topic[self.per_topic["judge"] == judge].drop(columns="judge")
+        part = part.sort_values(["cohen_kappa", "agreement"], na_position="last", kind="stable")
+        return part.astype(object).where(part.notna(), None).reset_index(drop=True)
 
 
 def _num(v):

@@ -5,6 +5,7 @@ plain loop over pairs of runs for the flips."""
 from __future__ import annotations
 
 import itertools
+import json
 import math
 
 import numpy as np
@@ -247,6 +248,9 @@ def test_json_keys_and_order(data):
                 "tau_ap", "scores", "shift"} <= set(j)
         assert set(j["scores"]) == set(runs) and set(j["shift"]) == set(runs)
         assert all(v is None or math.isfinite(v) for v in j["shift"].values())
+        kappas = [t["cohen_kappa"] for t in j["topics"] if t["cohen_kappa"] is not None]
+        assert kappas == sorted(kappas) and {"qid", "n", "agreement", "cohen_kappa"} <= set(j["topics"][0])
+    json.dumps(obj)                                                     # plain JSON types only
 
 
 def test_a_run_with_no_topic_in_common_has_no_score():
