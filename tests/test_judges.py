@@ -294,3 +294,14 @@ def test_vectorised_ranking_stability_equals_rankcorr_per_judge():
             assert got["largest_rank_change"][j] == int(change.abs().max())
     one = ranking_table(np.array([1.0, 2.0]), np.array([[np.nan, 1.0]]), ["x", "y"])
     assert np.isnan(one["kendall_tau"][0]) and np.isnan(one["tau_ap"][0])
+
+
+def test_a_judge_identical_to_the_reference_agrees_perfectly(data):
+    ref, _, runs = data
+    rep = judges_frames(ref, {"copy": ref.copy()}, runs, measure="nDCG@10", n_resamples=200)
+    row = rep.table.iloc[0]
+    assert (row["cohen_kappa"], row["binary_kappa"], row["kendall_tau"], row["tau_ap"]) == (1.0, 1.0, 1.0, 1.0)
+    assert row["largest_rank_change"] == 0 and row["over_rate"] == 0 and row["under_rate"] == 0
+    assert (rep.shifts["shift"] == 0).all() and not rep.shifts["significant"].any()
+    assert np.allclose(rep.filled["copy"], rep.reference_scores)
+    assert (rep.per_topic["agreement"] == 1).all()
