@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import cached, catalogue, state
+from dashboard import cached, cached_judges, catalogue, state
 from dashboard.components import leaderboard as lb
 <<<<<<< HEAD
 from dashboard.components.feedback import guard, show_error, show_warnings
@@ -109,3 +109,6 @@ with guard("evaluate the runs"):
     stem = f"leaderboard_{coll['name']}" + (f"_vs_{baseline}" if baseline else "")
     csv, latex = cached.exports(table, cached.report_of(comparisons, resolution) if baseline else None)
     lb.render_downloads(csv=csv, latex=latex, stem=stem, key="lb_download")
+    if st.toggle("Pool-hole bounds and filled scores", key="lb_bounds",
+                 help="What each score could be if the unjudged documents were relevant, and which runs could swap"):
+        cached_judges.leaderboard_bounds(coll, run_ids, measures, ver, key="lb_bounds_view")
