@@ -6,13 +6,9 @@ import streamlit as st
 
 from dashboard import cached, cached_judges, catalogue, state
 from dashboard.components import leaderboard as lb
-<<<<<<< HEAD
+from dashboard.components import manysys
 from dashboard.components.feedback import guard, show_error, show_warnings
 from dashboard.escape import md_escape, md_format
-=======
-from dashboard.components import manysys
-from dashboard.components.feedback import guard, md_escape, show_error, show_warnings
->>>>>>> i15
 from dashboard.components.palette import run_colors
 from dashboard.constants import (ALPHAS, CORRECTIONS, DEFAULT_MEASURES, MORE_MEASURES, NO_BASELINE, RISK_ALPHAS,
                                  RISKS, TESTS)
@@ -47,19 +43,14 @@ if not chosen or not measures:
 
 run_ids = [ids[n] for n in chosen]
 with guard("evaluate the runs"):
-<<<<<<< HEAD
     with st.spinner(md_format("Evaluating {} runs ({})...", len(chosen), ", ".join(measures))):
-        result, comparison = cached.compared(coll["id"], run_ids, measures, baseline=baseline or chosen[0],
-                                             test=test, correction=correction, alpha=float(alpha), ver=ver)
-=======
-    with st.spinner(f"Evaluating {len(chosen)} runs ({', '.join(measures)})..."):
         baselines = [baseline or chosen[0], *more]
         result, comparisons = cached.compared_many(coll["id"], run_ids, measures, baselines=baselines, test=test,
                                                    correction=correction, alpha=float(alpha), ver=ver)
         comparison = comparisons[0]
->>>>>>> i15
         judged = cached.judged_at_10(result)
-    with st.spinner(f"Ranking {len(chosen)} runs on {measures[0]} ({cached.RANK_RESAMPLES:,} bootstrap resamples)..."):
+    with st.spinner(md_format("Ranking {} runs on {} ({} bootstrap resamples)...", len(chosen), measures[0],
+                              f"{cached.RANK_RESAMPLES:,}")):
         resolution = cached.resolved(coll["id"], run_ids, measures, runs=chosen, measure=measures[0], test=test,
                                      correction=correction, alpha=float(alpha), ver=ver)
     show_warnings(result.warnings, title="Evaluation warnings")

@@ -4,11 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.components.feedback import guard
-<<<<<<< HEAD
-from dashboard.components.measures import matches, render_differences, render_registry
-=======
-from dashboard.components.measures import matches, render_registry, render_statistics
->>>>>>> i15
+from dashboard.components.measures import matches, render_differences, render_registry, render_statistics
 
 st.title("Measures")
 st.caption("Type any of these names (or their trec_eval or ranx names) into the Leaderboard's measure box. "
@@ -19,14 +15,10 @@ with guard("read the measure registry"):
     text = st.text_input("Filter measures", key="ms_filter", placeholder="e.g. ndcg, recall, P_10, ranx")
     families = [f for f in REGISTRY if matches(f, text, sources)]
     st.caption(f"{len(families)} of {len(REGISTRY)} measure families")
-<<<<<<< HEAD
     render_registry(families, key="ms", source_of=sources)
     render_differences(DIFFERENCES)
-=======
-    render_registry(families, key="ms")
     from core.statdocs import matching
     st.subheader("Comparing many runs: rank resolution, all-pairs tests, risk")
     entries = matching(text)
     st.caption(f"{len(entries)} statistics; the Leaderboard and `python -m core compare` use them.")
     render_statistics(entries, key="ms_stats")
->>>>>>> i15
