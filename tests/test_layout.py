@@ -1,4 +1,5 @@
-"""Architecture rules the code can check: core never imports Streamlit; components never reach the store."""
+"""Architecture rules the code can check: core never imports Streamlit; components never reach the
+store; no test module imports another (shared cases live in tests/cases/ and tests/fixtures_store.py)."""
 from __future__ import annotations
 
 import ast
@@ -43,3 +44,9 @@ def test_components_take_values_not_the_store(path):
     reach = {n for n in imported(path) if n.startswith(STORE_MODULES)}
     assert not reach, f"{path.name} imports {sorted(reach)}: take values and callbacks from the page instead"
     assert not names_used(path) & STORE_NAMES, f"{path.name} uses the store: take values and callbacks instead"
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "tests").rglob("test_*.py")), ids=lambda p: p.name)
+def test_no_test_module_imports_another(path):
+    others = {n for n in imported(path) if n.rpartition(".")[2].startswith("test_") or n.startswith("tests.test_")}
+    assert not others, f"move what {path.name} shares with {sorted(others)} into tests/cases/ or tests/fixtures_store.py"

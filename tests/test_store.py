@@ -12,8 +12,7 @@ import core.schema as schema_mod
 import core.store as store_mod
 from core.errors import EvalError, RankboardError
 from core.store import Store, resolve_path
-from tests.fixtures_store import SAMPLE_COLLECTION, fresh_store, sample_store
-from tests.test_upload_errors import snapshot
+from tests.fixtures_store import SAMPLE_COLLECTION, fresh_store, sample_store, snapshot
 
 
 def test_sample_collection_is_loaded_on_a_fresh_store(tmp_path):
