@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from importlib import resources
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,7 +21,6 @@ from core.measures import EvalOptions, Measure, parse_measures
 from core.measures.context import Data
 from core.sqltext import ident
 
-SQL_DIR = Path(__file__).resolve().parent / "sql"
 MIN_GEO_MEAN = 1e-5
 NO_DEPTH = 2 ** 62
 CANONICAL_RANK = "row_number() OVER (PARTITION BY {partition} ORDER BY score DESC, docno DESC)"
@@ -54,7 +54,8 @@ class EvalResult:
 
 
 def sql(name: str, **identifiers) -> str:
-    text = (SQL_DIR / f"{name}.sql").read_text()
+    # importlib.resources, not Path(__file__): core also works from a zip or a wheel (e.g. shipped to Dask workers)
+    text = resources.files("core").joinpath("sql", f"{name}.sql").read_text()
     return text.format(**identifiers)
 
 
@@ -224,7 +225,8 @@ def evaluate_frames(qrels_df: pd.DataFrame, run_df: pd.DataFrame, measures,
     A `rank` column in `run_df` is ignored, as trec_eval ignores a file's rank column: the ranking is
     always score descending, then docno descending. (Only the store's precomputed canonical rank is trusted.)"""
     run_df = run_df.copy()
-    if "run" not in run_df.columns:
+    single = "run" not in run_df.columns      # one run, named "run" (so an empty frame still names its run)
+    if single:
         run_df["run"] = "run"
     run_df = run_df.astype({"run": str, "qid": str, "docno": str, "score": float})
     qrels_df = qrels_df[["qid", "docno", "rel"]].astype({"qid": str, "docno": str, "rel": "int64"})
@@ -234,7 +236,7 @@ def evaluate_frames(qrels_df: pd.DataFrame, run_df: pd.DataFrame, measures,
         con.register("_rb_qrels_src", qrels_df)
         con.execute("CREATE TEMP TABLE rb_run AS SELECT * FROM _rb_run_src")
         con.execute("CREATE TEMP TABLE rb_qrels AS SELECT * FROM _rb_qrels_src")
-        return evaluate(con, "rb_run", "rb_qrels", measures, options)
+        return evaluate(con, "rb_run", "rb_qrels", measures, options, run_name="run" if single else None)
     finally:
         con.close()
 
@@ -248,11 +250,13 @@ def evaluate_stored(store, collection, run_ids, measures, qrels_id=None, options
 def evaluate_files(qrels_path, run_paths, measures, options: EvalOptions = EvalOptions()) -> EvalResult:
     """The CLI path: parse the files with core.formats, then evaluate each run (in the order given).
     Run names come from the run's tag (the 6th column), else the file name."""
+    from core.empty_run import empty_rankings, is_empty_file
     from core.formats import read_run
     from core.judged import Repeated, arrow_rankings
 
     run_paths = [run_paths] if isinstance(run_paths, (str, Path)) else list(run_paths)
-    qrels, first = _read_first(qrels_path, run_paths)
+    empty = {i for i, p in enumerate(run_paths) if options.complete and is_empty_file(p)}
+    qrels, first = _read_first(qrels_path, [] if 0 in empty else run_paths)
     tmp = tempfile.TemporaryDirectory(prefix="rankboard-")
     con = file_connection(tmp.name, max((_size(p) for p in run_paths), default=0))
     try:
@@ -260,7 +264,11 @@ def evaluate_files(qrels_path, run_paths, measures, options: EvalOptions = EvalO
         con.execute("CREATE TEMP TABLE rb_qrels AS SELECT CAST(qid AS VARCHAR) AS qid, CAST(docno AS VARCHAR) AS docno,"
                     " CAST(rel AS INTEGER) AS rel FROM _rb_qrels_src")
         warnings, seen, parts = list(qrels.warnings), set(), []
-        for path in run_paths:
+        for i, path in enumerate(run_paths):
+            if i in empty:                                    # -c: an empty run scores 0 on every qrels topic
+                name = _unique(Path(str(path)).name, seen)
+                parts.append(evaluate_rankings(empty_rankings(con, "rb_qrels", name), measures, options))
+                continue
             rankings, streamed = None, False
             parsed = first.pop() if first else None             # the first run, read beside the qrels
             if parsed is None:
@@ -272,10 +280,7 @@ def evaluate_files(qrels_path, run_paths, measures, options: EvalOptions = EvalO
                     streamed = parsed is not None
                     if not streamed:
                         parsed = read_run(path, filename=Path(str(path)).name, check_duplicates=False)
-            name = parsed.tag or Path(str(path)).name
-            if name in seen:
-                name = f"{name} ({Path(str(path)).name})"
-            seen.add(name)
+            name = _unique(parsed.tag or Path(str(path)).name, seen, Path(str(path)).name)
             warnings += parsed.warnings
             if rankings is not None:
                 rankings.groups["run"], rankings.runs = name, [name]
@@ -298,6 +303,13 @@ def evaluate_files(qrels_path, run_paths, measures, options: EvalOptions = EvalO
     finally:
         con.close()
         tmp.cleanup()
+
+
+def _unique(name: str, seen: set, filename: str | None = None) -> str:
+    if name in seen:
+        name = f"{name} ({filename or name})"
+    seen.add(name)
+    return name
 
 
 STREAM_BYTES = 256 << 20   # run files at least this big are read in chunks straight into DuckDB

@@ -8,6 +8,7 @@ replacing a run deletes its rows (the store does that), so the cache cannot go s
 """
 from __future__ import annotations
 
+import os
 import uuid
 
 import numpy as np
@@ -93,6 +94,13 @@ def _summary(per_query: pd.DataFrame, numeric) -> tuple[pd.DataFrame, dict[str, 
 
 
 def _compute(cur, run_ids, ms, qrels_id, options) -> EvalResult:
+    """Stage 2 of the runs not cached yet. With RANKBOARD_DASK_SCHEDULER set (a scheduler address), several runs
+    are handed to that Dask cluster, one task per run carrying its stage-1 rows (core.distributed)."""
+    scheduler = os.environ.get("RANKBOARD_DASK_SCHEDULER")
+    if scheduler and len(run_ids) > 1:
+        from core.distributed import evaluate_rankings_on_cluster
+        parts = [stored_rankings(cur, [r], qrels_id) for r in run_ids]
+        return evaluate_rankings_on_cluster(parts, ms, options, scheduler=scheduler)
     return evaluate_rankings(stored_rankings(cur, run_ids, qrels_id), ms, options)
 
 

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_PATH = ROOT / "data" / "rankboard.duckdb"
 SAMPLE_MANIFEST = ROOT / "data" / "sample.json"
+SAMPLE_MANIFESTS = (SAMPLE_MANIFEST, ROOT / "data" / "sample_llmjudge.json")   # a fresh store loads each that exists
+
 # Errors of the environment, not of the data: out of memory, disk full, a write conflict.
 SAVE_ERRORS = (duckdb.OutOfMemoryException, duckdb.IOException, duckdb.TransactionException)
 
@@ -57,8 +59,10 @@ class Store(Catalogue):
                                  "is using it, stop that process or pass a different --store PATH.") from None
         store = cls(con, path)
         fresh = store._migrate()
-        if fresh and load_sample and SAMPLE_MANIFEST.exists():
-            store.load_sample()
+        if fresh and load_sample:
+            for manifest in SAMPLE_MANIFESTS:
+                if manifest.exists():
+                    store.load_sample(manifest)
         return store
 
     def _migrate(self) -> bool:

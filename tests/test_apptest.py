@@ -196,6 +196,17 @@ def test_measures_filter(app):
     assert names and all("dcg" in n.lower() for n in names)
 
 
+def test_measures_show_their_source(app):
+    at = open_page(app, "measures")
+    table = frame(at, "ms_table").set_index("Measure")
+    assert table.loc["hits", "Source"] == "ranx" and table.loc["Compat", "Source"] == "ir_measures"
+    assert table.loc["AP", "Source"] == "trec_eval, ir_measures, ranx" and table.loc["SetFbeta", "Source"] == "textbook"
+    at.text_input(key="ms_filter").input("ranx").run()
+    assert_clean(at)
+    assert "hits" in set(frame(at, "ms_table")["Measure"])
+    assert any("differs from a peer" in e.label for e in at.expander)
+
+
 def test_data_rename_and_delete_ask_first(private_app):
     at = open_page(private_app, "data")
     assert_clean(at)

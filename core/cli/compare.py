@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from core.cluster import add_engine_arguments, dask_kwargs, use_dask
 from core.errors import EvalError
 
 FORMATS = ("text", "csv", "json", "latex")
@@ -54,6 +55,7 @@ def add_arguments(parser) -> None:
                              "shown first")
     parser.add_argument("--alpha-risk", type=float, default=1.0, metavar="A",
                         help="risk weight: a loss against the baseline counts 1 + A times (default: 1)")
+    add_engine_arguments(parser)
 
 
 def _table(parsed, columns=("qid", "docno", "score")) -> pd.DataFrame:
@@ -97,6 +99,14 @@ def evaluate_for_compare(qrels_path, run_paths, measures, options):
     return result.per_query, names, sorted(qrels_df["qid"].astype(str).unique()), warnings
 
 
+def evaluate_on_dask(qrels_path, run_paths, measures, options, args):
+    """evaluate_for_compare's answer from a Dask cluster (core.distributed), runs named as compare names them."""
+    from core.distributed import run_distributed
+    result, names, topics = run_distributed(qrels_path, run_paths, measures, options, name_runs=name_runs,
+                                            **dask_kwargs(args))
+    return result.per_query, names, topics, result.warnings
+
+
 def run(args) -> int:
     from core.baselines import report
     from core.evaluate import EvalOptions
@@ -104,7 +114,10 @@ def run(args) -> int:
     measures = args.measures or DEFAULT_MEASURES
     check_alpha(args.alpha_risk)                      # a bad --alpha-risk fails before the evaluation
     options = EvalOptions(rel_level=args.rel_level, complete=args.complete)
-    per_query, names, qrels_topics, warnings = evaluate_for_compare(args.qrels, args.runs, measures, options)
+    if use_dask(args):
+        per_query, names, qrels_topics, warnings = evaluate_on_dask(args.qrels, args.runs, measures, options, args)
+    else:
+        per_query, names, qrels_topics, warnings = evaluate_for_compare(args.qrels, args.runs, measures, options)
     baselines = [_baseline(b, names, [str(p) for p in args.runs]) for b in args.baselines]
     comparison = report(per_query, baselines=baselines, measures=measures, test=args.test,
                         correction=args.correction, alpha=args.alpha,

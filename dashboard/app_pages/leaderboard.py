@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import cached, catalogue, state
+from dashboard import cached, cached_judges, catalogue, state
 from dashboard.components import leaderboard as lb
 from dashboard.components import manysys
-from dashboard.components.feedback import guard, md_escape, show_error, show_warnings
+from dashboard.components.feedback import guard, show_error, show_warnings
+from dashboard.escape import md_escape, md_format
 from dashboard.components.palette import run_colors
 from dashboard.constants import (ALPHAS, CORRECTIONS, DEFAULT_MEASURES, MORE_MEASURES, NO_BASELINE, RISK_ALPHAS,
                                  RISKS, TESTS)
@@ -42,13 +43,14 @@ if not chosen or not measures:
 
 run_ids = [ids[n] for n in chosen]
 with guard("evaluate the runs"):
-    with st.spinner(f"Evaluating {len(chosen)} runs ({', '.join(measures)})..."):
+    with st.spinner(md_format("Evaluating {} runs ({})...", len(chosen), ", ".join(measures))):
         baselines = [baseline or chosen[0], *more]
         result, comparisons = cached.compared_many(coll["id"], run_ids, measures, baselines=baselines, test=test,
                                                    correction=correction, alpha=float(alpha), ver=ver)
         comparison = comparisons[0]
         judged = cached.judged_at_10(result)
-    with st.spinner(f"Ranking {len(chosen)} runs on {measures[0]} ({cached.RANK_RESAMPLES:,} bootstrap resamples)..."):
+    with st.spinner(md_format("Ranking {} runs on {} ({} bootstrap resamples)...", len(chosen), measures[0],
+                              f"{cached.RANK_RESAMPLES:,}")):
         resolution = cached.resolved(coll["id"], run_ids, measures, runs=chosen, measure=measures[0], test=test,
                                      correction=correction, alpha=float(alpha), ver=ver)
     show_warnings(result.warnings, title="Evaluation warnings")
@@ -98,3 +100,6 @@ with guard("evaluate the runs"):
     stem = f"leaderboard_{coll['name']}" + (f"_vs_{baseline}" if baseline else "")
     csv, latex = cached.exports(table, cached.report_of(comparisons, resolution) if baseline else None)
     lb.render_downloads(csv=csv, latex=latex, stem=stem, key="lb_download")
+    if st.toggle("Pool-hole bounds and filled scores", key="lb_bounds",
+                 help="What each score could be if the unjudged documents were relevant, and which runs could swap"):
+        cached_judges.leaderboard_bounds(coll, run_ids, measures, ver, key="lb_bounds_view")

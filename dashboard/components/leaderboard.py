@@ -11,7 +11,7 @@ import streamlit as st
 from dashboard.components.table import table as show_table
 
 from dashboard.components.charts import chart_text, show, slug, style
-from dashboard.components.feedback import md_escape
+from dashboard.escape import md_escape, md_format
 from dashboard.components.palette import NEGATIVE, POSITIVE
 
 UP, DOWN = "▲", "▼"
@@ -109,7 +109,7 @@ def render_ci_chart(comparison, *, measure: str, colors: dict, key: str) -> None
     rows = sorted((r for r in comparison.rows if r.measure == measure and _ok(r.mean)),
                   key=lambda r: r.mean, reverse=True)
     if not rows:
-        st.info(f"No values for {md_escape(measure)}.")
+        st.info(md_format("No values for {}.", measure))
         return
     names = [r.run for r in rows]
     shown = [chart_text(n, None) for n in names]   # full (escaped) names keep categories distinct
