@@ -102,6 +102,10 @@ WORKED = [
     ("INSQ(max_rel=1)", dict(pattern="R"), 1 / sum(4 / (i + 1) ** 2 for i in range(1, 1001))),
     ("INST(max_rel=2)", dict(pattern="", grades=[0, 0]), 0.0),
     ("RBP(rel=1)", dict(pattern="R"), (1 - 0.8) / (1 - 0.8 ** 1000)),
+    # judgment-group averages with one group (plain qrels) are the plain measures; test_measures_avgjg has the rest
+    ("map_avgjg", dict(pattern=SEED1), (1 + 2 / 3 + 3 / 4 + 4 / 5 + 5 / 6 + 6 / 10) / 6),
+    ("P_avgjg@5", dict(pattern=EX81, total_rel=8), 2 / 5),
+    ("Rprec_mult_avgjg(mult=0.5)", dict(pattern=EX81, total_rel=8), 2 / 4),
     ("NumRet", dict(pattern=EX81, total_rel=8), 20),
     ("NumRel", dict(pattern=EX81, total_rel=8), 8),
     ("NumRelRet", dict(pattern=EX81, total_rel=8), 6),

@@ -31,6 +31,8 @@ def add_arguments(p) -> None:
                    help="number of documents in the collection (utility, AUC)")
     p.add_argument("--compat", type=int, choices=(9, 10), default=9,
                    help="trec_eval version to match: 9 (9.0.8, default) or 10 (10.0 interpolation rounding)")
+    p.add_argument("-R", dest="rel_format", choices=("qrels", "qrels_jg"), default="qrels",
+                   help="qrels format: qrels (default) or qrels_jg (column 2 is a judgment group; use -m qrels_jg)")
     p.add_argument("--format", choices=("trec", "csv", "json"), default="trec")
 
 
@@ -39,12 +41,16 @@ def run(args) -> int:
                           judged_only=args.judged_only, num_docs=args.num_docs, compat=args.compat)
     names = args.measures or ["official"]
     pairs = labelled(names, compat=args.compat)
-    result = evaluate_files(args.qrels, args.runs, [m for _, m in pairs], options)
+    if args.rel_format == "qrels_jg":
+        from core.avgjg import evaluate_jg_files
+        result = evaluate_jg_files(args.qrels, args.runs, [m for _, m in pairs], options)
+    else:
+        result = evaluate_files(args.qrels, args.runs, [m for _, m in pairs], options)
     for w in result.warnings:
         print(f"warning: {w}", file=sys.stderr)
     out = sys.stdout
     if args.format == "trec":
-        header = any(n.strip() in ("official", "all_trec", "set") for n in names)
+        header = any(n.strip() in ("official", "all_trec", "set", "qrels_jg") for n in names)
         out.write(format_trec(result, pairs, per_query=args.per_query, header=header))
     elif args.format == "csv":
         table = result.per_query if args.per_query else result.summary.assign(qid="all")
