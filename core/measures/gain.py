@@ -184,6 +184,8 @@ def _rbp(ctx, m):
         from core.measures.cwl import rbp_binary
         return rbp_binary(ctx, m, IRM_RBP_P if m.get("p") is None else m.get("p"))
     p = TREC_RBP_P if m.get("p") is None else m.get("p")
+    if m.get("gain") == "grade":        # ranx's rbp: the raw grade (grades >= 1), not scaled
+        return (1.0 - p) * ctx.segsum(np.where(ctx.rel > 0, ctx.rel, 0) * np.power(p, ctx.rank - 1.0))
     lv = ctx.d.levels
     present = lv > 0
     max_level = np.where(present.any(axis=1), lv.shape[1] - 1 - np.argmax(present[:, ::-1], axis=1), 0)
@@ -203,7 +205,9 @@ register(Family("RBP", "Rank-biased precision with persistence p; grades scaled 
                 "(trec_eval 10.0 rbp, default p=0.9). RBP(rel=r) is ir_measures' binary form (cwl_eval; default p=0.8, "
                 "weights normalised over 1000 ranks).",
                 r"RBP = (1-p)\sum_i g_i\, p^{i-1}", "Moffat & Zobel, ACM TOIS 27(1) 2008; trec_eval 10.0 (m_rbp.c)",
-                _rbp, params=(Param("p", float, None, minimum=0.0, help="persistence; default 0.9 (trec_eval), 0.8 with rel="),),
+                _rbp, params=(Param("p", float, None, minimum=0.0, help="persistence; default 0.9 (trec_eval), 0.8 with rel="),
+                              Param("gain", str, "scaled", choices=("scaled", "grade"),
+                                    help="'scaled': grade / top grade (trec_eval); 'grade': the raw grade (ranx's rbp)")),
                 trec=("rbp",), aliases=("rbp",), rel_param=True))
 register(Family("rbp_resid", "RBP residual: the weight (1-p) p^(i-1) carried by unjudged ranks plus the tail p^n "
                 "(0 when every retrieved document is judged).",

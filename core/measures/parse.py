@@ -77,6 +77,8 @@ def parse_measure(name) -> Measure:
     m = _from_trec(text)
     if m is not None:
         return m
+    if _RANX_RBP.match(text):                     # ranx's rbp.95 / rbp@95 (before RBP's own @cutoff check)
+        return parse_measure(ranx_name(text))
     mt = _IR.match(text)
     fam = family_named(mt.group("name")) if mt else None
     if fam is None:
@@ -114,8 +116,18 @@ RANX = {
 _RANX = re.compile(r"(?P<name>[a-z0-9_\-]+?)(?:@(?P<k>\d+))?(?:-l(?P<level>\d+))?\Z")
 
 
+_RANX_RBP = re.compile(r"rbp[.@](?P<p>\d+)(?:-l(?P<level>\d+))?\Z")
+
+
 def ranx_name(text: str) -> str | None:
-    """A ranx metric name ('ndcg_burges@10', 'hits@5-l2', 'r-precision') as a Rankboard measure string, or None."""
+    """A ranx metric name ('ndcg_burges@10', 'hits@5-l2', 'r-precision', 'rbp.95') as a Rankboard measure string,
+    or None."""
+    rbp = _RANX_RBP.match(text)
+    if rbp:                                  # ranx reads rbp.95 as p = 0.95, with raw grades as gains
+        if rbp.group("level") not in (None, "1"):
+            raise EvalError(f"{text!r}: ranx's -l{rbp.group('level')} on rbp is not supported. Drop it, or use "
+                            f"ir_measures' binary RBP(rel={rbp.group('level')}).")
+        return f"RBP(gain='grade',p={float('0.' + rbp.group('p'))!r})"
     mt = _RANX.match(text)
     if not mt or mt.group("name") not in RANX:
         return None

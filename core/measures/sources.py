@@ -33,8 +33,8 @@ DIFFERENCES = (
     "score 0, which differs only for runs with negative scores.",
     "ERR counts grades above 4 as 4 (gdeval refuses them).",
     "RBP: the bare name is trec_eval 10.0's rbp (default p=0.9, grades scaled by the topic's top grade); RBP(rel=r) "
-    "is ir_measures' (binary gain, default p=0.8, cwl_eval's weights over 1000 ranks). ranx's rbp.95 (raw grades) "
-    "is not offered.",
+    "is ir_measures' (binary gain, default p=0.8, cwl_eval's weights over 1000 ranks); ranx's rbp.95 is "
+    "RBP(gain='grade',p=0.95) (raw grades).",
     "The C/W/L family cuts rankings at 1000 documents, as cwl_eval does when ir_measures runs it.",
     "ranx: bare recall keeps trec_eval's -m recall meaning (recall at its cutoffs; ranx's bare recall is SetR); "
     "@0 is refused (write the name without @k); -lN works for measures with rel=, not for ndcg/dcg.",
