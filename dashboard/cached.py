@@ -1,13 +1,12 @@
 """st.cache_data wrappers around core calls.
 
-Keys: the store path, the collection id, run ids and measure strings, plus `version`, a digest of
-the collection's runs and qrels sets (ids, names, sizes, upload times): deleting, renaming or
-replacing a run, or loading qrels, changes it, so no stale result is ever shown.
+Keys: the store path, the collection id, run ids and measure strings, plus `version`, the store's
+data version (core's Store.data_version: every committed write increases it, whichever process made it),
+so no stale result is shown and nothing expires by time. (The store's own per-query results table needs
+no version: its rows are keyed by run and qrels set ids, which are never reused, and go with their run.)
 Arguments starting with `_` (the Store) are not hashed.
 """
 from __future__ import annotations
-
-import hashlib
 
 import pandas as pd
 import streamlit as st
@@ -19,13 +18,8 @@ RANK_RESAMPLES = 1000   # bootstrap resamples of the rank intervals (and of a re
 
 
 def version(cid: int) -> str:
-    """A digest of the collection's runs and qrels sets; part of every cache key below."""
-    runs = catalogue.runs(cid)[["run_id", "name", "n_rows", "uploaded_at"]]
-    qrels = catalogue.qrels_sets(cid)[["qrels_id", "assessor", "is_default", "n_judgments"]]
-    colls = catalogue.collections()
-    counts = colls[colls["collection_id"] == cid].drop(columns=["created_at"], errors="ignore")
-    text = "|".join(df.to_csv(index=False) for df in (runs, qrels, counts))
-    return hashlib.sha1(text.encode()).hexdigest()[:16]
+    """The store's data version (the same for every collection); part of every cache key below."""
+    return str(store_resource.data_version())
 
 
 def _key() -> str:
