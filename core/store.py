@@ -74,14 +74,12 @@ class Store(Catalogue):
                 schema.check_version(con, path)
             return store
         fresh = store._migrate()
+        if load_sample is None:
+            load_sample = path.resolve() == DEFAULT_PATH.resolve()
         if fresh and load_sample:
             for manifest in SAMPLE_MANIFESTS:
                 if manifest.exists():
                     store.load_sample(manifest)
-        if load_sample is None:
-            load_sample = path.resolve() == DEFAULT_PATH.resolve()
-        if fresh and load_sample and SAMPLE_MANIFEST.exists():
-            store.load_sample()
         return store
 
     def _migrate(self) -> bool:
