@@ -2,7 +2,7 @@
 
 Stage 1 (core/stage1/) turns a run plus qrels into `Rankings`: trec_eval's ranking (score desc, docno desc)
 joined to the qrels, keeping only the judged rows (~6% of a run) plus the number retrieved per ranking.
-Stage 2 (core/kernel.py) computes every measure as a vectorised aggregate over those columns.
+Stage 2 (core/stage2.py) computes every measure as a vectorised aggregate over those columns.
 This module only wires sources to the two stages.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ import duckdb
 import pandas as pd
 
 from core.duck import scratch
-from core.kernel import evaluate_rankings, summarise
+from core.stage2 import evaluate_rankings, summarise
 from core.measures import EvalOptions
 from core.results import evaluate_stored
 from core.sql import sql

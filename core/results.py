@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from core.errors import EvalError
-from core.kernel import evaluate_rankings, summarise
+from core.stage2 import evaluate_rankings, summarise
 from core.measures import EvalOptions, parse_measures
 from core.sql import sql
 from core.stage1 import StoredRuns, rankings

@@ -1,4 +1,4 @@
-"""The engine's shared values, at the bottom of the stack: stage 1 produces `Rankings`, stage 2 (`core.kernel`)
+"""The engine's shared values, at the bottom of the stack: stage 1 produces `Rankings`, stage 2 (`core.stage2`)
 turns them into an `EvalResult`. Nothing here reads a file or a store."""
 from __future__ import annotations
 

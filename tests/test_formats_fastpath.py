@@ -315,3 +315,26 @@ def test_a_check_that_cannot_decide_does_not_fail_a_clean_run(reference, monkeyp
     monkeypatch.setattr(fast_mod, "unique", lambda *a, **k: False)
     got = ev.evaluate_files(qrels, [run], ["AP", "P@10"])
     pd.testing.assert_frame_equal(got.per_query, want.per_query)
+
+
+@pytest.mark.parametrize("data", [CLEAN, CLEAN.replace(b" ", b"\t"), CLEAN.replace(b"d1", b"d\xc3\xa9"),
+                                  CLEAN.replace(b"Q0 d2", b"Q0  d2"), b"301\tQ0 d1 1 2.5 tagA\n", b"301 d1 1\n"])
+def test_parsing_beside_the_checks_equals_checking_first(data, monkeypatch):
+    """The overlapped parse of read_columns (a guessed delimiter, redone when the checks disagree) gives what the
+    plain order gives: check the bytes, then parse once."""
+    got = fast_run(data)
+    monkeypatch.setattr(fast_mod, "OVERLAP", False)
+    plain = fast_run(data)
+    assert (got is None) == (plain is None)
+    if got is not None:
+        assert got[0].combine_chunks().equals(plain[0].combine_chunks()) and got[2] == plain[2]
+
+
+def test_reading_the_qrels_beside_the_run_equals_reading_one_after_the_other(reference):
+    from core.stage1.files import read_first
+
+    qrels_path = reference / "trectools_robust03" / "robust03_qrels.txt"
+    run_path = reference / "trectools_robust03" / "runs" / "input.MU03rob01.gz"
+    qrels, run = read_first(qrels_path, run_path)
+    assert qrels.table.equals(read_qrels(qrels_path).table)
+    _same_run(run, read_run(run_path))

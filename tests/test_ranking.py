@@ -108,3 +108,32 @@ def test_tied_runs_of_every_length_rank_like_a_plain_sort(run, data):
     rows = data.draw(st.lists(st.integers(0, len(qids) - 1), max_size=2 * len(qids)))
     got = canonical_ranks(codes, score, chunked, rows=np.array(rows, dtype=np.int64))
     assert got.tolist() == [expected[i] for i in rows]
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_the_arrow_provider_equals_the_sql_provider(shuffle):
+    """Stage 1 in Arrow (DuckDB join, numpy ranks of the judged rows only) against the plain SQL stage (rank every
+    row with rank_sql, then join): the same rankings, hence the same values."""
+    import gzip
+    from pathlib import Path
+
+    import pandas as pd
+
+    from core.stage2 import evaluate_rankings
+    from core.stage1 import ArrowRun, Tables, rankings
+
+    data = Path(__file__).resolve().parents[1] / "data"
+    lines = [line.split() for line in gzip.decompress((data / "runs" / "input.pircRBa1.gz").read_bytes()).decode().splitlines()]
+    if shuffle:
+        lines = [lines[i] for i in np.random.default_rng(5).permutation(len(lines))]
+    run = pa.table({"qid": [f[0] for f in lines], "docno": [f[2] for f in lines], "score": np.array([float(f[4]) for f in lines])})
+    q = [line.split() for line in gzip.decompress((data / "qrels.robust03.txt.gz").read_bytes()).decode().splitlines()]
+    qrels = pa.table({"qid": [f[0] for f in q], "docno": [f[2] for f in q], "rel": np.array([int(f[3]) for f in q])})
+    con = duckdb.connect()
+    con.register("q", qrels)
+    con.register("r", run)
+    measures = ["AP", "nDCG@10", "P@10", "R@1000", "RR", "Rprec", "Bpref", "num_rel_ret"]
+    a = evaluate_rankings(rankings(ArrowRun(run, qrels, "r")), measures)
+    b = evaluate_rankings(rankings(Tables(con, "r", "q", run_name="r")), measures)
+    pd.testing.assert_frame_equal(a.per_query, b.per_query)
+    assert len(a.per_query) > 0

@@ -25,6 +25,7 @@ from core.formats._text import FLOAT_RE, GZIP_MAGIC, PARQUET_MAGIC
 from core.duck import scratch
 from core.sqltext import ident, statement
 
+OVERLAP = True          # read_columns parses while it checks the bytes (False: the plain order, check then parse)
 _CODED = pa.dictionary(pa.int32(), pa.string())
 _BOM = b"\xef\xbb\xbf"
 _NOT_CONTROL = bytes(b for b in range(256) if b >= 0x20 and b != 0x7f)
@@ -74,21 +75,22 @@ def read_columns(box: list[bytes], names: list[str], coded: tuple[str, ...] = ()
         buf = buf.slice(3)
         if data[3:4] == b"#":
             return None
-    # The parse (pyarrow, both threads, without the GIL) starts at once with the delimiter of the first line and
-    # the unused columns left out, while this thread checks the bytes (holding the GIL); it is redone in the
-    # rare case the checks disagree with that guess (e.g. a non-ASCII file must keep every column).
+    # Speed trick (benchmarks/PROFILE.md, "parse beside the checks"): the parse (pyarrow, both threads, without
+    # the GIL) starts at once with the first line's delimiter and the unused columns left out, while this thread
+    # checks the bytes (holding the GIL); it is redone when the checks disagree with that guess (e.g. a non-ASCII
+    # file must keep every column). Plain equivalent (OVERLAP = False): check, then parse once.
     guess = "\t" if b"\t" in data[:data.find(b"\n")] else " "
     guessed = [n for n in names if n not in unused]
     with ThreadPoolExecutor(1) as pool:
-        parse = pool.submit(_parse, buf, names, coded, floats, guessed, guess)
+        parse = pool.submit(_parse, buf, names, coded, floats, guessed, guess) if OVERLAP else None
         delim = _delimiter(data)
         if unused and delim is not None and not (data.isascii() and not _doubled(data, delim)):
             unused = ()
-        table = parse.result()
+        table = parse.result() if parse is not None else None
     if delim is None:
         return None
     kept = [n for n in names if n not in unused]
-    if (delim, kept) != (guess, guessed):
+    if parse is None or (delim, kept) != (guess, guessed):
         table = _parse(buf, names, coded, floats, kept, delim)
     if table is None:
         return None

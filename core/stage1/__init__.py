@@ -2,7 +2,7 @@
 their trec_eval ranks (core.stage1.order) plus the number retrieved per ranking and the judgments per grade.
 
     from core.stage1 import ArrowRun, RunFile, StoredRuns, Tables, rankings
-    rk = rankings(ArrowRun(run_table, qrels_table))          # then core.kernel.evaluate_rankings(rk, measures)
+    rk = rankings(ArrowRun(run_table, qrels_table))          # then core.stage2.evaluate_rankings(rk, measures)
 
 A source says where the run is; `choose(source)` lists the providers that may serve it, best first, and
 `rankings` takes the first that does (a provider returns None when it cannot), the way ir_measures falls back
