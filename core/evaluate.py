@@ -14,6 +14,7 @@ import duckdb
 import pandas as pd
 
 from core.duck import scratch
+from core.empty_run import is_empty_file
 from core.stage2 import evaluate_rankings, summarise
 from core.measures import EvalOptions
 from core.results import evaluate_stored
@@ -39,7 +40,8 @@ def evaluate_frames(qrels_df: pd.DataFrame, run_df: pd.DataFrame, measures,
     A `rank` column in `run_df` is ignored, as trec_eval ignores a file's rank column: the ranking is
     always score descending, then docno descending. (Only the store's precomputed canonical rank is trusted.)"""
     run_df = run_df.copy()
-    if "run" not in run_df.columns:
+    single = "run" not in run_df.columns      # one run, named "run" (so an empty frame still names its run)
+    if single:
         run_df["run"] = "run"
     run_df = run_df.astype({"run": str, "qid": str, "docno": str, "score": float})
     qrels_df = qrels_df[["qid", "docno", "rel"]].astype({"qid": str, "docno": str, "rel": "int64"})
@@ -49,7 +51,7 @@ def evaluate_frames(qrels_df: pd.DataFrame, run_df: pd.DataFrame, measures,
         con.register("_rb_qrels_src", qrels_df)
         con.execute("CREATE TEMP TABLE rb_run AS SELECT * FROM _rb_run_src")
         con.execute("CREATE TEMP TABLE rb_qrels AS SELECT * FROM _rb_qrels_src")
-        return evaluate(con, "rb_run", "rb_qrels", measures, options)
+        return evaluate(con, "rb_run", "rb_qrels", measures, options, run_name="run" if single else None)
     finally:
         con.close()
 
@@ -58,7 +60,8 @@ def evaluate_files(qrels_path, run_paths, measures, options: EvalOptions = EvalO
     """The CLI path: parse the files, then evaluate each run (in the order given). Run names come from the run's
     tag (the 6th column), else the file name; a name already taken gets the file name added."""
     run_paths = [run_paths] if isinstance(run_paths, (str, Path)) else list(run_paths)
-    qrels, first = read_first(qrels_path, run_paths[0] if run_paths else None)
+    head = run_paths[0] if run_paths and not (options.complete and is_empty_file(run_paths[0])) else None
+    qrels, first = read_first(qrels_path, head)
     with tempfile.TemporaryDirectory(prefix="rankboard-") as tmp:
         con = scratch(tmp, max((size(p) for p in run_paths), default=0))
         try:

@@ -8,6 +8,8 @@ replacing a run deletes its rows (the store does that), so the cache cannot go s
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pandas as pd
 
@@ -94,6 +96,13 @@ def _summary(per_query: pd.DataFrame, numeric) -> tuple[pd.DataFrame, dict[str, 
 
 
 def _compute(cur, run_ids, ms, qrels_id, options) -> EvalResult:
+    """Stage 2 of the runs not cached yet. With RANKBOARD_DASK_SCHEDULER set (a scheduler address), several runs
+    are handed to that Dask cluster, one task per run carrying its stage-1 rows (core.distributed)."""
+    scheduler = os.environ.get("RANKBOARD_DASK_SCHEDULER")
+    if scheduler and len(run_ids) > 1:
+        from core.distributed import evaluate_rankings_on_cluster
+        parts = [rankings(StoredRuns(cur, (r,), qrels_id), options) for r in run_ids]
+        return evaluate_rankings_on_cluster(parts, ms, options, scheduler=scheduler)
     return evaluate_rankings(rankings(StoredRuns(cur, tuple(run_ids), qrels_id), options), ms, options)
 
 

@@ -13,13 +13,15 @@ if str(ROOT) not in sys.path:
 
 import streamlit as st  # noqa: E402
 
-st.set_page_config(layout="wide", page_title="Rankboard", page_icon=":material/leaderboard:")
+st.set_page_config(layout="wide", page_title="Rankboard", page_icon="📊")
 
-from dashboard import pages  # noqa: E402
+from dashboard import access, catalogue, pages, state  # noqa: E402
 from dashboard.components.sidebar import render_sidebar  # noqa: E402
 from dashboard.components.theme import apply_theme  # noqa: E402
 
-navigation = st.navigation(pages.all_pages())
 apply_theme()
-render_sidebar(key="sidebar")
+access.gate()       # the session's role; a login form (and a stop) where team mode needs one
+navigation = st.navigation(pages.all_pages())
+state.set_collection(render_sidebar(catalogue.collections(), key="sidebar"))
+access.render_status(key="access")
 navigation.run()

@@ -12,35 +12,35 @@ import hashlib
 import pandas as pd
 import streamlit as st
 
-from dashboard import state
+from dashboard import catalogue, store_resource
 
 SPIN = False  # pages wrap calls in their own st.spinner with a message that says what is slow
 
 
 def version(cid: int) -> str:
     """A digest of the collection's runs and qrels sets; part of every cache key below."""
-    runs = state.runs(cid)[["run_id", "name", "n_rows", "uploaded_at"]]
-    qrels = state.qrels_sets(cid)[["qrels_id", "assessor", "is_default", "n_judgments"]]
-    colls = state.collections()
+    runs = catalogue.runs(cid)[["run_id", "name", "n_rows", "uploaded_at"]]
+    qrels = catalogue.qrels_sets(cid)[["qrels_id", "assessor", "is_default", "n_judgments"]]
+    colls = catalogue.collections()
     counts = colls[colls["collection_id"] == cid].drop(columns=["created_at"], errors="ignore")
     text = "|".join(df.to_csv(index=False) for df in (runs, qrels, counts))
     return hashlib.sha1(text.encode()).hexdigest()[:16]
 
 
 def _key() -> str:
-    return str(state.get_store().path)
+    return str(store_resource.get_store().path)
 
 
 @st.cache_data(show_spinner=SPIN, max_entries=256)
 def evaluate(_store, store_key: str, cid: int, run_ids: tuple, measures: tuple, qrels_id, version: str):
     """core.results.evaluate_stored (its `run` columns hold run names)."""
     from core.results import evaluate_stored
-    with state.db_lock():   # evaluate_stored writes its results cache: one writer at a time
+    with store_resource.db_lock():   # evaluate_stored writes its results cache: one writer at a time
         return evaluate_stored(_store, cid, list(run_ids), list(measures), qrels_id=qrels_id)
 
 
 def evaluated(cid: int, run_ids, measures, *, qrels_id=None, ver: str):
-    return evaluate(state.get_store(), _key(), cid, tuple(int(r) for r in run_ids),
+    return evaluate(store_resource.get_store(), _key(), cid, tuple(int(r) for r in run_ids),
                     tuple(str(m) for m in measures), qrels_id, ver)
 
 
@@ -107,7 +107,7 @@ def multi_agreement(_store, store_key: str, ids: tuple, names: tuple, rel_level,
 @st.cache_data(show_spinner=SPIN, max_entries=32)
 def does_it_matter(_store, store_key: str, cid: int, measure: str, ids: tuple, version: str):
     from core.rankcorr import does_it_matter as core_dim
-    with state.db_lock():
+    with store_resource.db_lock():
         return core_dim(_store, cid, measure, list(ids))
 
 
@@ -154,7 +154,9 @@ def exports(table: pd.DataFrame, comparison) -> tuple[str, str]:
     if comparison is not None:
         return comparison.to_csv(), comparison.to_latex()
     csv = table.to_csv(float_format="%.4f")
-    latex = (table.style.format("{:.4f}", na_rep="-", escape="latex")
+    numeric = list(table.select_dtypes("number").columns)     # the rank and group columns are text
+    latex = (table.style.format("{:.4f}", na_rep="-", escape="latex", subset=numeric)
+             .format(escape="latex", subset=[c for c in table.columns if c not in numeric])
              .format_index(escape="latex", axis=0).format_index(escape="latex", axis=1)
              .to_latex(hrules=True))
     return csv, latex
@@ -164,7 +166,7 @@ def exports(table: pd.DataFrame, comparison) -> tuple[str, str]:
 def pr_curves(_store, store_key: str, cid: int, run_ids: tuple, version: str) -> pd.DataFrame:
     """11-point interpolated PR per run (by name) and topic (qid 'all' = the average)."""
     from core.curves import pr_curve_stored
-    with state.db_lock():
+    with store_resource.db_lock():
         return pr_curve_stored(_store, cid, list(run_ids), average=True, per_topic=True)
 
 
@@ -183,11 +185,11 @@ def roc_curves(_store, store_key: str, cid: int, run_ids: tuple, version: str):
     run is kept on its own, so adding a run to the selection computes only that run."""
     from core.curves import roc_auc, roc_curve_stored
     memo = _roc_memo(store_key, cid, version)
-    with state.db_lock():
+    with store_resource.db_lock():
         todo = [int(r) for r in run_ids if int(r) not in memo]
         if todo:
             curves = roc_curve_stored(_store, cid, todo, average=True, per_topic=False)
-            names = dict(zip(state.runs(cid)["run_id"].astype(int), state.runs(cid)["name"].astype(str)))
+            names = dict(zip(catalogue.runs(cid)["run_id"].astype(int), catalogue.runs(cid)["name"].astype(str)))
             for rid in todo:
                 curve = curves[curves["run"] == names[rid]].reset_index(drop=True)
                 memo[rid] = (curve, roc_auc(curve))   # the averaged curve's area is the mean topic AUC
@@ -201,8 +203,8 @@ def how_different(_per_query: pd.DataFrame, store_key: str, cid: int, a: tuple, 
                   version: str) -> pd.DataFrame:
     """core.perquery.how_different_stored for runs a=(name, id) and b=(name, id): deltas + tau + RBO per topic."""
     from core.perquery import how_different_stored
-    store = state.get_store()
-    with state.db_lock():
+    store = store_resource.get_store()
+    with store_resource.db_lock():
         return how_different_stored(store, _per_query, a[1], b[1], a[0], b[0], measure, topics=store.topics(cid),
                                     depth=HOW_DIFFERENT_DEPTH)
 
@@ -211,3 +213,69 @@ def how_different(_per_query: pd.DataFrame, store_key: str, cid: int, a: tuple, 
 def side_by_side(_store, store_key: str, cid: int, id_a: int, id_b: int, qid: str, version: str):
     from core.perquery import side_by_side_stored
     return side_by_side_stored(_store, cid, id_a, id_b, qid, depth=100)
+
+
+RANK_RESAMPLES = 1000   # bootstrap resamples of the rank intervals (and of a resampling all-pairs test)
+
+
+@st.cache_data(show_spinner=SPIN, max_entries=64)
+def _resolution(_per_query, store_key: str, cid: int, run_ids: tuple, measures: tuple, qrels_id, version: str,
+                runs: tuple, measure: str, test: str, correction: str, alpha: float):
+    from core.resolution import resolve
+    return resolve(_per_query, measures=[measure], runs=list(runs), test=test, correction=correction,
+                   alpha=alpha, n_resamples=RANK_RESAMPLES)[measure]
+
+
+def resolved(cid: int, run_ids, measures, *, runs, measure: str, test: str, correction: str, alpha: float,
+             ver: str, qrels_id=None):
+    """core.resolution for one measure over the chosen runs: ranks, 95% intervals, letters, p matrix."""
+    result = evaluated(cid, run_ids, with_judged(measures), qrels_id=qrels_id, ver=ver)
+    return _resolution(result.per_query, _key(), cid, tuple(int(r) for r in run_ids), tuple(map(str, measures)),
+                       qrels_id, ver, tuple(runs), measure, test, correction, float(alpha))
+
+
+@st.cache_data(show_spinner=SPIN, max_entries=64)
+def _risk(_per_query, store_key: str, cid: int, run_ids: tuple, measures: tuple, qrels_id, version: str,
+          runs: tuple, baselines: tuple, alpha_risk: float):
+    from core.riskeval import risk_table
+    return risk_table(_per_query, baselines=list(baselines), measures=list(measures), runs=list(runs),
+                      alpha=alpha_risk)
+
+
+def risks(cid: int, run_ids, measures, *, runs, baselines, alpha_risk: float, ver: str, qrels_id=None):
+    """URisk / TRisk against each baseline and GeoRisk across the runs (core.riskeval.risk_table)."""
+    result = evaluated(cid, run_ids, with_judged(measures), qrels_id=qrels_id, ver=ver)
+    return _risk(result.per_query, _key(), cid, tuple(int(r) for r in run_ids), tuple(map(str, measures)),
+                 qrels_id, ver, tuple(runs), tuple(baselines), float(alpha_risk))
+
+
+def contributions(cid: int, run_ids, measures, *, run: str, baseline: str, measure: str, alpha_risk: float,
+                  ver: str, qrels_id=None):
+    """One run's per-topic TRisk contributions against one baseline (cheap: no cache of its own)."""
+    from core.riskeval import contributions as core_contributions
+    result = evaluated(cid, run_ids, with_judged(measures), qrels_id=qrels_id, ver=ver)
+    return core_contributions(result.per_query, run=run, baseline=baseline, measure=measure, alpha=alpha_risk)
+
+
+def compared_many(cid: int, run_ids, measures, *, baselines, test: str, correction: str, alpha: float, ver: str,
+                  qrels_id=None):
+    """(EvalResult, comparisons): one Comparison per baseline, corrected together over every test
+    (core.baselines.corrected_together); the resampling of each baseline is cached as in `compared`."""
+    result = evaluated(cid, run_ids, with_judged(measures), qrels_id=qrels_id, ver=ver)
+    key = (_key(), cid, tuple(int(r) for r in run_ids), tuple(str(m) for m in measures), qrels_id, ver)
+    raws = tuple(compare(result.per_query, *key, b, test) for b in baselines)
+    return result, _together(raws, *key, tuple(baselines), test, correction, float(alpha))
+
+
+@st.cache_data(show_spinner=SPIN, max_entries=256)
+def _together(_raws, store_key: str, cid: int, run_ids: tuple, measures: tuple, qrels_id, version: str,
+              baselines: tuple, test: str, correction: str, alpha: float):
+    from core.baselines import corrected_together
+    return corrected_together(_raws, correction, alpha)
+
+
+def report_of(comparisons, resolution):
+    """The exports of a view with a baseline: every baseline's rows (core.baselines.Report), with
+    the rank, its interval and the group of the measure the table ranks by."""
+    from core.baselines import Report
+    return Report(comparisons=tuple(comparisons), resolutions={resolution.measure: resolution})

@@ -1,52 +1,18 @@
-"""Shared app state: the one cached Store, the current collection, and widgets kept in sync with the URL.
+"""View state: the current collection, and widgets kept in sync with the URL.
 
 Every selection that defines a view (collection, runs, baseline, measure, query, test, ...) lives in
 `st.query_params`, so a copied link reproduces the view in a fresh browser. A widget starts from the
 URL, then from what the user chose on another page in this session, then from a default; after it
-renders, its value is written back to the URL.
+renders, its value is written back to the URL. The store itself is `dashboard/store_resource.py`;
+its cached catalogue (collections, runs, qrels sets) is `dashboard/catalogue.py`.
 """
 from __future__ import annotations
 
-import os
-import threading
 from typing import Any, Callable, Sequence
 
 import streamlit as st
 
-from core.errors import RankboardError
-from core.store import Store
-
 _MEMORY = "_rankboard_memory"
-
-
-@st.cache_resource(show_spinner="Opening the Rankboard store...")
-def _open_store(path: str | None) -> Store:
-    return Store.open(path)
-
-
-@st.cache_resource
-def _db_lock(path: str | None) -> threading.RLock:
-    return threading.RLock()
-
-
-def store_path() -> str | None:
-    return os.environ.get("RANKBOARD_STORE") or None
-
-
-def get_store() -> Store:
-    """The process-wide Store (one DuckDB connection); core calls take a fresh cursor each.
-    If the store cannot be opened (locked by another process, newer schema), say so and stop."""
-    try:
-        return _open_store(store_path())
-    except RankboardError as err:
-        st.error("Rankboard cannot open its store", icon=":material/error:")
-        st.code(str(err), language=None, wrap_lines=True)
-        st.stop()
-
-
-def db_lock() -> threading.RLock:
-    """Serialises store access across browser sessions (a DuckDB connection is not thread-safe)."""
-    return _db_lock(store_path())
 
 
 def _memory() -> dict:
@@ -130,43 +96,6 @@ def set_choice(key: str, param: str, value) -> None:
 
 
 _COLLECTION = "_rankboard_collection"
-
-
-@st.cache_data(show_spinner=False, max_entries=8)
-def _collections(path: str):
-    return get_store().collections()
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def _runs(path: str, cid: int):
-    return get_store().runs(cid)
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def _qrels_sets(path: str, cid: int):
-    return get_store().qrels_sets(cid)
-
-
-def collections():
-    """All collections (DataFrame with collection_id, name, n_runs, ...). Cached until `changed()`:
-    this process owns the store file, and every write goes through the Data page, which calls it."""
-    return _collections(str(store_path()))
-
-
-def runs(cid: int):
-    """The collection's runs (core's Store.runs), cached until `changed()`."""
-    return _runs(str(store_path()), int(cid))
-
-
-def qrels_sets(cid: int):
-    """The collection's qrels sets (core's Store.qrels_sets), cached until `changed()`."""
-    return _qrels_sets(str(store_path()), int(cid))
-
-
-def changed() -> None:
-    """Call after any write to the store: collections, runs and qrels sets are read afresh."""
-    for fn in (_collections, _runs, _qrels_sets):
-        fn.clear()
 
 
 def set_collection(value: dict | None) -> None:

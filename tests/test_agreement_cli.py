@@ -10,7 +10,7 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
-from core import cli_agreement
+from core.cli import agreement as cli_agreement
 from core.errors import EvalError
 
 

@@ -114,7 +114,7 @@ def test_leaderboard_baseline_adds_significance(app):
     assert f"significantly better / worse than {runs[0]}" in texts(at)
     table = frame(at, "lb_table")
     assert f"{runs[0]} (baseline)" in list(table.index)
-    assert list(table.columns)[:5] == ["AP", "nDCG@10", "P@10", "R@1000", "RR"]
+    assert list(table.columns)[:7] == ["Rank (95% CI)", "Group", "AP", "nDCG@10", "P@10", "R@1000", "RR"]
     at.selectbox(key="lb_test").set_value("wilcoxon").run()
     at.selectbox(key="lb_correction").set_value("holm").run()
     assert_clean(at)
@@ -129,7 +129,7 @@ def test_leaderboard_measures_and_unknown_measure(app):
     assert "Unknown measure" in " ".join(e.value for e in at.error)
     assert any("nDCG@10" in c.value for c in at.code)      # core's "did you mean" text, verbatim
     table = frame(at, "lb_table")
-    assert list(table.columns)[:2] == ["AP", "nDCG@20"]
+    assert list(table.columns)[2:4] == ["AP", "nDCG@20"]     # after the rank and group columns
 
 
 def test_url_reproduces_the_view(app):
@@ -140,7 +140,7 @@ def test_url_reproduces_the_view(app):
     assert at.multiselect(key="lb_measures").value == ["P@10", "AP"]
     assert at.selectbox(key="lb_baseline").value == "aplrob03a"
     assert at.selectbox(key="lb_alpha").value == "0.01"
-    assert list(frame(at, "lb_table").columns)[:2] == ["P@10", "AP"]
+    assert list(frame(at, "lb_table").columns)[2:4] == ["P@10", "AP"]
 
 
 def test_perquery_opens_a_query(private_app):
@@ -194,6 +194,17 @@ def test_measures_filter(app):
     assert_clean(at)
     names = list(frame(at, "ms_table")["Measure"])
     assert names and all("dcg" in n.lower() for n in names)
+
+
+def test_measures_show_their_source(app):
+    at = open_page(app, "measures")
+    table = frame(at, "ms_table").set_index("Measure")
+    assert table.loc["hits", "Source"] == "ranx" and table.loc["Compat", "Source"] == "ir_measures"
+    assert table.loc["AP", "Source"] == "trec_eval, ir_measures, ranx" and table.loc["SetFbeta", "Source"] == "textbook"
+    at.text_input(key="ms_filter").input("ranx").run()
+    assert_clean(at)
+    assert "hits" in set(frame(at, "ms_table")["Measure"])
+    assert any("differs from a peer" in e.label for e in at.expander)
 
 
 def test_data_rename_and_delete_ask_first(private_app):
@@ -354,4 +365,5 @@ def test_leaderboard_offers_csv_and_latex(app):
     at = open_page(app, "leaderboard", baseline="pircRBa1")
     assert_clean(at)
     labels = {b.proto.id.rsplit("-", 1)[-1]: b.proto.label for b in at.get("download_button")}
-    assert labels == {"lb_download_csv": "Download CSV", "lb_download_latex": "Download LaTeX"}
+    assert labels == {"lb_download_csv": "Download CSV", "lb_download_latex": "Download LaTeX",
+                      "lb_pairs_csv": "Download p-values (CSV)"}       # the runs x runs matrix (issue 15)

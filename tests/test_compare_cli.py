@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from core.cli import main
-from core.cli_compare import name_runs
+from core.cli.compare import name_runs
 
 KEYS = {"run", "measure", "mean", "ci_low", "ci_high", "delta", "wins", "ties", "losses", "p_value",
         "p_corrected", "effect_size"}

@@ -12,7 +12,7 @@ from functools import lru_cache
 import pandas as pd
 import pytest
 
-from core.cli_evaluate import format_trec
+from core.cli.evaluate import format_trec
 from core.evaluate import EvalOptions, evaluate_files, evaluate_frames
 from core.measures import ALL_TREC_10, OFFICIAL, labelled
 from tests.conftest import REFERENCE

@@ -1,25 +1,26 @@
-"""`python -m core load` / `list`, wired as core/cli.py wires them (top-level --store)."""
+"""`python -m core load` / `list`, wired as core/cli/ wires them (top-level --store)."""
 from __future__ import annotations
 
 import argparse
 
 import pytest
 
-import core.cli_load as cli_load
+from core.cli import listing as cli_list
+from core.cli import load as cli_load
 from core.errors import RankboardError
 from core.store import Store
 from tests.test_upload_errors import snapshot
 
 
 def cli(*argv: str) -> int:
-    """The same wiring as core/cli.py, limited to the two commands this part owns."""
+    """The same wiring as core/cli/__init__.py, limited to the two commands this part owns."""
     parser = argparse.ArgumentParser(prog="python -m core")
     parser.add_argument("--store")
     sub = parser.add_subparsers(dest="command", required=True)
-    for name in ("load", "list"):
+    for name, module in (("load", cli_load), ("list", cli_list)):
         p = sub.add_parser(name)
-        getattr(cli_load, f"add_{name}_arguments")(p)
-        p.set_defaults(_run=getattr(cli_load, f"run_{name}"))
+        module.add_arguments(p)
+        p.set_defaults(_run=module.run)
     args = parser.parse_args(argv)
     try:
         return args._run(args)

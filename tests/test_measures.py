@@ -49,7 +49,9 @@ WORKED = [
     ("F@20", dict(pattern=EX81, total_rel=8), 2 * 0.3 * 0.75 / (0.3 + 0.75)),
     ("E(beta=1)@20", dict(pattern=EX81, total_rel=8), 1 - 2 * 0.3 * 0.75 / (0.3 + 0.75)),
     ("F(beta=2)@20", dict(pattern=EX81, total_rel=8), 5 * 0.3 * 0.75 / (4 * 0.3 + 0.75)),
-    ("SetF(beta=0.5)", dict(pattern=EX81, total_rel=8), 1.25 * 0.3 * 0.75 / (0.25 * 0.3 + 0.75)),
+    ("SetF(beta=0.5)", dict(pattern=EX81, total_rel=8), 1.5 * 0.3 * 0.75 / (0.5 * 0.3 + 0.75)),   # trec_eval's b = beta^2
+    ("set_F_0.25", dict(pattern=EX81, total_rel=8), 1.25 * 0.3 * 0.75 / (0.25 * 0.3 + 0.75)),
+    ("SetFbeta(beta=0.5)", dict(pattern=EX81, total_rel=8), 1.25 * 0.3 * 0.75 / (0.25 * 0.3 + 0.75)),
     ("set_F", dict(pattern=EX81, total_rel=8), 2 * 0.3 * 0.75 / (0.3 + 0.75)),
     ("SetP", dict(pattern=EX81, total_rel=8), 0.3),
     ("SetR", dict(pattern=EX81, total_rel=8), 0.75),
@@ -73,8 +75,22 @@ WORKED = [
      (7 + 3 / L2(3) + 7 / 2) / (7 + 7 / L2(3) + 7 / 2)),
     ("DCG(dcg='exp-log2')@3", dict(pattern="", grades=GRADES), 7 + 3 / L2(3) + 7 / 2),
     ("Judged@4", dict(pattern="", grades=[1, None, 0, None]), 2 / 4),
-    ("Judged@10", dict(pattern="", grades=[1, None, 0, None]), 2 / 10),
+    ("Judged@10", dict(pattern="", grades=[1, None, 0, None]), 2 / 4),     # ir_measures: over min(k, |ret|)
+    ("Judged", dict(pattern="", grades=[1, None, 0, None]), 2 / 4),
+    ("Judged@1", dict(pattern="", grades=[1, None, 0, None]), 1.0),
+    ("JudgedK@10", dict(pattern="", grades=[1, None, 0, None]), 2 / 10),  # textbook: over k
     ("Unj@4", dict(pattern="", grades=[1, None, 0, None]), 2 / 4),
+    ("NumQ", dict(pattern=EX81, total_rel=8), 1),
+    ("hits@5", dict(pattern=EX81, total_rel=8), 2),
+    ("hits", dict(pattern=EX81, total_rel=8), 6),
+    ("ERR@3", dict(pattern="", grades=GRADES), 7 / 16 + (9 / 16) * (3 / 16) / 2 + (9 / 16) * (13 / 16) * (7 / 16) / 3),
+    ("ERR@1", dict(pattern="", grades=[6]), 15 / 16),                     # grades above gdeval's 4 count as 4
+    ("Accuracy", dict(pattern="R N R N"), 1 - (0 + 1) / (2 * 2)),
+    ("Accuracy@2", dict(pattern="R N R N"), 1.0),
+    ("Accuracy", dict(pattern="N N"), 0.0),
+    ("Compat", dict(pattern="N R", total_rel=1), (0.95 / 2) / (1 + 0.95 / 2)),
+    ("Compat(normalize=False)", dict(pattern="N R", total_rel=1), (0.95 / 2) / (1 + 0.95)),
+    ("Compat", dict(pattern="R N", total_rel=1), 1 / (1 + 0.95 / 2) * (1 + 0.95 / 2)),
     ("NumRet", dict(pattern=EX81, total_rel=8), 20),
     ("NumRel", dict(pattern=EX81, total_rel=8), 8),
     ("NumRelRet", dict(pattern=EX81, total_rel=8), 6),
@@ -151,7 +167,8 @@ def test_negative_grades_are_pooled_but_unjudged():
     assert value(qrels, run, "NumRel") == 2
     # infAP skips the pooled-but-unjudged doc at rank 2 when estimating precision above rank 4
     assert value(qrels, run, "infAP") == pytest.approx((1 + (1 / 4 + (3 / 4) * (3 / 3) * ((1 + 1e-5) / (2 + 2e-5)))) / 2)
-    assert value(qrels, run, "Judged@4") == pytest.approx(3 / 4)
+    assert value(qrels, run, "Judged@4") == 1.0            # ir_measures: in the qrels, whatever the grade
+    assert value(qrels, run, "JudgedK@4") == pytest.approx(3 / 4)
     assert value(qrels, run, "NumRet", judged_only=True) == 3
     assert value(qrels, run, "P@2", judged_only=True) == pytest.approx(1 / 2)   # -J: ranks become 1, 2, 3
 
@@ -217,3 +234,12 @@ def test_utility_uses_collection_size():
     # a*relret + b*nonrelret + c*relmissed + d*(N + relret - ret - R) = 2 - 1 + 0 + (10 + 2 - 3 - 3)
     assert value(qrels, run, "utility(d=1)", num_docs=10) == pytest.approx(7.0)
     assert parse_measure("utility(d=1)").trec_name == "utility_1,-1,0,1"
+
+
+def test_measures_pickle_and_compare_equal():
+    """Streamlit's cache and Dask pickle Measures: a judged_only family's compute must survive the trip."""
+    import pickle
+    for name in ["AP(judged_only=True)", "nDCG@10", "Compat", "SetF(beta=0.25)"]:
+        m = parse_measure(name)
+        back = pickle.loads(pickle.dumps(m))
+        assert back == m and hash(back) == hash(m) and back.name == name

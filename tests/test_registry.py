@@ -70,7 +70,8 @@ def test_trec_names_round_trip(name):
     ("RR", "RR", "recip_rank"), ("RR@10", "RR@10", None), ("Rprec", "Rprec", "Rprec"), ("Bpref", "Bpref", "bpref"),
     ("IPrec@0.1", "IPrec@0.1", "iprec_at_recall_0.10"), ("Success@5", "Success@5", "success_5"),
     ("SetP", "SetP", "set_P"), ("SetR", "SetR", "set_recall"), ("SetF", "SetF", "set_F"),
-    ("SetF(beta=1)", "SetF", "set_F"), ("SetF(beta=0.5)", "SetF(beta=0.5)", None),
+    ("SetF(beta=1)", "SetF", "set_F"), ("SetF(beta=0.5)", "SetF(beta=0.5)", "set_F_0.5"),
+        ("SetFbeta(beta=0.5)", "SetFbeta(beta=0.5)", None), ("JudgedK@10", "JudgedK@10", None), ("Judged", "Judged", None),
     ("NumRet", "NumRet", "num_ret"), ("NumRel", "NumRel", "num_rel"), ("NumRelRet", "NumRelRet", "num_rel_ret"),
     ("infAP", "infAP", "infAP"), ("gm_map", "gm_map", "gm_map"), ("Rprec_mult_0.20", "Rprec(mult=0.2)", "Rprec_mult_0.20"),
     ("Rcap@10", "Rcap@10", "relative_P_10"), ("AP(norm='found')@10", "AP(norm='found')@10", None),
@@ -86,7 +87,7 @@ def test_trec_family_names_expand_to_default_cutoffs():
     assert [m.name for m in parse_measures(["P"])] == [f"P@{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)]
     assert [m.name for m in parse_measures(["ndcg_cut.5,10"])] == ["nDCG@5", "nDCG@10"]
     assert [m.name for m in parse_measures(["success"])] == ["Success@1", "Success@5", "Success@10"]
-    assert [m.name for m in parse_measures(["set_F.0.25"])] == ["SetF(beta=0.5)"]     # trec_eval: beta squared
+    assert [m.name for m in parse_measures(["set_F.0.25"])] == ["SetF(beta=0.25)"]   # the same parameter as trec_eval
 
 
 def test_make_drops_default_params():

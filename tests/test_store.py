@@ -8,6 +8,7 @@ import threading
 import pandas as pd
 import pytest
 
+import core.schema as schema_mod
 import core.store as store_mod
 from core.errors import EvalError, RankboardError
 from core.store import Store, resolve_path
@@ -68,14 +69,14 @@ def test_sample_runs_are_the_top_100_of_the_official_runs(tmp_path, shared):
 def test_schema_version_and_migration_hook(tmp_path, monkeypatch):
     path = tmp_path / "m.duckdb"
     Store.open(path, load_sample=False).close()
-    monkeypatch.setattr(store_mod, "SCHEMA_VERSION", 4)
-    monkeypatch.setitem(store_mod.MIGRATIONS, 3,
+    monkeypatch.setattr(schema_mod, "SCHEMA_VERSION", 4)
+    monkeypatch.setitem(schema_mod.MIGRATIONS, 3,
                         lambda cur: cur.execute("ALTER TABLE runs ADD COLUMN description VARCHAR").fetchall())
     with Store.open(path) as store:
         cur = store.cursor()
         assert cur.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall() == [("4",)]
         assert "description" in [r[0] for r in cur.execute("DESCRIBE runs").fetchall()]
-    monkeypatch.setattr(store_mod, "SCHEMA_VERSION", 3)
+    monkeypatch.setattr(schema_mod, "SCHEMA_VERSION", 3)
     with pytest.raises(RankboardError, match="schema version 4, newer than this Rankboard"):
         Store.open(path)
 

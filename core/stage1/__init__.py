@@ -96,7 +96,7 @@ def _stored(src: StoredRuns, options: EvalOptions) -> Rankings:
 PROVIDERS: dict[type, list[Provider]] = {
     Tables: [_tables],
     ArrowRun: [_arrow],
-    RunFile: [files.pieces, files.spilled, files.whole],
+    RunFile: [files.empty, files.pieces, files.spilled, files.whole],
     StoredRuns: [_stored],
 }
 
@@ -104,7 +104,7 @@ PROVIDERS: dict[type, list[Provider]] = {
 def choose(source) -> list[Provider]:
     """The providers that may serve `source`, best first (the last one always does)."""
     if isinstance(source, RunFile) and (source.parsed is not None or files.size(source.path) < files.STREAM_BYTES):
-        return [files.whole]
+        return [files.empty, files.whole]
     try:
         return PROVIDERS[type(source)]
     except KeyError:

@@ -4,8 +4,9 @@ smaller than STREAM_BYTES or already parsed).
 - `pieces`: a large clean file whose topics are contiguous, read a piece of whole topics at a time and ranked in
   Arrow (memory stays bounded however long the file);
 - `spilled`: a large clean file in any order, read in chunks into a DuckDB table and ranked in SQL (DuckDB spills);
-- `whole`: any file, parsed by `read_run` (which reports every problem) and ranked in Arrow.
-The first two decline (return None) what they cannot serve; `whole` serves everything.
+- `whole`: any file, parsed by `read_run` (which reports every problem) and ranked in Arrow;
+and before them `empty`: under -c, a blank file is a run that retrieved nothing (without -c the parser refuses it).
+All but `whole` decline (return None) what they cannot serve; `whole` serves everything.
 """
 from __future__ import annotations
 
@@ -14,12 +15,14 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from core.empty_run import empty_rankings, is_empty_file
 from core.formats import read_qrels, read_run
 from core.formats._fast import NotClean, run_batches, stream_run
 from core.formats.runs import _build
 from core.measures import EvalOptions
 from core.stage1.arrow import arrow_rankings, concat
 from core.stage1.tables import qrels_summary, table_rankings
+from core.sqltext import ident
 from core.types import Rankings
 
 STREAM_BYTES = 256 << 20   # run files at least this big are read in pieces, never whole
@@ -35,6 +38,13 @@ def size(path) -> int:
 
 def _name(parsed, path) -> str:
     return parsed.tag or Path(str(path)).name
+
+
+def empty(src, options: EvalOptions) -> Rankings | None:
+    """Under -c, a file holding nothing but blanks: no rankings, so every qrels topic scores 0."""
+    if not options.complete or src.parsed is not None or not is_empty_file(src.path):
+        return None
+    return empty_rankings(src.con, ident(src.qrels_table), Path(str(src.path)).name)
 
 
 def whole(src, options: EvalOptions) -> Rankings:

@@ -3,17 +3,18 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import cached, state
+from dashboard import cached, catalogue, state, store_resource
 from dashboard.components.agreement import (render_confusion, render_multi_summary, render_pair_summary,
                                             render_slopegraph, render_topic_kappa)
 from dashboard.components.feedback import empty_state, guard
 from dashboard.components.palette import run_colors
+from dashboard.escape import md_format
 from dashboard.constants import DEFAULT_MEASURES, MORE_MEASURES
 
 st.title("Judge agreement")
 coll = state.collection()
-store = state.get_store()
-sets = state.qrels_sets(coll["id"]) if coll else None
+store = store_resource.get_store()
+sets = catalogue.qrels_sets(coll["id"]) if coll else None
 if sets is None or len(sets) < 2:
     empty_state("Agreement needs two or more qrels sets in this collection, one per assessor. Upload another "
                 "qrels file with its assessor name first.", key="ag_empty",
@@ -58,10 +59,10 @@ with guard("compute agreement"), st.spinner("Comparing judgments..."):
         render_topic_kappa(pair, topics=cached.topics(store, skey, coll["id"], ver), key="ag_topics")
 
 st.subheader("Does it change the system ranking?")
-runs = state.runs(coll["id"])
+runs = catalogue.runs(coll["id"])
 if len(runs) < 2:
     empty_state("The slopegraph needs at least two runs in this collection.", key="ag_no_runs", upload_hint="runs")
 else:
-    with guard("rank the systems under each qrels set"), st.spinner(f"Scoring every run with {measure}..."):
+    with guard("rank the systems under each qrels set"), st.spinner(md_format("Scoring every run with {}...", measure)):
         dim = cached.does_it_matter(store, skey, coll["id"], measure, ids, ver)
         render_slopegraph(dim, colors=run_colors(runs["name"]), key="ag_slope")

@@ -3,17 +3,16 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import cached, state
+from dashboard import cached, catalogue, state, store_resource
 from dashboard.components.curves import render_pr, render_roc
 from dashboard.components.feedback import guard
 from dashboard.components.palette import run_colors
-from dashboard.components.runpicker import require_runs
 
 st.title("Precision-recall and ROC")
-coll, ids = require_runs(key="cv_empty")
+coll, ids = catalogue.require_runs(key="cv_empty")
 names = list(ids)
 ver = cached.version(coll["id"])
-store, skey = state.get_store(), str(state.get_store().path)
+store, skey = store_resource.get_store(), str(store_resource.get_store().path)
 colors = run_colors(names)
 
 chosen = state.select_many("Runs", names, key="cv_runs", param="runs", default=names[:5])

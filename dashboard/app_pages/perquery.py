@@ -1,20 +1,22 @@
 """Per-query: where does one run beat the baseline, and what do the two rankings look like?"""
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
-from dashboard import cached, state
+from dashboard import access, cached, catalogue, state, store_resource
 from dashboard.components import perquery as pq
-from dashboard.components.feedback import guard, md_escape
-from dashboard.components.notes import render_note
-from dashboard.components.runpicker import require_runs
+from dashboard.components.feedback import guard
+from dashboard.components.notes import Note, render_note
+from dashboard.escape import md_escape, md_format
 from dashboard.constants import DEFAULT_MEASURES, MORE_MEASURES
 
 st.title("Per-query comparison")
-coll, ids = require_runs(key="pq_empty", minimum=2)
+coll, ids = catalogue.require_runs(key="pq_empty", minimum=2)
 names = list(ids)
 ver = cached.version(coll["id"])
-store, skey = state.get_store(), str(state.get_store().path)
+store, skey = store_resource.get_store(), str(store_resource.get_store().path)
 
 c = st.columns([2, 2, 1.4])
 run_a = state.select_one("Baseline run", names, key="pq_baseline", param="baseline", where=c[0])
@@ -24,14 +26,14 @@ measure = state.select_one("Measure", list(dict.fromkeys(DEFAULT_MEASURES + chos
                            key="pq_measure", param="measure", where=c[2])
 
 diff = None
-with guard("compare the two runs per query"), st.spinner(f"Scoring {run_a} and {run_b} on every topic..."):
+with guard("compare the two runs per query"), st.spinner(md_format("Scoring {} and {} on every topic...", run_a, run_b)):
     result = cached.evaluated(coll["id"], [ids[run_a], ids[run_b]], [measure], ver=ver)
     diff = cached.how_different(result.per_query, skey, coll["id"], (run_a, ids[run_a]), (run_b, ids[run_b]),
                                 measure, ver)
 if diff is None:
     st.stop()
 if diff.empty:
-    st.info(md_escape(f"{run_a} and {run_b} share no evaluated topic."))
+    st.info(md_format("{} and {} share no evaluated topic.", run_a, run_b))
     st.stop()
 
 
@@ -75,5 +77,18 @@ with guard("load the two rankings"):
     with right:
         pq.render_ranked_list(right_list, run=run_b, score=float(row["b"]), key="pq_list_b")
     pq.render_lists_download(left_list, right_list, run_a=run_a, run_b=run_b, qid=qid, key="pq_lists_csv")
+
+
+def _save_note(cid: int, qid: str, text: str) -> None:
+    access.require_editor()
+    with store_resource.db_lock():
+        store.set_note(cid, qid, text)
+
+
 with guard("load the note for this query"):
-    render_note(coll["id"], qid, key="pq_note")
+    if access.can_edit():
+        render_note(Note((coll["id"], qid), store.get_note(coll["id"], qid)),
+                    on_save=partial(_save_note, coll["id"], qid), key="pq_note")
+    else:   # viewers read the meeting's note; writing one needs an editor
+        st.text_area("Note for this query", store.get_note(coll["id"], qid), height=90, disabled=True,
+                     help="Only editors can change notes.")

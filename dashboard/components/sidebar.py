@@ -6,21 +6,21 @@ import streamlit as st
 from dashboard import state
 
 
-def render_sidebar(*, key: str) -> None:
+def render_sidebar(collections, *, key: str) -> dict | None:
+    """The collection picker over `collections` (collection_id, name, n_runs, ...), bound to the URL
+    parameter `collection`; returns the chosen {'id': int, 'name': str}, or None when there is none."""
     with st.sidebar:
-        collections = state.collections()
         if collections.empty:
             st.caption("No collection yet: create one on the Data page.")
-            state.set_collection(None)
-            return
+            return None
         names = list(collections["name"])
         name = state.select_one("Collection", names, key=f"{key}_collection", param="collection",
                                 help="Every page shows this collection's runs and qrels.")
         row = collections[collections["name"] == name].iloc[0]
-        state.set_collection({"id": int(row["collection_id"]), "name": str(name)})
         parts = []
         for col, label in (("n_runs", "runs"), ("n_topics", "topics"), ("n_qrels_sets", "qrels sets")):
             if col in collections.columns:
                 parts.append(f"{int(row[col])} {label}")
         if parts:
             st.caption(" · ".join(parts))
+        return {"id": int(row["collection_id"]), "name": str(name)}

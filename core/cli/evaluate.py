@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sys
 
+from core.cluster import add_engine_arguments, dask_kwargs, use_dask
 from core.evaluate import EvalOptions, EvalResult, evaluate_files
 from core.measures import labelled
 
@@ -32,6 +33,7 @@ def add_arguments(p) -> None:
     p.add_argument("--compat", type=int, choices=(9, 10), default=9,
                    help="trec_eval version to match: 9 (9.0.8, default) or 10 (10.0 interpolation rounding)")
     p.add_argument("--format", choices=("trec", "csv", "json"), default="trec")
+    add_engine_arguments(p)
 
 
 def run(args) -> int:
@@ -39,12 +41,16 @@ def run(args) -> int:
                           judged_only=args.judged_only, num_docs=args.num_docs, compat=args.compat)
     names = args.measures or ["official"]
     pairs = labelled(names, compat=args.compat)
-    result = evaluate_files(args.qrels, args.runs, [m for _, m in pairs], options)
+    if use_dask(args):
+        from core.distributed import evaluate_distributed
+        result = evaluate_distributed(args.qrels, args.runs, [m for _, m in pairs], options, **dask_kwargs(args))
+    else:
+        result = evaluate_files(args.qrels, args.runs, [m for _, m in pairs], options)
     for w in result.warnings:
         print(f"warning: {w}", file=sys.stderr)
     out = sys.stdout
     if args.format == "trec":
-        header = any(n.strip() in ("official", "all_trec") for n in names)
+        header = any(n.strip() in ("official", "all_trec", "set") for n in names)
         out.write(format_trec(result, pairs, per_query=args.per_query, header=header))
     elif args.format == "csv":
         table = result.per_query if args.per_query else result.summary.assign(qid="all")

@@ -1,4 +1,4 @@
-"""`python -m core load ...` and `python -m core list`.
+"""`python -m core load ...`: files into the store.
 
     python -m core --store PATH load [--collection NAME] [--qrels FILE [--assessor NAME]]...
         [--run FILE [--name NAME]]... [--topics FILE] [--docs FILE] [--on-conflict error|replace|rename]
@@ -36,7 +36,7 @@ class _Append(argparse.Action):
             entries[-1]["label"] = value
 
 
-def add_load_arguments(p: argparse.ArgumentParser) -> None:
+def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--collection", default="default", help="collection to load into (created if new; default: 'default')")
     p.add_argument("--qrels", dest="qrels", action=_Append, metavar="FILE", help="qrels file (repeatable)")
     p.add_argument("--assessor", dest="qrels", action=_Append, const="--qrels", metavar="NAME",
@@ -50,10 +50,6 @@ def add_load_arguments(p: argparse.ArgumentParser) -> None:
                    help="when a run name exists: stop (default), replace the old run, or load as NAME-2")
     p.add_argument("--topics", metavar="FILE", help="topics: TREC <top> SGML, TSV qid<TAB>text, or JSONL")
     p.add_argument("--docs", metavar="FILE", help="documents: TSV docno<TAB>text, or JSONL")
-
-
-def add_list_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--collection", default=None, help="only this collection")
 
 
 def read_with_progress(path: str, out=None) -> bytes:
@@ -81,7 +77,7 @@ def _read_chunks(path: str, size: int, out) -> bytes:
     return b"".join(parts)
 
 
-def run_load(args) -> int:
+def run(args) -> int:
     jobs = [("topics", args.topics, None)] if args.topics else []
     jobs += [("qrels", q["file"], q["label"]) for q in args.qrels or []]
     jobs += [("docs", args.docs, None)] if args.docs else []
@@ -111,30 +107,6 @@ def run_load(args) -> int:
                 for w in rep.warnings:
                     print(f"  warning: {w}", file=sys.stderr)
         print(f"Loaded {len(jobs)} file(s) into collection '{args.collection}' of {store.path}.")
-    finally:
-        store.close()
-    return 0
-
-
-def run_list(args) -> int:
-    store = Store.open(args.store)
-    try:
-        cols = store.collections()
-        if args.collection is not None:
-            cols = cols[(cols["name"] == args.collection) | (cols["collection_id"].astype(str) == args.collection)]
-        print(f"store: {store.path}")
-        if cols.empty:
-            print("no collections" if args.collection is None else f"no collection '{args.collection}'")
-        for c in cols.itertuples():
-            print(f"\n{c.name} (id {c.collection_id}): {c.n_topics} topics, {c.n_qrels_sets} qrels sets, "
-                  f"{c.n_runs} runs, {c.n_documents} documents")
-            for q in store.qrels_sets(c.collection_id).itertuples():
-                default = "  (default)" if q.is_default else ""
-                print(f"  qrels {q.qrels_id:>4}  {q.assessor:<24} {q.n_judgments:>9} judgments "
-                      f"{q.n_topics:>6} topics{default}")
-            for r in store.runs(c.collection_id).itertuples():
-                print(f"  run   {r.run_id:>4}  {r.name:<24} {r.n_rows:>9} rows      {r.n_topics:>6} topics  "
-                      f"depth {r.depth}  {r.filename}")
     finally:
         store.close()
     return 0

@@ -1,0 +1,70 @@
+"""The command line: `python -m core [--store PATH] <command> ...`.
+
+Each command is one module of this package with `add_arguments(parser)` and `run(args) -> int`.
+`COMMANDS` lists them; adding a command is one line there plus its module. Only the chosen
+command's module is imported (scipy, statsmodels and pandas cost most of a second to import).
+A RankboardError becomes `error: <message>` on stderr and exit status 2.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import NamedTuple
+
+from core.errors import RankboardError
+
+
+class Command(NamedTuple):
+    module: str  # a module with add_arguments(parser) and run(args) -> int
+    help: str
+
+
+COMMANDS = {
+    "load": Command("core.cli.load", "Load runs, qrels, topics and documents into the store."),
+    "list": Command("core.cli.listing", "List the collections, runs and qrels sets in the store."),
+    "evaluate": Command("core.cli.evaluate", "Evaluate runs against qrels, like trec_eval."),
+    "compare": Command("core.cli.compare", "Compare runs against a baseline with significance tests."),
+    "agreement": Command("core.cli.agreement", "Inter-assessor agreement between qrels files."),
+    "convert": Command("core.cli.convert", "Check run files and write them as Parquet (fast input for --engine dask)."),
+    "judges": Command("core.cli.judges", "Many judges (human or LLM) against a reference qrels set."),
+}
+
+
+def _chosen(argv: list[str]) -> str | None:
+    """The command named in argv (the first positional token, after the global `--store PATH`)."""
+    tokens = iter(argv)
+    for token in tokens:
+        if token == "--store":
+            next(tokens, None)
+        elif not token.startswith("-"):
+            return token if token in COMMANDS else None
+    return None
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """Every command is listed in the help; only the chosen one gets its arguments."""
+    chosen = _chosen(sys.argv[1:] if argv is None else argv)
+    parser = argparse.ArgumentParser(prog="python -m core", description="Rankboard: IR evaluation over DuckDB.")
+    parser.add_argument("--store", metavar="PATH", default=None,
+                        help="DuckDB store file (default: $RANKBOARD_STORE, else data/rankboard.duckdb)")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, command in COMMANDS.items():
+        p = sub.add_parser(name, help=command.help, description=command.help)
+        if name == chosen:
+            module = importlib.import_module(command.module)
+            module.add_arguments(p)
+            p.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser(argv)
+    args = parser.parse_args(argv)
+    try:
+        return int(args._run(args) or 0)
+    except RankboardError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # e.g. `python -m core evaluate ... | head`
+        return 0

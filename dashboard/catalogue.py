@@ -1,0 +1,67 @@
+"""The store's catalogue as the pages see it: collections, runs and qrels sets, cached until a write
+calls `changed()`; and `require_runs`, the guard a page starts with.
+
+This process owns the store file and every write goes through the Data page, which calls `changed()`.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import state
+from dashboard.components.feedback import empty_state
+from dashboard.store_resource import get_store, store_path
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _collections(path: str):
+    return get_store().collections()
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _runs(path: str, cid: int):
+    return get_store().runs(cid)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _qrels_sets(path: str, cid: int):
+    return get_store().qrels_sets(cid)
+
+
+def collections():
+    """All collections (DataFrame with collection_id, name, n_runs, ...), cached until `changed()`."""
+    return _collections(str(store_path()))
+
+
+def runs(cid: int):
+    """The collection's runs (core's Store.runs), cached until `changed()`."""
+    return _runs(str(store_path()), int(cid))
+
+
+def qrels_sets(cid: int):
+    """The collection's qrels sets (core's Store.qrels_sets), cached until `changed()`."""
+    return _qrels_sets(str(store_path()), int(cid))
+
+
+def changed() -> None:
+    """Call after any write to the store: collections, runs and qrels sets are read afresh."""
+    for fn in (_collections, _runs, _qrels_sets):
+        fn.clear()
+
+
+def require_runs(*, key: str, minimum: int = 1, need_qrels: bool = True) -> tuple[dict, dict]:
+    """(collection, {run name: run id}) or an empty state + st.stop() when there is nothing to show."""
+    coll = state.collection()
+    if coll is None:
+        empty_state("There is no collection yet. Create one and upload runs and qrels.", key=key)
+        st.stop()
+    runs_df = runs(coll["id"])
+    if need_qrels and qrels_sets(coll["id"]).empty:
+        empty_state(f"Collection '{coll['name']}' has no qrels yet. Upload a qrels file first, then runs.",
+                    key=key, upload_hint="qrels")
+        st.stop()
+    if len(runs_df) < minimum:
+        what = "a run" if minimum == 1 else f"at least {minimum} runs"
+        empty_state(f"Collection '{coll['name']}' has {len(runs_df)} run(s); this page needs {what}.",
+                    key=key, upload_hint="runs")
+        st.stop()
+    return coll, dict(zip(runs_df["name"].astype(str), runs_df["run_id"].astype(int)))
