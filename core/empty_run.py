@@ -9,6 +9,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from core.sql import sql
+from core.types import Rankings
+
 EMPTY_PROBE_BYTES = 1 << 16      # an empty file (after gzip) is tiny: only files this small are probed
 
 
@@ -31,8 +34,6 @@ def is_empty_file(path) -> bool:
 def empty_rankings(con, qrels_table_sql: str, name: str):
     """Stage 1's output for a run with no rows: no rankings, the qrels' levels and topics (qrels_table_sql is
     an already quoted table name)."""
-    from core.evaluate import Rankings, sql
-
     topics = [r[0] for r in con.execute("SELECT DISTINCT qid FROM " + qrels_table_sql + " ORDER BY qid").fetchall()]
     levels = con.execute(sql("qrels_levels", qrels_table=qrels_table_sql)).fetchdf()
     none = np.zeros(0, dtype=np.int64)

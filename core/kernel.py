@@ -4,7 +4,7 @@
 
 `rows` (Arrow: run, qid, docno, score) holds whole rankings (every line of a run and topic) of any number of runs,
 in any order; `qrels` (Arrow: qid, docno, rel) the judgments of at least those topics. It does no I/O: the same
-stage 1 (`core.judged.arrow_rankings`) and the same stage 2 (`core.evaluate.evaluate_rankings`) as `evaluate_files`
+stage 1 (`core.stage1.arrow.arrow_rankings`) and the same stage 2 (`core.stage2.evaluate_rankings`) as `evaluate_files`
 run over the rows. Only the topics a run has are evaluated: missing topics, -c, the summary and the trec_eval
 layout are global steps, done once by the driver (core.distributed). `text` is null except for string measures
 (relstring), whose `value` is NaN.
@@ -23,6 +23,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from core.measures import EvalOptions
+from core.stage1.arrow import arrow_rankings
+from core.stage1.tables import qrels_summary
+from core.stage2 import evaluate_rankings
+from core.types import Rankings
 
 _LOCK = threading.Lock()
 _STATE = threading.local()
@@ -61,9 +65,6 @@ def _split_runs(rows: pa.Table) -> list[tuple[str, pa.Table]]:
 
 def rankings_of(rows: pa.Table, qrels: pa.Table):
     """Stage 1 of every run in `rows`, as one `Rankings` (qrels topics the runs lack are not added)."""
-    from core.evaluate import Rankings
-    from core.judged import arrow_rankings, qrels_summary
-
     cur = cursor()
     name = f"_rb_kernel_qrels_{uuid.uuid4().hex[:8]}"
     cur.register(name, qrels.select(["qid", "docno", "rel"]))
@@ -87,8 +88,6 @@ def rankings_of(rows: pa.Table, qrels: pa.Table):
 
 def evaluate_rows(rows: pa.Table, qrels: pa.Table, measures, options: EvalOptions = EvalOptions()) -> pa.Table:
     """Per-query values (run, qid, measure, value, text) of the rankings in `rows`; see the module docstring."""
-    from core.evaluate import evaluate_rankings
-
     rankings = rankings_of(rows, qrels)
     result = evaluate_rankings(rankings, measures, replace(options, complete=False))
     return long_table(result)

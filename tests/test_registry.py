@@ -27,7 +27,10 @@ def test_family_is_documented(family):
     assert family.reference.strip(), "needs a reference"
     assert family.agg in ("mean", "sum", "gm", "text")
     for p in family.params:
-        p.coerce(family.name, p.default)          # defaults pass their own validation
+        if p.default is not None:                 # None: required (max_rel) or chosen at compute time (RBP's p)
+            p.coerce(family.name, p.default)      # defaults pass their own validation
+        else:
+            assert p.required or p.help, f"{p.name}: a None default needs required=True or a help text saying why"
 
 
 @pytest.mark.parametrize("family", REGISTRY, ids=[f.name for f in REGISTRY])

@@ -50,6 +50,7 @@ class Param:
     help: str = ""
     pattern: str | None = None    # regex for this value inside a trec_eval name (str params)
     convert: Callable | None = None   # another accepted spelling -> this type (e.g. ir_measures' gains dict)
+    required: bool = False        # must be given (ir_measures' max_rel for the C/W/L family)
 
     def coerce(self, family: str, value):
         if self.convert is not None and not isinstance(value, self.type):
@@ -158,6 +159,9 @@ def make(family: Family, params: dict | None = None, cutoff=None) -> Measure:
         v = p.coerce(family.name, v)
         if v != p.default:
             clean[k] = v
+    missing = [p.name for p in family.params if p.required and p.name not in clean]
+    if missing:
+        raise EvalError(f"{family.name} needs {missing[0]}=..., e.g. {family.name}({missing[0]}=3) for grades 0-3.")
     if cutoff is not None:
         if family.cutoff == "none":
             raise EvalError(f"{family.name} takes no @cutoff. Write {family.name} alone.")

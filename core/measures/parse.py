@@ -26,6 +26,8 @@ ALL_TREC_9 = (["num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "b
 ALL_TREC_10 = ALL_TREC_9 + ["rbp", "rbp_resid", "unj_5", "unj_10", "unj_20"]
 # trec_eval's `set` nickname (measures.c set_names; runid and num_q are the header lines), in its output order
 SET = ["num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_relative_P", "set_recall", "set_map", "set_F"]
+_MULTS = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
+QRELS_JG = (["map_avgjg"] + [f"P_avgjg_{k}" for k in _CUT] + [f"Rprec_mult_avgjg_{x:.2f}" for x in _MULTS])
 
 
 def nickname(name: str, compat: int = 9) -> list[str] | None:
@@ -35,6 +37,8 @@ def nickname(name: str, compat: int = 9) -> list[str] | None:
         return list(ALL_TREC_10 if compat >= 10 else ALL_TREC_9)
     if name == "set":
         return list(SET)
+    if name == "qrels_jg":
+        return list(QRELS_JG)
     return None
 
 
@@ -73,6 +77,8 @@ def parse_measure(name) -> Measure:
     m = _from_trec(text)
     if m is not None:
         return m
+    if _RANX_RBP.match(text):                     # ranx's rbp.95 / rbp@95 (before RBP's own @cutoff check)
+        return parse_measure(ranx_name(text))
     mt = _IR.match(text)
     fam = family_named(mt.group("name")) if mt else None
     if fam is None:
@@ -110,8 +116,18 @@ RANX = {
 _RANX = re.compile(r"(?P<name>[a-z0-9_\-]+?)(?:@(?P<k>\d+))?(?:-l(?P<level>\d+))?\Z")
 
 
+_RANX_RBP = re.compile(r"rbp[.@](?P<p>\d+)(?:-l(?P<level>\d+))?\Z")
+
+
 def ranx_name(text: str) -> str | None:
-    """A ranx metric name ('ndcg_burges@10', 'hits@5-l2', 'r-precision') as a Rankboard measure string, or None."""
+    """A ranx metric name ('ndcg_burges@10', 'hits@5-l2', 'r-precision', 'rbp.95') as a Rankboard measure string,
+    or None."""
+    rbp = _RANX_RBP.match(text)
+    if rbp:                                  # ranx reads rbp.95 as p = 0.95, with raw grades as gains
+        if rbp.group("level") not in (None, "1"):
+            raise EvalError(f"{text!r}: ranx's -l{rbp.group('level')} on rbp is not supported. Drop it, or use "
+                            f"ir_measures' binary RBP(rel={rbp.group('level')}).")
+        return f"RBP(gain='grade',p={float('0.' + rbp.group('p'))!r})"
     mt = _RANX.match(text)
     if not mt or mt.group("name") not in RANX:
         return None
@@ -172,9 +188,9 @@ def _expand_trec(text: str, compat: int) -> list[str] | None:
             return [f"SetF(beta={float(params)!r})"]
         except ValueError:
             return None
-    if base == "Rprec_mult":
-        vals = [float(c) for c in params.split(",") if c] if params else [0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0]
-        return [f"Rprec_mult_{v:.2f}" for v in vals]
+    if base in ("Rprec_mult", "Rprec_mult_avgjg"):
+        vals = [float(c) for c in params.split(",") if c] if params else list(_MULTS)
+        return [f"{base}_{v:.2f}" for v in vals]
     return None
 
 

@@ -62,6 +62,21 @@ WORKED = [
     ("Compat", dict(pattern="N R", total_rel=1), (0.95 / 2) / (1 + 0.95 / 2)),
     ("Compat(normalize=False)", dict(pattern="N R", total_rel=1), (0.95 / 2) / (1 + 0.95)),
     ("Compat", dict(pattern="R N", total_rel=1), 1 / (1 + 0.95 / 2) * (1 + 0.95 / 2)),
+    # C/W/L: W(i) = prod_{j<i} C(j) / sum over 1000 ranks of the same products; gains scaled by max_rel
+    ("SDCG(max_rel=1)@2", dict(pattern="R N"), 1 / (1 + 1 / L2(3))),
+    ("NERR8(max_rel=1)@3", dict(pattern="N R N"), 1 / 2),                  # C = 1, 0: P = 1, 1, 0, ...
+    ("NERR9(max_rel=1)@3", dict(pattern="N R"), 0.5 / 1.5),                # C = 1/2, 0
+    ("NERR10(max_rel=1)", dict(pattern="R"), 1.0),
+    ("NERR11(max_rel=1)", dict(pattern="R"), 1.0),
+    ("BPM(max_rel=1)@3", dict(pattern="N R N"), 1 / 2),
+    ("INST(max_rel=1)", dict(pattern="R"), 1 / sum(1 / i ** 2 for i in range(1, 1001))),      # P_i = 1/i^2
+    ("INSQ(max_rel=1)", dict(pattern="R"), 1 / sum(4 / (i + 1) ** 2 for i in range(1, 1001))),
+    ("INST(max_rel=2)", dict(pattern="", grades=[0, 0]), 0.0),
+    ("RBP(rel=1)", dict(pattern="R"), (1 - 0.8) / (1 - 0.8 ** 1000)),
+    # judgment-group averages with one group (plain qrels) are the plain measures; test_measures_avgjg has the rest
+    ("map_avgjg", dict(pattern=SEED1), (1 + 2 / 3 + 3 / 4 + 4 / 5 + 5 / 6 + 6 / 10) / 6),
+    ("P_avgjg@5", dict(pattern=EX81, total_rel=8), 2 / 5),
+    ("Rprec_mult_avgjg(mult=0.5)", dict(pattern=EX81, total_rel=8), 2 / 4),
     ("NumRet", dict(pattern=EX81, total_rel=8), 20),
     ("NumRel", dict(pattern=EX81, total_rel=8), 8),
     ("NumRelRet", dict(pattern=EX81, total_rel=8), 6),
