@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.test_apptest import APP, TIMEOUT, assert_clean, frame, open_page, texts, url
+from tests.apptest_kit import APP, TIMEOUT, assert_clean, frame, open_page, texts, url
 from tests.fixtures_store import sample_store
 
 pytestmark = pytest.mark.xdist_group("apptest")

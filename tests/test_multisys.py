@@ -10,10 +10,10 @@ import pandas as pd
 import pytest
 from scipy import stats as sp
 from scipy.stats import studentized_range
-from statsmodels.formula.api import ols
 from statsmodels.stats.multitest import multipletests
 
 from core import multisys, stats
+from tests.oracle_stats import tukey_oracle
 
 
 def _matrix(n=30, k=5, seed=0, spread=0.05):
@@ -22,24 +22,10 @@ def _matrix(n=30, k=5, seed=0, spread=0.05):
     return np.clip(topic + spread * np.arange(k)[None, :] + 0.1 * rng.standard_normal((n, k)), 0, 1)
 
 
-def _tukey_oracle(X):
-    """Fit x ~ C(run) + C(topic) with statsmodels OLS; p from scipy's studentized range."""
-    n, k = X.shape
-    df = pd.DataFrame({"value": X.ravel(), "topic": np.repeat(np.arange(n), k).astype(str),
-                       "run": np.tile(np.arange(k), n).astype(str)})
-    fit = ols("value ~ C(run) + C(topic)", data=df).fit()
-    means = df.groupby("run")["value"].mean().reindex([str(j) for j in range(k)]).to_numpy()
-    out = np.full((k, k), np.nan)
-    for a, b in itertools.combinations(range(k), 2):
-        q = abs(means[a] - means[b]) / np.sqrt(fit.mse_resid / n)
-        out[a, b] = out[b, a] = studentized_range.sf(q, k, fit.df_resid)
-    return out, fit
-
-
 @pytest.mark.parametrize("n,k,seed", [(30, 5, 0), (12, 3, 1), (50, 8, 2)])
 def test_tukey_matches_statsmodels_two_way_anova(n, k, seed):
     X = _matrix(n, k, seed)
-    expected, fit = _tukey_oracle(X)
+    expected, fit = tukey_oracle(X)
     means, mse, df = multisys.two_way_anova(X)
     assert df == fit.df_resid == (k - 1) * (n - 1)
     assert mse == pytest.approx(fit.mse_resid, rel=1e-10)
