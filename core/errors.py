@@ -44,6 +44,10 @@ class UploadError(RankboardError):
         self.total = max(total or 0, len(self.problems))
         super().__init__(self.render())
 
+    def __reduce__(self):
+        """Pickled with its problems (a Dask task's error reaches the driver as the same exception and text)."""
+        return (type(self), (self.problems, self.total))
+
     def render(self) -> str:
         shown = self.problems[:MAX_PROBLEMS]
         lines = [str(p) for p in shown]

@@ -9,20 +9,17 @@ import numbers
 import sys
 import threading
 import uuid
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from core.errors import EvalError, OptionError, Problem, UploadError
 from core.formats import read_documents, read_qrels, read_run, read_topics
-from core.formats._fast import no_repeats
-from core.formats._text import read_source, source_name
-from core.ranking import canonical_ranks, topic_codes
+from core.formats._text import source_name
+from core.stage1.order import canonical_ranks, topic_codes
 from core.sqltext import statement
 
 INSERT_RUN_ROWS = "INSERT INTO run_docs SELECT ?, topic, docno, score, rank FROM {view}"
@@ -123,27 +120,13 @@ class PreparedRun:
     topics: pa.Table            # qid, n, topic
 
 
-def prepare_run(source, *, filename=None, parsed=None, con=None) -> PreparedRun:
+def prepare_run(source, *, filename=None, parsed=None) -> PreparedRun:
     """Parse, check and rank a run without the store (raises UploadError): a loader does this before it
-    takes its turn on the store, so the store is held only for the insert. `con`: the DuckDB connection
-    the duplicate check hashes docnos on (a private in-memory one by default)."""
+    takes its turn on the store, so the store is held only for the insert."""
     file = source_name(source, filename)
-    if parsed is None and not isinstance(source, (str, Path, bytes, bytearray, memoryview)) \
-            and not hasattr(source, "getvalue"):
-        source = read_source(source, file)    # a stream: keep its bytes, in case it must be read twice
     _import_pandas_meanwhile()
-    own = con is None
-    con = duckdb.connect(config={"threads": 2}) if own else con
-    try:
-        # The parser's duplicate check is left to _ranked, which runs it on `con` beside the ranking.
-        run = parsed or read_run(source, filename=file, check_duplicates=False)
-        rows, topics = _ranked(con, run.table, check=run.unchecked)
-        if rows is None:                      # a document repeats in a topic: the checked read raises the error
-            run = read_run(source, filename=file)
-            rows, topics = _ranked(con, run.table, check=False)
-    finally:
-        if own:
-            con.close()
+    run = parsed or read_run(source, filename=file)      # the parser checks for repeated documents itself
+    rows, topics = _ranked(run.table)
     return PreparedRun(file, run, rows, topics)
 
 
@@ -153,7 +136,7 @@ def add_run(cur, cid: int, source, *, filename=None, name=None, on_conflict="err
     if on_conflict not in ("error", "replace", "rename"):
         raise OptionError(f"on_conflict must be 'error', 'replace' or 'rename', not {on_conflict!r}.")
     if prepared is None:
-        prepared = prepare_run(source, filename=filename, parsed=parsed, con=cur)
+        prepared = prepare_run(source, filename=filename, parsed=parsed)
     file, run, rows, topics = prepared.file, prepared.run, prepared.rows, prepared.topics
     name = name or run.tag or Path(file).name.removesuffix(".gz")
     warnings = list(run.warnings)
@@ -183,23 +166,15 @@ def _import_pandas_meanwhile() -> None:
         threading.Thread(target=importlib.import_module, args=("pandas",)).start()
 
 
-def _ranked(cur, table: pa.Table, *, check: bool) -> tuple[pa.Table | None, pa.Table | None]:
+def _ranked(table: pa.Table) -> tuple[pa.Table, pa.Table]:
     """(the run's rows with their topic number and canonical trec_eval rank: topic, docno, score, rank; its
-    topics: qid, n = rows, topic = 0, 1, ...),
-    or (None, None) when `check` finds a document twice in a topic. The check (docno hashes from DuckDB on `cur`,
-    then numpy) runs while a second thread ranks (numpy and pyarrow), so the two overlap.
-    A function of its own so that the numpy temporaries are freed before the rows are written."""
+    topics: qid, n = rows, topic = 0, 1, ...). A function of its own so that the numpy temporaries are freed
+    before the rows are written."""
     if not table.num_rows:
         codes, qids = np.zeros(0, np.int32), pa.array([], pa.string())
     else:
         codes, qids = topic_codes(table["qid"])
-    score = table["score"].to_numpy()
-    with ThreadPoolExecutor(1) as pool:
-        ranking = pool.submit(canonical_ranks, codes, score, table["docno"])
-        unique = not check or no_repeats(codes, table["docno"], cur)
-        rank = ranking.result().astype(np.int32)
-    if not unique:
-        return None, None
+    rank = canonical_ranks(codes, table["score"].to_numpy(), table["docno"]).astype(np.int32)
     rows = pa.table({"topic": codes, "docno": table["docno"], "score": table["score"], "rank": rank})
     counts = np.bincount(codes, minlength=len(qids)).astype(np.int32)
     return rows, pa.table({"qid": qids, "n": counts, "topic": np.arange(len(qids), dtype=np.int32)})

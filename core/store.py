@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_PATH = ROOT / "data" / "rankboard.duckdb"
 SAMPLE_MANIFEST = ROOT / "data" / "sample.json"
+SAMPLE_MANIFESTS = (SAMPLE_MANIFEST, ROOT / "data" / "sample_llmjudge.json")   # a fresh store loads each that exists
 # Every committed write (except the results cache) increases meta's data_version.
 BUMP = """INSERT OR REPLACE INTO meta SELECT 'data_version',
     CAST(coalesce((SELECT CAST(value AS BIGINT) FROM meta WHERE key = 'data_version'), 0) + 1 AS VARCHAR)"""
@@ -75,8 +76,10 @@ class Store(Catalogue):
         fresh = store._migrate()
         if load_sample is None:
             load_sample = path.resolve() == DEFAULT_PATH.resolve()
-        if fresh and load_sample and SAMPLE_MANIFEST.exists():
-            store.load_sample()
+        if fresh and load_sample:
+            for manifest in SAMPLE_MANIFESTS:
+                if manifest.exists():
+                    store.load_sample(manifest)
         return store
 
     def _migrate(self) -> bool:

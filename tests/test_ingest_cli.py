@@ -9,7 +9,7 @@ from core.cli import listing as cli_list
 from core.cli import load as cli_load
 from core.errors import RankboardError
 from core.store import Store
-from tests.test_upload_errors import snapshot
+from tests.fixtures_store import assert_derived, pairs, snapshot
 
 
 def cli(*argv: str) -> int:
@@ -129,7 +129,6 @@ def test_the_parsers_report_a_missing_path_or_a_folder(files):
 
 def test_a_load_keeps_what_stored_evaluation_reads(files, capsys):
     """Qrels and runs in one load, then a qrels set on its own: every run has judged rows under every set."""
-    from tests.test_store_derived import assert_derived, pairs
     store = str(files / "s.duckdb")
     assert cli("--store", store, "load", "--collection", "toy", "--qrels", str(files / "q.txt"),
                "--run", str(files / "a.run"), "--run", str(files / "b.run")) == 0
