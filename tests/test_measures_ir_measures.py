@@ -36,7 +36,7 @@ SHARED = [
     "nDCG", "nDCG@5", "NDCG@3", "nDCG(gains={0: 1, 1: 3})", "nDCG(gains={1: 2, 2: 5, 3: 9})@5",
     "nDCG(judged_only=True)@5",
     "SetP", "SetP(rel=2)", "SetP(relative=True)", "SetRelP", "SetR", "SetR(rel=2)",
-    "SetF", "SetF(beta=0.5)", "SetF(beta=2)", "SetF(rel=2)", "SetAP", "SetAP(rel=2)", "SetP(judged_only=True)",
+    "SetF", "SetF(beta=0.5)", "SetF(beta=2.0)", "SetF(rel=2)", "SetAP", "SetAP(rel=2)", "SetP(judged_only=True)",
     "Success@1", "Success@5", "Success(rel=2)@3",
     "Judged", "Judged@1", "Judged@5", "Judged@20",
 ]
