@@ -212,4 +212,15 @@ def render(allres: dict) -> str:
                 "imported, as on a running server); cached = the next rerun. The core columns split the cold time",
                 "of the same work done without Streamlit (`evaluate_stored` of 10 runs x 5 measures, then",
                 "`compare(test='t')`).", ""]
+    out += loadtest_section()
     return "\n".join(out) + "\n"
+
+
+def loadtest_section() -> list[str]:
+    """benchmarks/LOADTEST.md (written by loadtest.py) under its own heading, so a rerun of run.py keeps it."""
+    from pathlib import Path
+    path = Path(__file__).with_name("LOADTEST.md")
+    if not path.exists():
+        return []
+    body = "\n".join(ln for ln in path.read_text().splitlines() if not ln.startswith("# ")).strip()
+    return ["## Dashboard load test (issue 12)", "", body, ""]
