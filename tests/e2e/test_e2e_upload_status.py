@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import Server
-from tests.e2e.test_e2e_flows import nav
+from tests.e2e.conftest import Server, nav
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("e2e")]
 
