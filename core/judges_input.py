@@ -1,7 +1,7 @@
 """Runs and qrels (DataFrames or Arrow tables) into the DuckDB tables that `core.judges_scores.table_stage1`
 reads (part of core/judges.py): stacked qrels jq(s, qid, docno, rel) and runs jr(run, qid, docno, rank).
 
-A run's rank is trec_eval's canonical rank, computed by `core.ranking.canonical_ranks` in numpy (score
+A run's rank is trec_eval's canonical rank, computed by `core.stage1.order.canonical_ranks` in numpy (score
 descending, docno descending; the file's rank column ignored). Its plain equivalent is the SQL window
 `row_number() OVER (PARTITION BY run, qid ORDER BY score DESC, docno DESC)`, which table_stage1 uses when jr
 has no rank column; a test compares the two. Both tables are Arrow, registered with DuckDB (not copied).
@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from core.ranking import canonical_ranks, topic_codes
+from core.stage1.order import canonical_ranks, topic_codes
 
 
 def _arrow(table, columns) -> pa.Table:

@@ -23,8 +23,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from core.evaluate import CANONICAL_RANK, Rankings, evaluate_rankings
 from core.sqltext import ident
+from core.stage1.order import rank_sql
+from core.stage2 import evaluate_rankings
+from core.types import Rankings
 
 LEVELS_SQL = "SELECT s, qid, rel, count(*) AS n FROM {q} WHERE rel >= 0 GROUP BY ALL"
 TOPICS_SQL = "SELECT DISTINCT s, qid FROM {q}"
@@ -53,7 +55,7 @@ def table_stage1(con, runs_table: str, qrels_table: str, names: list[str], depth
     ranked once per run, joined once to all sets."""
     rt, qt = ident(runs_table), ident(qrels_table)
     cols = [d[0] for d in con.execute(f"SELECT * FROM {rt} LIMIT 0").description]
-    rank = "rank" if "rank" in cols else CANONICAL_RANK.format(partition="run, qid")
+    rank = "rank" if "rank" in cols else rank_sql("run, qid")
     cut = "" if depth is None else f" WHERE rank <= {int(depth)}"
     rows = con.execute(f"WITH r AS (SELECT run, qid, docno, {rank} AS rank FROM {rt}), c AS (SELECT * FROM r{cut}) "
                        f"SELECT q.s, c.run, c.qid, c.rank, q.rel FROM c JOIN {qt} q ON q.qid = c.qid "

@@ -308,7 +308,7 @@ def test_a_judge_identical_to_the_reference_agrees_perfectly(data):
 
 
 def test_ranks_from_numpy_equal_the_sql_window(data):
-    """runs_table's canonical ranks (core.ranking, numpy) against the plain equivalent, the SQL window."""
+    """runs_table's canonical ranks (core.stage1.order, numpy) against the plain equivalent, the SQL window."""
     import duckdb
 
     from core import judges_scores

@@ -23,6 +23,7 @@ ALIASES = {
     "rank": ("rank",),
     "rel": ("rel", "relevance", "label", "grade", "judgment", "judgement"),
     "iter": ("iter", "q0"),
+    "tag": ("tag", "run_tag", "runid"),        # a run's name (as column 6 of a TREC run); Parquet from `core convert`
 }
 
 

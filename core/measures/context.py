@@ -25,10 +25,23 @@ class Data:
         self.rel = np.asarray(rel, dtype=np.int64)
         self.options = options
         self._ctx: dict[int, Ctx] = {}
+        self._judged: Data | None = None
 
     @property
     def n_groups(self) -> int:
         return len(self.num_ret)
+
+    def judged_only(self) -> "Data":
+        """The same rankings with every unjudged (or negative-grade) document dropped and the ranks closed up:
+        trec_eval's -J, for one measure (ir_measures' judged_only=True)."""
+        if self._judged is None:
+            keep = self.rel >= 0
+            g = self.g[keep]
+            counts = np.bincount(g, minlength=self.n_groups)
+            starts = np.r_[0, np.cumsum(counts)[:-1]].astype(np.int64)
+            rank = np.arange(len(g)) - starts[g] + 1
+            self._judged = Data(counts, self.levels, g, rank, self.rel[keep], self.options)
+        return self._judged
 
     def ctx(self, rel_level: int) -> "Ctx":
         if rel_level not in self._ctx:
@@ -41,6 +54,31 @@ def safe_div(a, b):
     b = np.asarray(b, dtype=np.float64)
     out = np.zeros(np.broadcast(a, b).shape)
     np.divide(a, b, out=out, where=b != 0)
+    return out
+
+
+SEGCUM_CELLS = 1 << 22        # cells of the padded (groups x longest group) block segcum_floats sums at once
+
+
+def segcum_floats(x: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Cumulative sums within contiguous groups (`starts`: each row's group's first row), each group summed
+    sequentially from its own first row: np.cumsum along the rows of a zero-padded (groups x longest) block, a
+    block of groups at a time. Plain equivalent: np.concatenate([np.cumsum(x[a:b]) for a, b in groups])
+    (tests/test_distributed.py compares the two)."""
+    n = len(x)
+    first = np.flatnonzero(np.r_[True, starts[1:] != starts[:-1]])
+    lengths = np.diff(np.r_[first, n])
+    pos = np.arange(n) - starts
+    out = np.empty(n, dtype=np.float64)
+    group = np.repeat(np.arange(len(first)), lengths)
+    wide = int(lengths.max())
+    per_block = max(1, SEGCUM_CELLS // wide)         # groups per block: a few blocks even for millions of rows
+    for a in range(0, len(first), per_block):
+        b = min(a + per_block, len(first))
+        lo, hi = first[a], first[b] if b < len(first) else n
+        block = np.zeros((b - a, wide), dtype=np.float64)
+        block[group[lo:hi] - a, pos[lo:hi]] = x[lo:hi]
+        out[lo:hi] = np.cumsum(block, axis=1)[group[lo:hi] - a, pos[lo:hi]]
     return out
 
 
@@ -76,8 +114,14 @@ class Ctx:
         return np.maximum.accumulate(np.where(first, np.arange(len(self.g)), 0))
 
     def segcum(self, x) -> np.ndarray:
-        """Inclusive cumulative sum of x within each group (exact for integer x)."""
+        """Inclusive cumulative sum of x within each group. Integers: one cumsum over every row minus the sum
+        before the group (exact). Other floats: each group summed from its own first row (segcum_floats), so a
+        topic's value does not depend on which other topics or runs are evaluated with it (a Dask bucket of
+        topics gives the bits the whole run gives); the global cumsum would carry the rounding of every earlier
+        group into it."""
         x = np.asarray(x)
+        if x.dtype.kind == "f" and len(x) and not np.array_equal(x, np.round(x)):
+            return segcum_floats(x, self.starts)
         cs = np.cumsum(x)
         return cs - (cs - x)[self.starts]
 

@@ -1,0 +1,99 @@
+"""What a Dask worker runs for core.distributed: read one run file, then the kernel (core.kernel).
+
+Only plain data crosses the wire: paths, Arrow tables, measure names and EvalOptions. Nothing here imports dask,
+so the tasks also run (and are tested) in a plain process.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+PARQUET_MARK = b"rankboard.run"          # schema metadata key written by core.convert: the file was checked
+
+
+def _checked_parquet(path):
+    """A ParsedRun straight from a Parquet file that `python -m core convert` wrote (its rows were checked when
+    it was written), else None. Any other Parquet file goes through the checking reader (core.formats)."""
+    import pyarrow.parquet as pq
+
+    from core.formats.runs import _build
+
+    try:
+        with open(path, "rb") as f:
+            if f.read(4) != b"PAR1":
+                return None
+        schema = pq.read_schema(path)
+    except (OSError, pa.ArrowException):
+        return None
+    if PARQUET_MARK not in (schema.metadata or {}):
+        return None
+    table = pq.read_table(path, columns=[c for c in ("qid", "docno", "score", "tag") if c in schema.names])
+    run = _build(table.select(["qid", "docno", "score"]), table["tag"] if "tag" in schema.names else None,
+                 None, {}, "parquet")
+    return run
+
+
+def read_rows(path):
+    """(qid, docno, score) of a run file (TREC text, gzip or not, CSV/TSV, or Parquet), its tag and warnings:
+    what evaluate_files reads, with the same errors (a repeated document raises the parser's exact message)."""
+    from core.formats import read_run
+    from core.formats._fast import unique
+
+    name = Path(str(path)).name
+    parsed = _checked_parquet(path)
+    if parsed is not None and not unique(parsed.table, ["qid", "docno"]):
+        parsed = None                     # a repeated document after all: the checking reader names the lines
+    if parsed is None:
+        parsed = read_run(path, filename=name)
+    return parsed.table.select(["qid", "docno", "score"]), parsed.tag, list(parsed.warnings)
+
+
+def with_run(table: pa.Table, run: str) -> pa.Table:
+    return table.append_column("run", pa.array(np.full(table.num_rows, run, dtype=object), pa.string()))
+
+
+def run_task(path, key: str, qrels: pa.Table, measures: list[str], options):
+    """Split by run: one run file -> (tag, warnings, the kernel's per-query table with run = `key`)."""
+    from core.kernel import evaluate_rows
+
+    table, tag, warnings = read_rows(path)
+    return tag, warnings, evaluate_rows(with_run(table, key), qrels, measures, options)
+
+
+def bucket_task(path, key: str, topics: pa.Array, per_bucket: int):
+    """Split by topic, first half: one run file -> (tag, warnings, [rows of bucket 0, 1, ...]). A qrels topic's
+    bucket is its position in the sorted qrels topics // per_bucket; topics without judgments are dropped here
+    (no engine evaluates them), so they cost no transfer."""
+    table, tag, warnings = read_rows(path)
+    position = pc.index_in(table["qid"], value_set=topics)
+    keep = pc.is_valid(position)
+    table, position = table.filter(keep), position.filter(keep).to_numpy(zero_copy_only=False)
+    bucket = position // per_bucket
+    n = (len(topics) + per_bucket - 1) // per_bucket
+    order = np.argsort(bucket, kind="stable")             # a ranking's lines keep their order
+    bounds = np.searchsorted(bucket[order], np.arange(n + 1))
+    rows = with_run(table, key).take(pa.array(order))
+    return tag, warnings, [rows.slice(a, b - a) for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def meta(read) -> tuple:
+    """(tag, warnings) of a bucket_task's result."""
+    return read[0], read[1]
+
+
+def piece(read, b: int) -> pa.Table:
+    """Bucket `b` of a bucket_task's result (runs where the reader ran: the shuffle's send side)."""
+    return read[2][b]
+
+
+def topic_task(qrels: pa.Table, measures: list[str], options, *pieces: pa.Table) -> pa.Table:
+    """Split by topic, second half: the kernel over one bucket of topics of every run."""
+    from core.kernel import OUTPUT, evaluate_rows
+
+    rows = pa.concat_tables([p for p in pieces if p.num_rows]) if any(p.num_rows for p in pieces) else None
+    if rows is None:
+        return OUTPUT.empty_table()
+    return evaluate_rows(rows, qrels, measures, options)
