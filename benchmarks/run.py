@@ -278,6 +278,9 @@ def main(argv=None) -> int:
     if lb.exists():
         allres["leaderboard"] = json.loads(lb.read_text())
     allres["leaderboard_other"] = [json.loads(p.read_text()) for p in sorted(WORK.glob("leaderboard-*.json"))]
+    many = HERE / "manysys_results.json"        # committed: issue 15's figures survive a re-render
+    if many.exists():
+        allres["manysys"] = json.loads(many.read_text())
     allres["machine"] = machine()
     text = report.render(allres)
     print("\n" + text)

@@ -173,6 +173,33 @@ def pytrec_eval_evaluate(args):
     return op, summary, pq
 
 
+def pytrec_eval_lines(args):
+    """pytrec_eval as its users call it on any run file: read the file line by line into dicts (gzip opened as
+    such; a 3-column MS MARCO line scores -rank), then RelevanceEvaluator on the 7 measures."""
+    import gzip
+
+    import pytrec_eval
+    t0 = time.perf_counter()
+    qrels, run = {}, {}
+    with open(args.qrels) as f:
+        for line in f:
+            q, _, d, r = line.split()
+            qrels.setdefault(q, {})[d] = int(r)
+    opener = gzip.open if open(args.run, "rb").read(2) == b"\x1f\x8b" else open
+    with opener(args.run, "rt") as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) == 3:
+                run.setdefault(parts[0], {})[parts[1]] = -float(parts[2])
+            else:
+                run.setdefault(parts[0], {})[parts[2]] = float(parts[4])
+    res = pytrec_eval.RelevanceEvaluator(qrels, PYTREC_NAMES["seven"]).evaluate(run)
+    op = time.perf_counter() - t0
+    names = sorted(next(iter(res.values())).keys()) if res else []
+    summary = {m: pytrec_eval.compute_aggregated_measure(m, [q[m] for q in res.values()]) for m in names}
+    return op, summary, None
+
+
 def ir_measures_evaluate(args):
     import ir_measures
     ms = [ir_measures.parse_measure(m if m != "bpref" else "Bpref") for m, _, _ in SEVEN]
@@ -236,7 +263,8 @@ TOOLS = {
     ("rankboard", "evaluate"): rankboard_evaluate, ("rankboard-cli", "evaluate"): rankboard_cli,
     ("rankboard", "prepare"): rankboard_prepare, ("rankboard", "ingest"): rankboard_ingest,
     ("rankboard", "reeval"): rankboard_reeval, ("rankboard", "compare"): rankboard_compare,
-    ("pytrec_eval", "evaluate"): pytrec_eval_evaluate, ("ir_measures", "evaluate"): ir_measures_evaluate,
+    ("pytrec_eval", "evaluate"): pytrec_eval_evaluate,
+    ("pytrec_eval-lines", "evaluate"): pytrec_eval_lines, ("ir_measures", "evaluate"): ir_measures_evaluate,
     ("ranx", "evaluate"): ranx_evaluate, ("ranx", "compare"): ranx_compare, ("polars", "evaluate"): polars_floor,
 }
 

@@ -8,12 +8,12 @@ Input is the long per-query table the measures engine produces: columns run, qid
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
-from core import stats
+from core import multisys, stats
 from core.comparison import ROW_FIELDS, TEST_NAMES, Comparison, ComparisonRow, check_numbers, num
 from core.errors import EvalError
 
@@ -51,7 +51,7 @@ def _validate(per_query: pd.DataFrame, baseline, test, correction, missing):
     runs = [str(r) for r in pd.unique(per_query["run"].astype(str))]  # first-seen order, no Python loop over rows
     if baseline not in runs:
         raise _suggest(baseline, runs, "baseline run")
-    for value, allowed, what in ((test, stats.TESTS, "test"), (correction, stats.CORRECTIONS, "correction"),
+    for value, allowed, what in ((test, multisys.ALL_TESTS, "test"), (correction, stats.CORRECTIONS, "correction"),
                                  (missing, MISSING, "missing policy")):
         if value not in allowed:
             raise EvalError(f"Unknown {what} {value!r}. Choose one of: {', '.join(allowed)}.")
@@ -89,13 +89,16 @@ def _missing_note(missing: str, gaps: dict[str, list[str]], extra: dict[str, int
 
 def compare(per_query: pd.DataFrame, *, baseline: str, measures=None, test: str = "t",
             correction: str = "none", alpha: float = 0.05, missing: str = "skip", all_qids=None,
-            tie_tol: float = 1e-9, n_resamples: int = 10_000, seed: int = 0) -> Comparison:
+            tie_tol: float = 1e-9, n_resamples: int = 10_000, seed: int = 0, pairs=None) -> Comparison:
     """Compare every run in `per_query` (run, qid, measure, value) with `baseline`, for each measure.
 
     Topics are aligned on the baseline's topics (or `all_qids`). missing='skip' pairs only the topics
     both runs have; 'zero' counts a missing topic as 0. Differences within `tie_tol` are ties (also
     for Wilcoxon, which drops them). Tests are two-sided; see core.stats for their definitions.
     The correction runs over every non-baseline (run, measure) row at once.
+    test='tukey' or 'randomization-all' (core.multisys) tests all runs together on the topics they all
+    have: a row's p_value is the baseline-vs-run cell of that all-pairs matrix, already adjusted over
+    every pair of runs (`pairs`: measure -> a core.resolution.Resolution that has it already).
     """
     per_query = per_query.assign(run=per_query["run"].astype(str), qid=per_query["qid"].astype(str))
     runs = _validate(per_query, baseline, test, correction, missing)
@@ -118,6 +121,10 @@ def compare(per_query: pd.DataFrame, *, baseline: str, measures=None, test: str 
         aligned[measure] = Aligned.of(qids, V, present)
     resampled = _resampled(aligned, test, n_resamples, seed)
     measured = {m: _measure_stats(aligned[m], resampled[m], test, tie_tol) for m in measure_list}
+    if test in multisys.MULTI_TESTS:
+        seen = sorted(runs)
+        measured = {m: replace(s, p=_all_pairs_p(aligned[m], runs, seen, test, n_resamples, seed, (pairs or {}).get(m)))
+                    for m, s in measured.items()}
     flat = [(m, j) for j in range(1, len(runs)) for m in measure_list]
     p_corr = stats.correct([measured[m].p[j - 1] for m, j in flat], correction, alpha)
     corrected = {key: p for key, p in zip(flat, p_corr)}
@@ -129,6 +136,20 @@ def compare(per_query: pd.DataFrame, *, baseline: str, measures=None, test: str 
     return Comparison(rows=tuple(rows), baseline=baseline, runs=tuple(runs), measures=tuple(measure_list),
                       test=test, correction=correction, alpha=alpha, missing=missing, missing_note=note,
                       tie_tol=tie_tol, n_resamples=n_resamples, seed=seed)
+
+
+def _all_pairs_p(a: "Aligned", runs: list[str], seen: list[str], test: str, n_resamples: int, seed: int,
+                 given) -> np.ndarray:
+    """Baseline-vs-run adjusted p-values of a multi-system test on the topics every run has. The
+    matrix is computed with the runs sorted by name (`seen`), so a resampling test draws the same
+    whichever run is the baseline and in whatever order the table lists the runs, and equals
+    core.resolution's matrix."""
+    rows = a.present.all(axis=1)
+    if given is None or given.n_topics != int(rows.sum()) or not set(runs) <= set(given.runs):
+        X = a.values[rows][:, [runs.index(r) for r in seen]]
+        given = multisys.PairMatrix(tuple(seen), multisys.all_pairs(X, test, n_resamples=n_resamples, seed=seed))
+    order = [given.runs.index(r) for r in runs]
+    return given.p[order[0], order[1:]]
 
 
 @dataclass(frozen=True)

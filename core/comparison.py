@@ -19,7 +19,9 @@ from core.errors import EvalError
 ROW_FIELDS = ("run", "measure", "n_queries", "mean", "ci_low", "ci_high", "delta", "rel_delta",
               "wins", "ties", "losses", "p_value", "p_corrected", "effect_size", "significant")
 TEST_NAMES = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test",
-              "randomization": "Fisher randomisation test", "bootstrap": "paired bootstrap test"}
+              "randomization": "Fisher randomisation test", "bootstrap": "paired bootstrap test",
+              "tukey": "Tukey's HSD over all runs (two-way run x topic ANOVA, adjusted over every pair)",
+              "randomization-all": "all-pairs randomisation test (max statistic, adjusted over every pair)"}
 
 
 @dataclass(frozen=True)

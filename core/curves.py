@@ -24,15 +24,19 @@ import re
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from core.errors import OptionError
+from core.evaluate import EvalOptions, evaluate_frames, evaluate_stored
+from core.results import stored_ids
+from core.stage1.order import canonical_ranks
 
 IPREC_LEVELS = tuple(round(0.1 * i, 1) for i in range(11))
 _IPREC = re.compile(r"^(?:IPrec@|iprec_at_recall_)([01](?:\.[0-9]+)?)$")
 
 
 def canonical_ranking(run_df: pd.DataFrame) -> pd.DataFrame:
-    """Rows sorted as trec_eval ranks them (score desc, docno desc per run and topic), with `rank`.
+    """Rows sorted as trec_eval ranks them (per run and topic, core.stage1.order), with `rank`.
 
     A `rank` column already present (the store's canonical rank) is trusted.
     """
@@ -41,8 +45,8 @@ def canonical_ranking(run_df: pd.DataFrame) -> pd.DataFrame:
         df["run"] = "run"
     df["qid"], df["docno"] = df["qid"].astype(str), df["docno"].astype(str)
     if "rank" not in df.columns:
-        df = df.sort_values(["run", "qid", "score", "docno"], ascending=[True, True, False, False], kind="stable")
-        df["rank"] = df.groupby(["run", "qid"], sort=False).cumcount() + 1
+        codes = df.groupby(["run", "qid"], sort=False).ngroup().to_numpy(np.int32)
+        df["rank"] = canonical_ranks(codes, df["score"].to_numpy(np.float64), pa.array(df["docno"], pa.string()))
     return df.sort_values(["run", "qid", "rank"], kind="stable").reset_index(drop=True)
 
 
@@ -75,13 +79,11 @@ def iprec_measures() -> list[str]:
 
 def pr_curve_frames(qrels_df, run_df, options=None, **kwargs) -> pd.DataFrame:
     """Evaluate IPrec@0..1 with the measures engine and return `pr_curve` of the result."""
-    from core.evaluate import EvalOptions, evaluate_frames
     result = evaluate_frames(qrels_df, run_df, iprec_measures(), options or EvalOptions())
     return pr_curve(result.per_query, **kwargs)
 
 
 def pr_curve_stored(store, collection, run_ids, *, qrels_id=None, options=None, **kwargs) -> pd.DataFrame:
-    from core.evaluate import EvalOptions, evaluate_stored
     result = evaluate_stored(store, collection, run_ids, iprec_measures(), qrels_id=qrels_id,
                              options=options or EvalOptions())
     return pr_curve(result.per_query, **kwargs)
@@ -213,7 +215,6 @@ def roc_curve_stored(store, collection, run_ids, qrels_id=None, *, rel_level: in
 
 def _stored_ids(store, collection, run_ids, qrels_id) -> tuple[list[int], int]:
     """The run ids (checked against the collection) and the qrels set id (None = the default)."""
-    from core.results import stored_ids
     run_ids, qrels_id, _ = stored_ids(store, collection, run_ids, qrels_id)
     return run_ids, qrels_id
 

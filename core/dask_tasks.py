@@ -33,7 +33,6 @@ def _checked_parquet(path):
     table = pq.read_table(path, columns=[c for c in ("qid", "docno", "score", "tag") if c in schema.names])
     run = _build(table.select(["qid", "docno", "score"]), table["tag"] if "tag" in schema.names else None,
                  None, {}, "parquet")
-    run.unchecked = True                 # a repeated document is still looked for (read_rows), as for text
     return run
 
 
@@ -41,18 +40,14 @@ def read_rows(path):
     """(qid, docno, score) of a run file (TREC text, gzip or not, CSV/TSV, or Parquet), its tag and warnings:
     what evaluate_files reads, with the same errors (a repeated document raises the parser's exact message)."""
     from core.formats import read_run
-    from core.formats._fast import no_repeats
-    from core.kernel import cursor
-    from core.ranking import topic_codes
+    from core.formats._fast import unique
 
     name = Path(str(path)).name
     parsed = _checked_parquet(path)
+    if parsed is not None and not unique(parsed.table, ["qid", "docno"]):
+        parsed = None                     # a repeated document after all: the checking reader names the lines
     if parsed is None:
-        parsed = read_run(path, filename=name, check_duplicates=False)
-    if parsed.unchecked:
-        codes = topic_codes(parsed.table["qid"])[0] if parsed.n_rows else np.zeros(0, np.int32)
-        if not no_repeats(codes, parsed.table["docno"], cursor()):
-            parsed = read_run(path, filename=name)   # raises the exact error, or (no repeat after all) reads clean
+        parsed = read_run(path, filename=name)
     return parsed.table.select(["qid", "docno", "score"]), parsed.tag, list(parsed.warnings)
 
 

@@ -23,7 +23,9 @@ import pandas as pd
 import pyarrow as pa
 
 from core.errors import EvalError
-from core.evaluate import EvalResult, Rankings, evaluate_rankings, summarise
+from core.stage1.tables import qrels_summary
+from core.stage2 import evaluate_rankings, summarise
+from core.types import EvalResult, Rankings
 from core.measures import EvalOptions, parse_measures
 
 SPLITS = ("run", "topic")
@@ -92,7 +94,7 @@ def evaluate_rankings_on_cluster(parts: list[Rankings], measures, options: EvalO
     dashboard hands stored runs to a cluster. The rows go with the task (the judged retrieved documents, ~6% of a
     run), so a worker needs no access to the store."""
     from core.cluster import client_for, wait
-    from core.evaluate import merge
+    from core.types import merge
 
     names = [m.name for m in parse_measures(measures, compat=options.compat)]
     with client_for(scheduler) as client:
@@ -125,8 +127,6 @@ def _by_topic(client, paths, topics, per_bucket, shared, names, options, progres
 
 def _qrels_summary(qtable: pa.Table):
     import duckdb
-
-    from core.judged import qrels_summary
 
     con = duckdb.connect()
     try:

@@ -9,7 +9,6 @@ import numbers
 import sys
 import threading
 import uuid
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,9 +18,8 @@ import pyarrow.compute as pc
 
 from core.errors import EvalError, OptionError, Problem, UploadError
 from core.formats import read_documents, read_qrels, read_run, read_topics
-from core.formats._fast import no_repeats
-from core.formats._text import read_source, source_name
-from core.ranking import canonical_ranks, topic_codes
+from core.formats._text import source_name
+from core.stage1.order import canonical_ranks, topic_codes
 from core.sqltext import statement
 
 INSERT_RUN_ROWS = "INSERT INTO run_docs SELECT ?, topic, docno, score, rank FROM {view}"
@@ -113,21 +111,33 @@ def _register(cur, table: pa.Table) -> str:
     return view
 
 
-def add_run(cur, cid: int, source, *, filename=None, name=None, on_conflict="error", parsed=None) -> IngestReport:
-    """Parse and insert one run; raises UploadError (nothing written) on any problem."""
+@dataclass
+class PreparedRun:
+    """A run parsed, checked and ranked, ready to insert: the part of a load that needs no store."""
+    file: str
+    run: object                 # core.formats.ParsedRun
+    rows: pa.Table              # topic, docno, score, rank
+    topics: pa.Table            # qid, n, topic
+
+
+def prepare_run(source, *, filename=None, parsed=None) -> PreparedRun:
+    """Parse, check and rank a run without the store (raises UploadError): a loader does this before it
+    takes its turn on the store, so the store is held only for the insert."""
+    file = source_name(source, filename)
+    _import_pandas_meanwhile()
+    run = parsed or read_run(source, filename=file)      # the parser checks for repeated documents itself
+    rows, topics = _ranked(run.table)
+    return PreparedRun(file, run, rows, topics)
+
+
+def add_run(cur, cid: int, source, *, filename=None, name=None, on_conflict="error", parsed=None,
+            prepared: PreparedRun | None = None) -> IngestReport:
+    """Insert one run (parsing it here unless `prepared`); raises UploadError (nothing written) on any problem."""
     if on_conflict not in ("error", "replace", "rename"):
         raise OptionError(f"on_conflict must be 'error', 'replace' or 'rename', not {on_conflict!r}.")
-    file = source_name(source, filename)
-    if parsed is None and not isinstance(source, (str, Path, bytes, bytearray, memoryview)) \
-            and not hasattr(source, "getvalue"):
-        source = read_source(source, file)    # a stream: keep its bytes, in case it must be read twice
-    _import_pandas_meanwhile()
-    # The parser's duplicate check is left to _ranked, which runs it on the store's connection beside the ranking.
-    run = parsed or read_run(source, filename=file, check_duplicates=False)
-    rows, topics = _ranked(cur, run.table, check=run.unchecked)
-    if rows is None:                          # a document repeats in a topic: the checked read raises the error
-        run = read_run(source, filename=file)
-        rows, topics = _ranked(cur, run.table, check=False)
+    if prepared is None:
+        prepared = prepare_run(source, filename=filename, parsed=parsed)
+    file, run, rows, topics = prepared.file, prepared.run, prepared.rows, prepared.topics
     name = name or run.tag or Path(file).name.removesuffix(".gz")
     warnings = list(run.warnings)
     old = one(cur, "SELECT run_id FROM runs WHERE collection_id = ? AND name = ?", [cid, name])
@@ -156,23 +166,15 @@ def _import_pandas_meanwhile() -> None:
         threading.Thread(target=importlib.import_module, args=("pandas",)).start()
 
 
-def _ranked(cur, table: pa.Table, *, check: bool) -> tuple[pa.Table | None, pa.Table | None]:
+def _ranked(table: pa.Table) -> tuple[pa.Table, pa.Table]:
     """(the run's rows with their topic number and canonical trec_eval rank: topic, docno, score, rank; its
-    topics: qid, n = rows, topic = 0, 1, ...),
-    or (None, None) when `check` finds a document twice in a topic. The check (docno hashes from DuckDB on `cur`,
-    then numpy) runs while a second thread ranks (numpy and pyarrow), so the two overlap.
-    A function of its own so that the numpy temporaries are freed before the rows are written."""
+    topics: qid, n = rows, topic = 0, 1, ...). A function of its own so that the numpy temporaries are freed
+    before the rows are written."""
     if not table.num_rows:
         codes, qids = np.zeros(0, np.int32), pa.array([], pa.string())
     else:
         codes, qids = topic_codes(table["qid"])
-    score = table["score"].to_numpy()
-    with ThreadPoolExecutor(1) as pool:
-        ranking = pool.submit(canonical_ranks, codes, score, table["docno"])
-        unique = not check or no_repeats(codes, table["docno"], cur)
-        rank = ranking.result().astype(np.int32)
-    if not unique:
-        return None, None
+    rank = canonical_ranks(codes, table["score"].to_numpy(), table["docno"]).astype(np.int32)
     rows = pa.table({"topic": codes, "docno": table["docno"], "score": table["score"], "rank": rank})
     counts = np.bincount(codes, minlength=len(qids)).astype(np.int32)
     return rows, pa.table({"qid": qids, "n": counts, "topic": np.arange(len(qids), dtype=np.int32)})
@@ -216,10 +218,12 @@ def _topic_warnings(cur, cid: int, qids: pa.Array, file: str) -> list[str]:
     return out
 
 
-def add_qrels(cur, cid: int, source, *, filename=None, assessor=None, judgment_groups=False) -> IngestReport:
-    """Insert a qrels set (or one set per judgment group); the collection's first set is its default."""
+def add_qrels(cur, cid: int, source, *, filename=None, assessor=None, judgment_groups=False,
+              parsed=None) -> IngestReport:
+    """Insert a qrels set (or one set per judgment group); the collection's first set is its default.
+    `parsed`: the file already read by read_qrels (a loader parses before it takes the store)."""
     file = source_name(source, filename)
-    parsed = read_qrels(source, filename=file, judgment_groups=judgment_groups)
+    parsed = parsed or read_qrels(source, filename=file, judgment_groups=judgment_groups)
     base = assessor or Path(file).name.removesuffix(".gz")
     parts = parsed.by_group() if judgment_groups else {None: parsed.table}
     ids, total = [], 0
@@ -242,15 +246,16 @@ def add_qrels(cur, cid: int, source, *, filename=None, assessor=None, judgment_g
     return IngestReport(ids[0], total, list(parsed.warnings), base, ids)
 
 
-def add_topics(cur, cid: int, source, *, filename=None) -> IngestReport:
-    """Insert topics; a qid already present gets its text replaced."""
-    df = read_topics(source, filename=source_name(source, filename))[["qid", "text"]]
+def add_topics(cur, cid: int, source, *, filename=None, frame=None) -> IngestReport:
+    """Insert topics (`frame`: already read by read_topics); a qid already present gets its text replaced."""
+    df = (frame if frame is not None else read_topics(source, filename=source_name(source, filename)))[["qid", "text"]]
     return _upsert_text(cur, cid, df, "topics", "qid")
 
 
-def add_documents(cur, cid: int, source, *, filename=None) -> IngestReport:
-    """Insert document texts; a docno already present gets its text replaced."""
-    df = read_documents(source, filename=source_name(source, filename))[["docno", "text"]]
+def add_documents(cur, cid: int, source, *, filename=None, frame=None) -> IngestReport:
+    """Insert document texts (`frame`: already read); a docno already present gets its text replaced."""
+    df = (frame if frame is not None else read_documents(source, filename=source_name(source, filename)))[
+        ["docno", "text"]]
     return _upsert_text(cur, cid, df, "documents", "docno")
 
 

@@ -21,6 +21,7 @@ import pandas as pd
 from scipy import stats as sp
 
 from core.curves import canonical_ranking
+from core.ingest import collection_id, default_qrels_id
 
 
 def query_deltas(per_query: pd.DataFrame, run_a: str, run_b: str, measure: str, *, topics=None) -> pd.DataFrame:
@@ -221,7 +222,6 @@ ORDER BY a.rank
 def side_by_side_stored(store, collection, run_id_a: int, run_id_b: int, qid: str, *, qrels_id=None,
                         depth: int = 1000) -> tuple[pd.DataFrame, pd.DataFrame]:
     """side_by_side from the store, in SQL: the document text joins in when documents are loaded."""
-    from core.ingest import collection_id, default_qrels_id
     cur = store.cursor()
     try:
         cid = collection_id(cur, collection)

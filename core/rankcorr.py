@@ -25,6 +25,8 @@ import pandas as pd
 from scipy import stats
 
 from core.errors import EvalError
+from core.measures import parse_measure
+from core.results import evaluate_stored
 
 
 def _aligned(scores_a, scores_b) -> pd.DataFrame:
@@ -81,9 +83,6 @@ def correlation_table(scores: pd.DataFrame) -> pd.DataFrame:
 def does_it_matter(store, collection, measure: str, qrels_ids=None, *, options=None) -> DoesItMatter:
     """Evaluate every run of `collection` under each qrels set (all of them when `qrels_ids` is None)
     with `core.results.evaluate_stored`, and correlate the system orderings pairwise."""
-    from core.results import evaluate_stored   # imported late: the measures layer is heavy
-    from core.measures import parse_measure
-
     extra = {} if options is None else {"options": options}     # None: the engine's defaults
     canonical = parse_measure(measure).name
     sets = store.qrels_sets(collection)

@@ -9,15 +9,17 @@ replacing a run deletes its rows (the store does that), so the cache cannot go s
 from __future__ import annotations
 
 import os
-import uuid
 
 import numpy as np
 import pandas as pd
 
 from core.errors import EvalError
-from core.evaluate import EvalResult, Rankings, evaluate_rankings, sql, summarise
+from core.stage2 import evaluate_rankings, summarise
 from core.measures import EvalOptions, parse_measures
-from core.sqltext import ident
+from core.sql import sql
+from core.stage1 import StoredRuns, rankings
+from core.stage1.stored import stored_rankings  # noqa: F401  (its old home)
+from core.types import EvalResult
 
 
 def stored_ids(store, collection, run_ids, qrels_id=None) -> tuple[list[int], int, dict[int, str]]:
@@ -99,39 +101,16 @@ def _compute(cur, run_ids, ms, qrels_id, options) -> EvalResult:
     scheduler = os.environ.get("RANKBOARD_DASK_SCHEDULER")
     if scheduler and len(run_ids) > 1:
         from core.distributed import evaluate_rankings_on_cluster
-        parts = [stored_rankings(cur, [r], qrels_id) for r in run_ids]
+        parts = [rankings(StoredRuns(cur, (r,), qrels_id), options) for r in run_ids]
         return evaluate_rankings_on_cluster(parts, ms, options, scheduler=scheduler)
-    return evaluate_rankings(stored_rankings(cur, run_ids, qrels_id), ms, options)
-
-
-def stored_rankings(cur, run_ids, qrels_id) -> Rankings:
-    """Stage 1 of stored runs, from the small tables the store keeps at ingest: run_topics (documents retrieved
-    per topic) and judged_rows (the judged retrieved documents with their canonical rank); never the run rows.
-    Runs are named by their id (as strings)."""
-    params = {"runs": [int(r) for r in run_ids], "q": int(qrels_id)}
-    topics = [r[0] for r in cur.execute("SELECT DISTINCT qid FROM qrels WHERE qrels_id = $q ORDER BY qid",
-                                        {"q": params["q"]}).fetchall()]
-    levels = cur.execute(sql("stored_levels"), {"q": params["q"]}).fetchdf()
-    res = cur.execute(sql("stored_groups"), params).fetchnumpy()
-    groups = pd.DataFrame({"run_id": np.asarray(res["run_id"], np.int64), "qid": np.asarray(res["qid"], object),
-                           "g": np.arange(len(res["qid"]), dtype=np.int64)})
-    name = f"rb_groups_{uuid.uuid4().hex[:8]}"
-    cur.register(name, groups)
-    try:
-        hit = cur.execute(sql("stored_judged", groups=ident(name)), params).fetchnumpy()
-    finally:
-        cur.unregister(name)
-    frame = pd.DataFrame({"run": groups["run_id"].astype(str).astype(object), "qid": groups["qid"]})
-    return Rankings(frame, np.asarray(res["n"], np.int64), np.asarray(hit["g"], np.int64),
-                    np.asarray(hit["rank"], np.int64), np.asarray(hit["rel"], np.int64), levels,
-                    [str(r) for r in params["runs"]], topics)
+    return evaluate_rankings(rankings(StoredRuns(cur, tuple(run_ids), qrels_id), options), ms, options)
 
 
 def _write(store, per_query: pd.DataFrame, qrels_id: int, key: str) -> None:
     frame = pd.DataFrame({"run_id": per_query["run"].astype(int), "qrels_id": qrels_id, "options": key,
                           "qid": per_query["qid"].astype(str), "measure": per_query["measure"].astype(str),
                           "value": per_query["value"].astype(float)})
-    with store.transaction() as cur:
+    with store.transaction(bump=False) as cur:     # a cache, not new data: the store's data_version stays
         cur.register("_rb_new_results", frame)
         cur.execute("DELETE FROM results WHERE qrels_id = $q AND options = $o AND (run_id, measure) IN "
                     "(SELECT DISTINCT run_id, measure FROM _rb_new_results)", {"q": qrels_id, "o": key})

@@ -1,13 +1,12 @@
 """st.cache_data wrappers around core calls.
 
-Keys: the store path, the collection id, run ids and measure strings, plus `version`, a digest of
-the collection's runs and qrels sets (ids, names, sizes, upload times): deleting, renaming or
-replacing a run, or loading qrels, changes it, so no stale result is ever shown.
+Keys: the store path, the collection id, run ids and measure strings, plus `version`, the store's
+data version (core's Store.data_version: every committed write increases it, whichever process made it),
+so no stale result is shown and nothing expires by time. (The store's own per-query results table needs
+no version: its rows are keyed by run and qrels set ids, which are never reused, and go with their run.)
 Arguments starting with `_` (the Store) are not hashed.
 """
 from __future__ import annotations
-
-import hashlib
 
 import pandas as pd
 import streamlit as st
@@ -15,16 +14,12 @@ import streamlit as st
 from dashboard import catalogue, store_resource
 
 SPIN = False  # pages wrap calls in their own st.spinner with a message that says what is slow
+RANK_RESAMPLES = 1000   # bootstrap resamples of the rank intervals (and of a resampling all-pairs test)
 
 
 def version(cid: int) -> str:
-    """A digest of the collection's runs and qrels sets; part of every cache key below."""
-    runs = catalogue.runs(cid)[["run_id", "name", "n_rows", "uploaded_at"]]
-    qrels = catalogue.qrels_sets(cid)[["qrels_id", "assessor", "is_default", "n_judgments"]]
-    colls = catalogue.collections()
-    counts = colls[colls["collection_id"] == cid].drop(columns=["created_at"], errors="ignore")
-    text = "|".join(df.to_csv(index=False) for df in (runs, qrels, counts))
-    return hashlib.sha1(text.encode()).hexdigest()[:16]
+    """The store's data version (the same for every collection); part of every cache key below."""
+    return str(store_resource.data_version())
 
 
 def _key() -> str:
@@ -46,10 +41,15 @@ def evaluated(cid: int, run_ids, measures, *, qrels_id=None, ver: str):
 
 @st.cache_data(show_spinner=SPIN, max_entries=256)
 def compare(_per_query: pd.DataFrame, store_key: str, cid: int, run_ids: tuple, measures: tuple, qrels_id,
-            version: str, baseline: str, test: str):
-    """The resampling part of core.compare (uncorrected); the correction is applied outside the cache."""
+            version: str, baseline: str, test: str, _pairs=None):
+    """The resampling part of core.compare (uncorrected); the correction is applied outside the cache.
+    A multi-system test (Tukey, all-pairs randomisation) draws RANK_RESAMPLES like the page's rank
+    resolution and reuses its matrix (`_pairs`: measure -> Resolution, same inputs), so the heatmap
+    and the baseline's p-values are the same numbers."""
     from core.compare import compare as core_compare
-    return core_compare(_per_query, baseline=baseline, measures=list(measures), test=test)
+    from core.multisys import MULTI_TESTS
+    extra = dict(n_resamples=RANK_RESAMPLES, pairs=_pairs) if test in MULTI_TESTS else {}
+    return core_compare(_per_query, baseline=baseline, measures=list(measures), test=test, **extra)
 
 
 @st.cache_data(show_spinner=SPIN, max_entries=256)
@@ -154,7 +154,9 @@ def exports(table: pd.DataFrame, comparison) -> tuple[str, str]:
     if comparison is not None:
         return comparison.to_csv(), comparison.to_latex()
     csv = table.to_csv(float_format="%.4f")
-    latex = (table.style.format("{:.4f}", na_rep="-", escape="latex")
+    numeric = list(table.select_dtypes("number").columns)     # the rank and group columns are text
+    latex = (table.style.format("{:.4f}", na_rep="-", escape="latex", subset=numeric)
+             .format(escape="latex", subset=[c for c in table.columns if c not in numeric])
              .format_index(escape="latex", axis=0).format_index(escape="latex", axis=1)
              .to_latex(hrules=True))
     return csv, latex
@@ -211,3 +213,70 @@ def how_different(_per_query: pd.DataFrame, store_key: str, cid: int, a: tuple, 
 def side_by_side(_store, store_key: str, cid: int, id_a: int, id_b: int, qid: str, version: str):
     from core.perquery import side_by_side_stored
     return side_by_side_stored(_store, cid, id_a, id_b, qid, depth=100)
+
+
+
+
+@st.cache_data(show_spinner=SPIN, max_entries=64)
+def _resolution(_per_query, store_key: str, cid: int, run_ids: tuple, measures: tuple, qrels_id, version: str,
+                runs: tuple, measure: str, test: str, correction: str, alpha: float):
+    from core.resolution import resolve
+    return resolve(_per_query, measures=[measure], runs=list(runs), test=test, correction=correction,
+                   alpha=alpha, n_resamples=RANK_RESAMPLES)[measure]
+
+
+def resolved(cid: int, run_ids, measures, *, runs, measure: str, test: str, correction: str, alpha: float,
+             ver: str, qrels_id=None):
+    """core.resolution for one measure over the chosen runs: ranks, 95% intervals, letters, p matrix."""
+    result = evaluated(cid, run_ids, with_judged(measures), qrels_id=qrels_id, ver=ver)
+    return _resolution(result.per_query, _key(), cid, tuple(int(r) for r in run_ids), tuple(map(str, measures)),
+                       qrels_id, ver, tuple(runs), measure, test, correction, float(alpha))
+
+
+@st.cache_data(show_spinner=SPIN, max_entries=64)
+def _risk(_per_query, store_key: str, cid: int, run_ids: tuple, measures: tuple, qrels_id, version: str,
+          runs: tuple, baselines: tuple, alpha_risk: float):
+    from core.riskeval import risk_table
+    return risk_table(_per_query, baselines=list(baselines), measures=list(measures), runs=list(runs),
+                      alpha=alpha_risk)
+
+
+def risks(cid: int, run_ids, measures, *, runs, baselines, alpha_risk: float, ver: str, qrels_id=None):
+    """URisk / TRisk against each baseline and GeoRisk across the runs (core.riskeval.risk_table)."""
+    result = evaluated(cid, run_ids, with_judged(measures), qrels_id=qrels_id, ver=ver)
+    return _risk(result.per_query, _key(), cid, tuple(int(r) for r in run_ids), tuple(map(str, measures)),
+                 qrels_id, ver, tuple(runs), tuple(baselines), float(alpha_risk))
+
+
+def contributions(cid: int, run_ids, measures, *, run: str, baseline: str, measure: str, alpha_risk: float,
+                  ver: str, qrels_id=None):
+    """One run's per-topic TRisk contributions against one baseline (cheap: no cache of its own)."""
+    from core.riskeval import contributions as core_contributions
+    result = evaluated(cid, run_ids, with_judged(measures), qrels_id=qrels_id, ver=ver)
+    return core_contributions(result.per_query, run=run, baseline=baseline, measure=measure, alpha=alpha_risk)
+
+
+def compared_many(cid: int, run_ids, measures, *, baselines, test: str, correction: str, alpha: float, ver: str,
+                  qrels_id=None, resolution=None):
+    """(EvalResult, comparisons): one Comparison per baseline, corrected together over every test
+    (core.baselines.corrected_together); the resampling of each baseline is cached as in `compared`.
+    `resolution` (from `resolved`, same runs and test) lends its matrix to a multi-system test."""
+    result = evaluated(cid, run_ids, with_judged(measures), qrels_id=qrels_id, ver=ver)
+    key = (_key(), cid, tuple(int(r) for r in run_ids), tuple(str(m) for m in measures), qrels_id, ver)
+    pairs = {resolution.measure: resolution} if resolution is not None else None
+    raws = tuple(compare(result.per_query, *key, b, test, _pairs=pairs) for b in baselines)
+    return result, _together(raws, *key, tuple(baselines), test, correction, float(alpha))
+
+
+@st.cache_data(show_spinner=SPIN, max_entries=256)
+def _together(_raws, store_key: str, cid: int, run_ids: tuple, measures: tuple, qrels_id, version: str,
+              baselines: tuple, test: str, correction: str, alpha: float):
+    from core.baselines import corrected_together
+    return corrected_together(_raws, correction, alpha)
+
+
+def report_of(comparisons, resolution):
+    """The exports of a view with a baseline: every baseline's rows (core.baselines.Report), with
+    the rank, its interval and the group of the measure the table ranks by."""
+    from core.baselines import Report
+    return Report(comparisons=tuple(comparisons), resolutions={resolution.measure: resolution})

@@ -14,6 +14,7 @@ SECTIONS = {
         ("perquery.py", "Per-query", "per-query", ":material/query_stats:"),
         ("curves.py", "Curves", "curves", ":material/show_chart:"),
         ("agreement.py", "Agreement", "agreement", ":material/group:"),
+        ("judges.py", "Judges", "judges", ":material/gavel:"),
     ),
     "Collection": (
         ("data.py", "Data", "data", ":material/database:"),

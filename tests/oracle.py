@@ -268,8 +268,15 @@ def set_f(q: Query, beta: float = 1.0) -> float:
     return (1 + b2) * p * r / (b2 * p + r) if (p + r) > 0 else 0.0
 
 
-def judged_at(q: Query, k: int) -> float:
-    """ir_measures Judged@k: the fraction of the top k that appears in the qrels."""
+def judged_at(q: Query, k: int | None) -> float:
+    """ir_measures Judged@k (judged_provider.py): documents of the top k that appear in the qrels (any
+    grade), over min(k, number retrieved); no cutoff = everything retrieved."""
+    top = q.ranked if k is None else q.ranked[:k]
+    return sum(1 for g in top if g is not None) / len(top) if top else 0.0
+
+
+def judged_k(q: Query, k: int) -> float:
+    """Textbook judged fraction: grade >= 0 in the top k, over k."""
     return sum(1 for g in q.ranked[:k] if g is not None and g >= 0) / k
 
 
@@ -369,10 +376,14 @@ def measure(name: str, q: Query, *, compat: int = 9) -> float:
         return set_p(q)
     if fam == "SetR":
         return set_r(q)
-    if fam == "SetF":
+    if fam == "SetF":          # trec_eval's set_F parameter is beta squared
+        return set_f(q, math.sqrt(float(params.get("beta", 1.0))))
+    if fam == "SetFbeta":
         return set_f(q, float(params.get("beta", 1.0)))
     if fam == "Judged":
         return judged_at(q, k)
+    if fam == "JudgedK":
+        return judged_k(q, k)
     if fam == "AUC":
         return auc(q)
     if fam == "NumRet":

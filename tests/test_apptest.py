@@ -6,18 +6,14 @@ test that finds it fails just like one that finds an exception.
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.apptest_kit import APP, TIMEOUT, assert_clean, frame, keyed, open_page, texts, url
 from tests.fixtures_store import SAMPLE_COLLECTION, sample_store
 
-ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "dashboard" / "app.py")
 PAGES = {"leaderboard": "Leaderboard", "perquery": "Per-query comparison", "curves": "Precision-recall and ROC",
          "agreement": "Judge agreement", "data": "Data", "measures": "Measures"}
-TIMEOUT = 120
 pytestmark = pytest.mark.xdist_group("apptest")   # one worker: the pages share Streamlit's caches
 
 
@@ -42,57 +38,6 @@ def private_app(tmp_path, monkeypatch):
     return AppTest.from_file(APP, default_timeout=TIMEOUT)
 
 
-def texts(at) -> str:
-    parts = [e.value for kind in ("markdown", "caption", "info", "warning", "success", "title", "subheader")
-             for e in getattr(at, kind)]
-    return "\n".join(map(str, parts))
-
-
-def assert_clean(at) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    errors = [e.value for e in at.error]
-    assert not any("Unexpected error" in str(e) for e in errors), errors + [c.value for c in at.code]
-
-
-def open_page(at, page: str, **params):
-    """Open `page` as a fresh browser would open a link to it (query params included)."""
-    for k, v in params.items():
-        at.query_params[k] = v
-    at.run()                                  # st.navigation must have run once before switch_page
-    if page == "leaderboard":
-        return at
-    at.switch_page(f"app_pages/{page}.py")
-    for k, v in params.items():
-        at.query_params[k] = v
-    return at.run()
-
-
-def keyed(at, key: str):
-    """The container the app keyed `key` (read-only tables and lists sit in one)."""
-    def walk(node):
-        for child in getattr(node, "children", {}).values():
-            pid = getattr(getattr(child, "proto", None), "id", "")
-            if isinstance(pid, str) and pid.endswith("-" + key):
-                return child
-            found = walk(child)
-            if found is not None:
-                return found
-        return None
-    block = walk(at.main) or walk(at.sidebar)
-    assert block is not None, f"no element keyed {key!r}"
-    return block
-
-
-def frame(at, key: str):
-    return keyed(at, key).dataframe[0].value
-
-
-def url(at, key: str) -> list[str]:
-    """A URL query parameter as a list of values (AppTest keeps single values as plain strings)."""
-    value = at.query_params.get(key, [])
-    return [value] if isinstance(value, str) else list(value)
-
-
 @pytest.mark.parametrize("page", list(PAGES))
 def test_every_page_renders(app, page):
     at = open_page(app, page)
@@ -114,7 +59,7 @@ def test_leaderboard_baseline_adds_significance(app):
     assert f"significantly better / worse than {runs[0]}" in texts(at)
     table = frame(at, "lb_table")
     assert f"{runs[0]} (baseline)" in list(table.index)
-    assert list(table.columns)[:5] == ["AP", "nDCG@10", "P@10", "R@1000", "RR"]
+    assert list(table.columns)[:7] == ["Rank (95% CI)", "Group", "AP", "nDCG@10", "P@10", "R@1000", "RR"]
     at.selectbox(key="lb_test").set_value("wilcoxon").run()
     at.selectbox(key="lb_correction").set_value("holm").run()
     assert_clean(at)
@@ -129,7 +74,7 @@ def test_leaderboard_measures_and_unknown_measure(app):
     assert "Unknown measure" in " ".join(e.value for e in at.error)
     assert any("nDCG@10" in c.value for c in at.code)      # core's "did you mean" text, verbatim
     table = frame(at, "lb_table")
-    assert list(table.columns)[:2] == ["AP", "nDCG@20"]
+    assert list(table.columns)[2:4] == ["AP", "nDCG@20"]     # after the rank and group columns
 
 
 def test_url_reproduces_the_view(app):
@@ -140,7 +85,7 @@ def test_url_reproduces_the_view(app):
     assert at.multiselect(key="lb_measures").value == ["P@10", "AP"]
     assert at.selectbox(key="lb_baseline").value == "aplrob03a"
     assert at.selectbox(key="lb_alpha").value == "0.01"
-    assert list(frame(at, "lb_table").columns)[:2] == ["P@10", "AP"]
+    assert list(frame(at, "lb_table").columns)[2:4] == ["P@10", "AP"]
 
 
 def test_perquery_opens_a_query(private_app):
@@ -196,6 +141,17 @@ def test_measures_filter(app):
     assert names and all("dcg" in n.lower() for n in names)
 
 
+def test_measures_show_their_source(app):
+    at = open_page(app, "measures")
+    table = frame(at, "ms_table").set_index("Measure")
+    assert table.loc["hits", "Source"] == "ranx" and table.loc["Compat", "Source"] == "ir_measures"
+    assert table.loc["AP", "Source"] == "trec_eval, ir_measures, ranx" and table.loc["SetFbeta", "Source"] == "textbook"
+    at.text_input(key="ms_filter").input("ranx").run()
+    assert_clean(at)
+    assert "hits" in set(frame(at, "ms_table")["Measure"])
+    assert any("differs from a peer" in e.label for e in at.expander)
+
+
 def test_data_rename_and_delete_ask_first(private_app):
     at = open_page(private_app, "data")
     assert_clean(at)
@@ -236,7 +192,10 @@ def test_store_that_cannot_open_is_reported(tmp_path, monkeypatch):
     monkeypatch.setenv("RANKBOARD_STORE", str(bad))
     at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
     assert not at.exception
-    assert "cannot open its store" in at.error[0].value
+    # plain words for every visitor: damaged, what to do, and no path, interpreter or process id
+    from core.errors import StoreDamagedError
+    assert [e.value for e in at.error] == [StoreDamagedError.public]
+    assert str(tmp_path) not in StoreDamagedError.public and "python" not in StoreDamagedError.public.lower()
 
 
 def test_ranked_lists_show_grades_and_document_text(tmp_path, monkeypatch):
@@ -354,4 +313,5 @@ def test_leaderboard_offers_csv_and_latex(app):
     at = open_page(app, "leaderboard", baseline="pircRBa1")
     assert_clean(at)
     labels = {b.proto.id.rsplit("-", 1)[-1]: b.proto.label for b in at.get("download_button")}
-    assert labels == {"lb_download_csv": "Download CSV", "lb_download_latex": "Download LaTeX"}
+    assert labels == {"lb_download_csv": "Download CSV", "lb_download_latex": "Download LaTeX",
+                      "lb_pairs_csv": "Download p-values (CSV)"}       # the runs x runs matrix (issue 15)

@@ -12,7 +12,7 @@ Measures compared:
 Measures pytrec_eval cannot compute, so not compared against it here:
   runid and relstring (strings, not numbers), the prefs_* / *_avgjg measures (need a preference
   or judgment-group qrels), and the textbook variants (nDCG(dcg='jk'), nDCG(dcg='exp-log2'),
-  DCG, AP(norm='found'), F, E, SetF(beta) as beta, Judged, AUC), which are checked against
+  DCG, AP(norm='found'), F, E, SetFbeta, Judged, JudgedK, AUC), which are checked against
   tests/oracle.py instead (test_textbook_variants_match_oracle).
 
 pytrec_eval quirks found by experiment (probes in the test module history):
@@ -72,8 +72,8 @@ TREC_EQUIV: dict[str, tuple[str, str]] = {
     "SetP": ("set_P", "set_P"),
     "SetR": ("set_recall", "set_recall"),
     "SetF": ("set_F", "set_F"),
-    "SetF(beta=0.5)": ("set_F.0.25", "set_F"),   # trec_eval's parameter is beta squared
-    "SetF(beta=2)": ("set_F.4", "set_F"),
+    "SetF(beta=0.25)": ("set_F.0.25", "set_F"),   # trec_eval's parameter (beta squared), as in ir_measures
+    "SetF(beta=4)": ("set_F.4", "set_F"),
     "Rcap@3": ("relative_P_3", "relative_P_3"),  # #rel in top k / min(R, k) == relative_P
     "Rcap@10": ("relative_P_10", "relative_P_10"),
     "NumRet": ("num_ret", "num_ret"),
@@ -92,7 +92,7 @@ TEXTBOOK = [
     "DCG@3", "DCG@10", "DCG(dcg='jk')@3", "DCG(dcg='jk')@10",
     "nDCG(dcg='jk')@3", "nDCG(dcg='jk')@10", "nDCG(dcg='exp-log2')@3", "nDCG(dcg='exp-log2')@10",
     "AP(norm='found')@3", "AP(norm='found')@10", "F@3", "F@10", "F(beta=2)@5", "E(beta=0.5)@5",
-    "Judged@3", "Judged@10", "AUC", "RR@3", "AP@5",
+    "Judged@3", "Judged@10", "Judged", "JudgedK@3", "JudgedK@10", "SetFbeta(beta=2)", "AUC", "RR@3", "AP@5",
 ]
 
 # ------------------------------------------------------------------ data
@@ -228,9 +228,9 @@ def test_registry_trec_names_match_our_table():
     wrong = {}
     for name, (request, key) in {**TREC_EQUIV, **SUMMARY_ONLY}.items():
         got = parse_measure(name).trec_name
-        expected = request if name not in ("SetF(beta=0.5)", "SetF(beta=2)") else None
-        if name in ("SetF(beta=0.5)", "SetF(beta=2)"):
-            continue  # trec set_F.<beta^2>: naming is the registry's choice
+        expected = request
+        if name in ("SetF(beta=0.25)", "SetF(beta=4)"):
+            expected = request.replace(".", "_", 1)  # trec_eval -m set_F.4 is named set_F_4 here
         if got != expected:
             wrong[name] = (got, expected)
     assert not wrong, f"registry trec names differ (got, expected): {wrong}"

@@ -97,7 +97,9 @@ CLEAN = b"301 Q0 d1 1 2.5 tagA\n301 Q0 d2 2 2.5 tagA\n302 Q0 d1 1 -1e-3 tagA\n"
     b"301 Q0 d1 1 abc tagA\n",
     CLEAN + b"301 Q0 d1 3 1.0 tagA\n",                              # duplicate document
     b"qid Q0 docno rank score tag\n" + CLEAN,                       # header line
-    b"301 d1 1\n301 d2 2\n",                                        # MS MARCO
+    b"301 d1 +1\n301 d2 2\n", b"301 d1 1.0\n", b"301 d1 1234567890\n",   # MS MARCO: '+', not whole, too long
+    b"301 d1 1\n301 d2 2 x\n", b"301\td1\t1\n301 d2 2\n",               # MS MARCO: 4 fields, mixed blanks
+    b"301 d1 1\n301 d1 2\n", b"qid docno rank\n301 d1 1\n",            # MS MARCO: duplicate, header
     b"301 Q0 d\xff 1 2.5 tagA\n",                                   # not UTF-8
     b"301 Q\xff d1 1 2.5 tagA\n", b"301 Q0 d1 \xff 2.5 tagA\n",       # not UTF-8 in the unused Q0 / rank
     b"301  d1 1 2.5 tagA\n", b"301 Q0 d1  2.5 tagA\n",               # Q0 / rank empty: 6 fields to the reader
@@ -115,6 +117,7 @@ def test_unusual_runs_fall_back(data, monkeypatch):
     CLEAN.replace(b"tagA\n301", b"tagB\n301"), CLEAN.replace(b"d1", b"doc#1"), CLEAN.replace(b"301", b"0301"),
     CLEAN.replace(b" ", b"\t"), CLEAN.replace(b" ", b"\t").replace(b"\n", b"\r\n"),
     CLEAN.replace(b"2.5", b"1.e5").replace(b"-1e-3", b".5"),
+    b"301 d1 1\n301 d2 2\n", b"1048585\t7187158\t1\r\n1048585\t10\t007\r\n2\t7\t-0\r\n",   # MS MARCO
 ])
 def test_clean_runs_match(data, monkeypatch):
     assert fast_run(data) is not None
@@ -155,12 +158,12 @@ def test_clean_qrels_match(data, monkeypatch):
 
 
 def test_streamed_runs_evaluate_like_parsed_ones(reference, monkeypatch, tmp_path):
-    """evaluate_files reads large clean runs a piece at a time: topic by topic (core.judged.stream_rankings),
-    or, when a topic's lines are not contiguous, into a DuckDB table. Force both on small files (tiny pieces,
-    so lines, topics and CRLFs straddle piece ends) and compare with the parsed path."""
+    """evaluate_files reads large clean runs a piece at a time: topic by topic (stage1.files.pieces), or, when a
+    topic's lines are not contiguous, into a DuckDB table (stage1.files.spilled). Force both on small files (tiny
+    pieces, so lines, topics and CRLFs straddle piece ends) and compare with the parsed path."""
     import core.evaluate as ev
-    import core.formats._fast as fast
-    import core.judged as judged
+    import core.stage1 as stage1
+    import core.stage1.files as files
 
     runs = sorted((reference / "trectools_robust03" / "runs").iterdir())[:3]
     tabbed = tmp_path / "tabbed.txt"
@@ -173,24 +176,22 @@ def test_streamed_runs_evaluate_like_parsed_ones(reference, monkeypatch, tmp_pat
     paths = runs + [tabbed, shuffled, mixed]
     measures = ["AP", "nDCG@10", "P@10", "RR", "Bpref", "num_rel_ret", "Rprec", "ndcg"]
     plain = ev.evaluate_files(qrels, paths, measures)
-    orig_pieces, orig_table = judged.stream_rankings, fast.stream_run
     calls = []
 
-    def small_pieces(con, path, qrels_table, chunk_bytes=1 << 26):
-        got = orig_pieces(con, path, qrels_table, chunk_bytes=30011)
-        calls.append(("pieces", got is not None))
-        return got
+    def logged(provider):
+        def run(src, options):
+            got = provider(src, options)
+            calls.append((provider.__name__, got is not None))
+            return got
+        run.__name__ = provider.__name__
+        return run
 
-    def small_chunks(path, con, table, chunk_bytes=1 << 26):
-        got = orig_table(path, con, table, chunk_bytes=30011)
-        calls.append(("table", got is not None))
-        return got
-
-    monkeypatch.setattr(ev, "STREAM_BYTES", 0)
-    monkeypatch.setattr(judged, "stream_rankings", small_pieces)
-    monkeypatch.setattr(fast, "stream_run", small_chunks)
+    monkeypatch.setattr(files, "STREAM_BYTES", 0)
+    monkeypatch.setattr(files, "CHUNK_BYTES", 30011)
+    monkeypatch.setitem(stage1.PROVIDERS, stage1.RunFile, [logged(p) for p in stage1.PROVIDERS[stage1.RunFile]])
     streamed = ev.evaluate_files(qrels, paths, measures)
-    assert calls == [("pieces", True)] * 4 + [("pieces", False), ("table", True), ("pieces", False), ("table", False)]
+    assert calls == [("pieces", True)] * 4 + [("pieces", False), ("spilled", True), ("pieces", False),
+                                               ("spilled", False), ("whole", True)]
     assert streamed.runs == plain.runs and streamed.warnings == plain.warnings
     pd.testing.assert_frame_equal(streamed.summary, plain.summary, check_exact=False, rtol=1e-12)
     pd.testing.assert_frame_equal(streamed.per_query, plain.per_query, check_exact=False, rtol=1e-12)
@@ -254,8 +255,7 @@ def test_plain_and_exponent_scores_read_alike_on_both_paths(score, monkeypatch):
 
 
 def test_evaluate_files_reports_a_repeated_document_exactly(tmp_path):
-    """evaluate_files checks for repeated documents beside the evaluation (not before it); a clean file that
-    repeats one still fails with the tolerant parser's message, naming both lines."""
+    """A clean file that repeats a document fails with the tolerant parser's message, naming both lines."""
     from core.evaluate import evaluate_files
 
     qrels = tmp_path / "q"
@@ -283,99 +283,58 @@ def test_evaluate_files_reports_the_qrels_problem_first(tmp_path, run_text):
     assert str(got.value).startswith("q, line 1:")
 
 
-# -- no_repeats: the duplicate check of loading and evaluation -------------------------------------------------
+# -- unique: the one duplicate check of the fast paths ---------------------------------------------------------
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 import core.formats._fast as fast_mod  # noqa: E402
-from core.ranking import topic_codes  # noqa: E402
 
 _topics = st.lists(st.lists(st.sampled_from(["d1", "d2", "D10", "d10", "é", "x" * 20, "a b", "",
                                               "FR941202-0-00043", "FR941205-0-00044"]), max_size=9),
                    min_size=1, max_size=8)
 
 
-def _codes(topics: list[list[str]], shuffle: bool, rng) -> tuple[np.ndarray, pa.Array, bool]:
+@settings(max_examples=100, deadline=None)
+@given(topics=_topics, seed=st.integers(0, 2**16))
+def test_unique_agrees_with_a_set_of_pairs(topics, seed):
+    """Per topic, any docno twice is found, in any row order (DuckDB's hash collides on some docnos, e.g. the
+    two FR ones, so equal hash counts fall back to the exact count)."""
     rows = [(f"q{t}", d) for t, docs in enumerate(topics) for d in docs]
-    if shuffle:
-        rows = [rows[i] for i in rng.permutation(len(rows))]
-    want = len(set(rows)) == len(rows)
-    if not rows:
-        return np.zeros(0, np.int32), pa.array([], pa.string()), want
-    codes, _ = topic_codes(pa.array([q for q, _ in rows]))
-    return codes, pa.array([d for _, d in rows]), want
+    rows = [rows[i] for i in np.random.default_rng(seed).permutation(len(rows))]
+    table = pa.table({"qid": pa.array([q for q, _ in rows], pa.string()), "docno": pa.array([d for _, d in rows], pa.string())})
+    assert fast_mod.unique(table, ["qid", "docno"]) == (len(set(rows)) == len(rows))
 
 
-@settings(max_examples=150, deadline=None)
-@given(topics=_topics, shuffle=st.booleans(), bits=st.sampled_from([4, 5, 22]), seed=st.integers(0, 2**16))
-def test_no_repeats_agrees_with_a_set_of_pairs(topics, shuffle, bits, seed):
-    """Per topic, any docno twice is found, whatever the order of the rows and however small the per-topic hash
-    tables (4 or 5 bits: almost every row shares a bucket and each topic block holds one or two topics)."""
-    codes, docno, want = _codes(topics, shuffle, np.random.default_rng(seed))
-    saved, fast_mod._MAX_BUCKET_BITS = fast_mod._MAX_BUCKET_BITS, bits
-    try:
-        assert fast_mod.no_repeats(codes, docno) == want
-    finally:
-        fast_mod._MAX_BUCKET_BITS = saved
-
-
-def test_no_repeats_on_many_topics_finds_one_repeat_anywhere():
-    """5,000 topics of 200 distinct docnos (several topic blocks); one docno repeated in the first, a middle
-    or the last topic is found; the same docno in two topics is not a repeat."""
-    codes = np.repeat(np.arange(5000, dtype=np.int32), 200)
-    docs = [f"D{(t * 7919 + i * 104729) % 10_000_019}" for t in range(5000) for i in range(200)]
-    assert fast_mod.no_repeats(codes, pa.array(docs))
-    shared = list(docs)
-    shared[200:400] = docs[0:200]                   # topic 1 retrieves exactly topic 0's documents
-    assert fast_mod.no_repeats(codes, pa.array(shared))
-    for row in (1, 500_123, 999_999):
-        bad = list(docs)
-        bad[row] = bad[row - 1]
-        assert not fast_mod.no_repeats(codes, pa.array(bad)), row
-
-
-def test_no_repeats_compares_docnos_whose_hashes_collide():
-    """DuckDB's hash is the same for these two docnos: they are still two documents; a real repeat among
-    colliding docnos is still found."""
-    import duckdb
-    a, b = "FR941202-0-00043", "FR941205-0-00044"
-    assert duckdb.connect().execute("SELECT hash(?) = hash(?)", [a, b]).fetchall() == [(True,)]
-    codes = np.zeros(3, np.int32)
-    assert fast_mod.no_repeats(codes[:2], pa.array([a, b]))
-    assert not fast_mod.no_repeats(codes, pa.array([a, b, a]))
-    assert not fast_mod.no_repeats(codes, pa.array([b, a, b]))
-
-
-def test_no_repeats_with_duckdb_returning_rows_out_of_order():
-    """The evaluation's connection does not keep insertion order: the hashes still line up with the rows."""
-    import duckdb
-    con = duckdb.connect(config={"threads": 2, "preserve_insertion_order": False})
-    codes = np.repeat(np.arange(3000, dtype=np.int32), 300)
-    docs = np.char.add("d", (np.arange(len(codes)) * 7919 % 1_000_003).astype(str))
-    assert fast_mod.no_repeats(codes, pa.array(docs), con)
-    docs[700_001] = docs[700_002]
-    assert not fast_mod.no_repeats(codes, pa.array(docs), con)
-
-
-def test_no_repeats_for_rows_not_grouped_by_topic_uses_the_hash_aggregate(monkeypatch):
-    codes = np.array([0, 1, 0, 1], np.int32)
-    calls = []
-    real = fast_mod.no_duplicates
-    monkeypatch.setattr(fast_mod, "no_duplicates", lambda table, keys, con: calls.append(keys) or real(table, keys, con))
-    import duckdb
-    con = duckdb.connect()
-    assert fast_mod.no_repeats(codes, pa.array(["a", "a", "b", "b"]), con)
-    assert not fast_mod.no_repeats(codes, pa.array(["a", "a", "a", "b"]), con)
-    assert calls == [["code", "docno"]] * 2
-
-
-def test_a_quick_check_that_cannot_decide_does_not_fail_a_clean_run(reference, monkeypatch):
-    """When the quick duplicate check says "maybe" for a clean run (it answers False when DuckDB fails), the
-    checked read finds no repeat and the evaluation goes on with the same values."""
+def test_a_check_that_cannot_decide_does_not_fail_a_clean_run(reference, monkeypatch):
+    """When the duplicate check says "maybe" for a clean run (it answers False when DuckDB fails), the tolerant
+    parser finds no repeat and the evaluation goes on with the same values."""
     import core.evaluate as ev
     run = reference / "trectools_robust03" / "runs" / "input.MU03rob01.gz"
     qrels = reference / "trectools_robust03" / "robust03_qrels.txt"
     want = ev.evaluate_files(qrels, [run], ["AP", "P@10"])
-    monkeypatch.setattr(fast_mod, "no_repeats", lambda *a, **k: False)
+    monkeypatch.setattr(fast_mod, "unique", lambda *a, **k: False)
     got = ev.evaluate_files(qrels, [run], ["AP", "P@10"])
     pd.testing.assert_frame_equal(got.per_query, want.per_query)
+
+
+@pytest.mark.parametrize("data", [CLEAN, CLEAN.replace(b" ", b"\t"), CLEAN.replace(b"d1", b"d\xc3\xa9"),
+                                  CLEAN.replace(b"Q0 d2", b"Q0  d2"), b"301\tQ0 d1 1 2.5 tagA\n", b"301 d1 1\n"])
+def test_parsing_beside_the_checks_equals_checking_first(data, monkeypatch):
+    """The overlapped parse of read_columns (a guessed delimiter, redone when the checks disagree) gives what the
+    plain order gives: check the bytes, then parse once."""
+    got = fast_run(data)
+    monkeypatch.setattr(fast_mod, "OVERLAP", False)
+    plain = fast_run(data)
+    assert (got is None) == (plain is None)
+    if got is not None:
+        assert got[0].combine_chunks().equals(plain[0].combine_chunks()) and got[2] == plain[2]
+
+
+def test_reading_the_qrels_beside_the_run_equals_reading_one_after_the_other(reference):
+    from core.stage1.files import read_first
+
+    qrels_path = reference / "trectools_robust03" / "robust03_qrels.txt"
+    run_path = reference / "trectools_robust03" / "runs" / "input.MU03rob01.gz"
+    qrels, run = read_first(qrels_path, run_path)
+    assert qrels.table.equals(read_qrels(qrels_path).table)
+    _same_run(run, read_run(run_path))

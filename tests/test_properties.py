@@ -29,8 +29,8 @@ settings.load_profile("rankboard")
 NORMALISED = [
     "AP", "AP@5", "AP(norm='found')@5", "P@1", "P@5", "R@5", "Rcap@5", "nDCG", "nDCG@5",
     "nDCG(dcg='jk')@5", "nDCG(dcg='exp-log2')@5", "RR", "RR@3", "Rprec", "Bpref", "IPrec@0.0",
-    "IPrec@0.5", "IPrec@1.0", "Success@3", "SetP", "SetR", "SetF", "SetF(beta=2)", "F@5",
-    "F(beta=0.5)@5", "E(beta=2)@5", "Judged@5", "AUC", "infAP",
+    "IPrec@0.5", "IPrec@1.0", "Success@3", "SetP", "SetR", "SetF", "SetF(beta=2)", "SetFbeta(beta=2)",
+    "F@5", "F(beta=0.5)@5", "E(beta=2)@5", "Judged@5", "Judged", "JudgedK@5", "AUC", "infAP",
 ]
 ALL = NORMALISED + ["DCG@5", "DCG(dcg='jk')@5", "NumRet", "NumRel", "NumRelRet"]
 DOCS = [f"d{i}" for i in range(14)] + ["D3", "a", "d1x"]

@@ -1,4 +1,4 @@
-"""core.ranking against two oracles: a plain Python sort, and DuckDB's row_number() window (the SQL stage)."""
+"""trec_eval's order (core.stage1.order): the numpy form against a plain Python sort, and against its SQL form."""
 import duckdb
 import numpy as np
 import pyarrow as pa
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.ranking import canonical_ranks, topic_codes
+from core.stage1.order import canonical_ranks, rank_sql, topic_codes
 
 
 def naive_ranks(qids, docnos, scores):
@@ -59,8 +59,7 @@ def test_ranks_equal_the_sql_window_on_a_real_run(shuffle):
                       "score": np.array([float(f[4]) for f in lines]), "i": np.arange(len(lines))})
     con = duckdb.connect()
     con.register("t", table)
-    sql = con.execute("SELECT row_number() OVER (PARTITION BY qid ORDER BY score DESC, docno DESC) AS r, i "
-                      "FROM t ORDER BY i").fetchnumpy()["r"]
+    sql = con.execute("SELECT " + rank_sql("qid") + " AS r, i FROM t ORDER BY i").fetchnumpy()["r"]
     codes, _ = topic_codes(table["qid"])
     assert canonical_ranks(codes, table["score"].to_numpy(), table["docno"]).tolist() == sql.tolist()
 
@@ -77,8 +76,7 @@ DOC_CHARS = st.sampled_from(["a", "b", "z", "A", "0", "9", " ", "é", "ü", "\x7
 
 @st.composite
 def tied_runs(draw):
-    """Runs made of tied runs of chosen lengths: pairs (the usual tie), 3 to 8 rows (compared pairwise), 9 and
-    more (sorted), each topic's docnos distinct; in file order or shuffled; docno in one or several chunks."""
+    """Runs made of tied runs of chosen lengths (pairs, the usual tie, up to 12 rows), each topic's docnos distinct; in file order or shuffled; docno in one or several chunks."""
     qids, docnos, scores = [], [], []
     for topic in range(draw(st.integers(1, 3))):
         sizes = draw(st.lists(st.sampled_from([1, 2, 2, 2, 3, 4, 5, 8, 9, 12]), min_size=1, max_size=6))
@@ -112,17 +110,30 @@ def test_tied_runs_of_every_length_rank_like_a_plain_sort(run, data):
     assert got.tolist() == [expected[i] for i in rows]
 
 
-def test_tie_lengths_at_the_pairwise_limit():
-    """One topic each of a pair, the longest pairwise run and the shortest sorted one, docnos in every order."""
-    from core import ranking
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_the_arrow_provider_equals_the_sql_provider(shuffle):
+    """Stage 1 in Arrow (DuckDB join, numpy ranks of the judged rows only) against the plain SQL stage (rank every
+    row with rank_sql, then join): the same rankings, hence the same values."""
+    import gzip
+    from pathlib import Path
 
-    rng = np.random.default_rng(3)
-    for size in (2, 3, ranking._PAIRWISE, ranking._PAIRWISE + 1):
-        for _ in range(20):
-            docnos = [f"d{x}" for x in rng.permutation(size)]
-            qids = ["1"] * size + ["2"]
-            docnos.append("x")
-            scores = [1.0] * size + [0.0]
-            codes, _ = topic_codes(pa.array(qids))
-            got = canonical_ranks(codes, np.array(scores), pa.array(docnos))
-            assert got.tolist() == naive_ranks(qids, docnos, scores)
+    import pandas as pd
+
+    from core.stage2 import evaluate_rankings
+    from core.stage1 import ArrowRun, Tables, rankings
+
+    data = Path(__file__).resolve().parents[1] / "data"
+    lines = [line.split() for line in gzip.decompress((data / "runs" / "input.pircRBa1.gz").read_bytes()).decode().splitlines()]
+    if shuffle:
+        lines = [lines[i] for i in np.random.default_rng(5).permutation(len(lines))]
+    run = pa.table({"qid": [f[0] for f in lines], "docno": [f[2] for f in lines], "score": np.array([float(f[4]) for f in lines])})
+    q = [line.split() for line in gzip.decompress((data / "qrels.robust03.txt.gz").read_bytes()).decode().splitlines()]
+    qrels = pa.table({"qid": [f[0] for f in q], "docno": [f[2] for f in q], "rel": np.array([int(f[3]) for f in q])})
+    con = duckdb.connect()
+    con.register("q", qrels)
+    con.register("r", run)
+    measures = ["AP", "nDCG@10", "P@10", "R@1000", "RR", "Rprec", "Bpref", "num_rel_ret"]
+    a = evaluate_rankings(rankings(ArrowRun(run, qrels, "r")), measures)
+    b = evaluate_rankings(rankings(Tables(con, "r", "q", run_name="r")), measures)
+    pd.testing.assert_frame_equal(a.per_query, b.per_query)
+    assert len(a.per_query) > 0

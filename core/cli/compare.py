@@ -1,8 +1,11 @@
-"""`python -m core compare QRELS RUN [RUN ...] --baseline RUN -m MEASURE ...`
+"""`python -m core compare QRELS RUN [RUN ...] --baseline RUN [--baseline RUN ...] -m MEASURE ...`
 
-Evaluates the runs with the measures engine, then compares each with the baseline (core.compare).
-A run is named by its run tag, or by its file name when two runs share a tag. --baseline accepts
-either that name or the run's file name/path as given on the command line.
+Evaluates the runs with the measures engine, then compares each with every baseline
+(core.baselines.report over core.compare). A run is named by its run tag, or by its file name when
+two runs share a tag. --baseline accepts either that name or the run's file name/path as given on
+the command line; with several, each JSON object / CSV row / text line carries a `baseline` key
+and the correction covers the tests against all of them. --ranks adds rank, rank_low, rank_high
+and group (core.resolution); --risk adds urisk, trisk and georisk (core.riskeval).
 """
 from __future__ import annotations
 
@@ -22,14 +25,19 @@ DEFAULT_MEASURES = ["map", "P_10", "ndcg_cut_10"]
 def add_arguments(parser) -> None:
     parser.add_argument("qrels", metavar="QRELS", help="qrels file (TREC format)")
     parser.add_argument("runs", metavar="RUN", nargs="+", help="run files (TREC format, gzip is fine)")
-    parser.add_argument("--baseline", "-b", required=True, metavar="RUN",
-                        help="the baseline: a run tag, or one of the RUN file names")
+    parser.add_argument("--baseline", "-b", required=True, metavar="RUN", action="append", dest="baselines",
+                        help="a baseline: a run tag, or one of the RUN file names (repeat for several baselines; "
+                             "every other run is tested against each)")
     parser.add_argument("-m", "--measure", dest="measures", action="append", metavar="MEASURE",
                         help="measure to compare, e.g. AP, nDCG@10, P_10 (repeat; default: map, P_10, ndcg_cut_10)")
-    parser.add_argument("--test", choices=("t", "wilcoxon", "randomization", "bootstrap"), default="t",
-                        help="paired significance test (default: t)")
+    parser.add_argument("--test", choices=("t", "wilcoxon", "randomization", "bootstrap", "tukey",
+                                           "randomization-all"), default="t",
+                        help="significance test (default: t). tukey: Tukey's HSD on the two-way run x topic ANOVA "
+                             "over all the runs given; randomization-all: the all-pairs randomisation test with the "
+                             "max-statistic correction; both adjust over every pair of runs themselves")
     parser.add_argument("--correction", choices=("none", "bonferroni", "holm", "bh"), default="none",
-                        help="multiple-testing correction over all runs x measures (default: none)")
+                        help="multiple-testing correction over all baselines x runs x measures (default: none); "
+                             "with --ranks also over all pairs of runs for the letter groups")
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default: 0.05)")
     parser.add_argument("-c", dest="complete", action="store_true",
                         help="topics in the qrels but missing from a run count as 0 (trec_eval -c); "
@@ -39,6 +47,14 @@ def add_arguments(parser) -> None:
                         help="permutations / bootstrap resamples (default: 10000)")
     parser.add_argument("--seed", type=int, default=0, help="random seed for resampling (default: 0)")
     parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
+    parser.add_argument("--ranks", action="store_true",
+                        help="add each run's rank, 95%% bootstrap rank interval (rank_low, rank_high) and letter "
+                             "group (runs sharing a letter are not significantly different under --test/--correction)")
+    parser.add_argument("--risk", choices=("urisk", "trisk"), default=None,
+                        help="add URisk, TRisk (against the baseline) and GeoRisk (against all runs); this one is "
+                             "shown first")
+    parser.add_argument("--alpha-risk", type=float, default=1.0, metavar="A",
+                        help="risk weight: a loss against the baseline counts 1 + A times (default: 1)")
     add_engine_arguments(parser)
 
 
@@ -92,20 +108,23 @@ def evaluate_on_dask(qrels_path, run_paths, measures, options, args):
 
 
 def run(args) -> int:
-    from core.compare import compare
+    from core.baselines import report
     from core.evaluate import EvalOptions
+    from core.risk import check_alpha
     measures = args.measures or DEFAULT_MEASURES
+    check_alpha(args.alpha_risk)                      # a bad --alpha-risk fails before the evaluation
     options = EvalOptions(rel_level=args.rel_level, complete=args.complete)
     if use_dask(args):
         per_query, names, qrels_topics, warnings = evaluate_on_dask(args.qrels, args.runs, measures, options, args)
     else:
         per_query, names, qrels_topics, warnings = evaluate_for_compare(args.qrels, args.runs, measures, options)
-    baseline = _baseline(args.baseline, names, [str(p) for p in args.runs])
-    comparison = compare(per_query, baseline=baseline, measures=measures, test=args.test,
-                         correction=args.correction, alpha=args.alpha,
-                         missing="zero" if args.complete else "skip",
-                         all_qids=qrels_topics if args.complete else None,
-                         n_resamples=args.resamples, seed=args.seed)
+    baselines = [_baseline(b, names, [str(p) for p in args.runs]) for b in args.baselines]
+    comparison = report(per_query, baselines=baselines, measures=measures, test=args.test,
+                        correction=args.correction, alpha=args.alpha,
+                        missing="zero" if args.complete else "skip",
+                        all_qids=qrels_topics if args.complete else None,
+                        n_resamples=args.resamples, seed=args.seed, ranks=args.ranks, risk=args.risk,
+                        alpha_risk=args.alpha_risk)
     for w in warnings:
         print(f"warning: {w}", file=sys.stderr)
     if args.format == "json":

@@ -9,9 +9,12 @@ for every file it accepts, it returns exactly the table the tolerant parser woul
 """
 from __future__ import annotations
 
+import gzip
 import tempfile
+import zlib
 from concurrent.futures import ThreadPoolExecutor
 
+import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -19,8 +22,10 @@ import pyarrow.csv as pacsv
 
 from core.formats._table import match_header
 from core.formats._text import FLOAT_RE, GZIP_MAGIC, PARQUET_MAGIC
+from core.duck import scratch
 from core.sqltext import ident, statement
 
+OVERLAP = True          # read_columns parses while it checks the bytes (False: the plain order, check then parse)
 _CODED = pa.dictionary(pa.int32(), pa.string())
 _BOM = b"\xef\xbb\xbf"
 _NOT_CONTROL = bytes(b for b in range(256) if b >= 0x20 and b != 0x7f)
@@ -70,21 +75,22 @@ def read_columns(box: list[bytes], names: list[str], coded: tuple[str, ...] = ()
         buf = buf.slice(3)
         if data[3:4] == b"#":
             return None
-    # The parse (pyarrow, both threads, without the GIL) starts at once with the delimiter of the first line and
-    # the unused columns left out, while this thread checks the bytes (holding the GIL); it is redone in the
-    # rare case the checks disagree with that guess (e.g. a non-ASCII file must keep every column).
+    # Speed trick (benchmarks/PROFILE.md, "parse beside the checks"): the parse (pyarrow, both threads, without
+    # the GIL) starts at once with the first line's delimiter and the unused columns left out, while this thread
+    # checks the bytes (holding the GIL); it is redone when the checks disagree with that guess (e.g. a non-ASCII
+    # file must keep every column). Plain equivalent (OVERLAP = False): check, then parse once.
     guess = "\t" if b"\t" in data[:data.find(b"\n")] else " "
     guessed = [n for n in names if n not in unused]
     with ThreadPoolExecutor(1) as pool:
-        parse = pool.submit(_parse, buf, names, coded, floats, guessed, guess)
+        parse = pool.submit(_parse, buf, names, coded, floats, guessed, guess) if OVERLAP else None
         delim = _delimiter(data)
         if unused and delim is not None and not (data.isascii() and not _doubled(data, delim)):
             unused = ()
-        table = parse.result()
+        table = parse.result() if parse is not None else None
     if delim is None:
         return None
     kept = [n for n in names if n not in unused]
-    if (delim, kept) != (guess, guessed):
+    if parse is None or (delim, kept) != (guess, guessed):
         table = _parse(buf, names, coded, floats, kept, delim)
     if table is None:
         return None
@@ -122,111 +128,24 @@ def _parse(buf, names, coded, floats, kept, delim) -> pa.Table | None:
         return None
 
 
-def no_duplicates(table: pa.Table, keys: list[str], con=None) -> bool:
-    """True when no key repeats. DuckDB counts the distinct 64-bit hashes of the keys (a parallel hash
-    aggregate of integers, faster than pyarrow's group_by): as many as rows proves there is no repeat, since
-    a hash collision can only lower the count; otherwise the exact DISTINCT count decides. Without `con`, a
-    private connection with a memory limit and a temporary directory to spill to (which keeps the peak memory
-    of a 5M-line run low)."""
-    import duckdb
-
-    if con is None:
-        with tempfile.TemporaryDirectory(prefix="rankboard-") as tmp:
-            own = duckdb.connect(config={"threads": 2, "memory_limit": "600MB", "temp_directory": tmp})
-            try:
-                return no_duplicates(table, keys, own)
-            finally:
-                own.close()
+def unique(table: pa.Table, keys: list[str]) -> bool:
+    """True when no key repeats in `table` (the parsers' duplicate check). DuckDB counts the distinct 64-bit
+    hashes of the keys (a parallel hash aggregate of integers): as many as rows proves there is no repeat, since
+    a hash collision can only lower the count; otherwise the exact DISTINCT count decides. False when DuckDB
+    fails (e.g. out of memory): the tolerant parser then decides."""
     cols = ", ".join(ident(k) for k in keys)
-    try:
-        con.register("_rb_keys", table.select(keys))
-        n = con.execute("SELECT count(DISTINCT hash(" + cols + ")) FROM _rb_keys").fetchall()[0][0]
-        if n != table.num_rows:
-            n = con.execute("SELECT count(*) FROM (SELECT DISTINCT " + cols + " FROM _rb_keys)").fetchall()[0][0]
-    except duckdb.Error:
-        return False
-    finally:
-        con.unregister("_rb_keys")
-    return n == table.num_rows
-
-
-def no_repeats(codes: np.ndarray, docno, con=None) -> bool:
-    """True when no docno repeats within a topic. `codes`: the int topic code of each row (core.ranking.topic_codes,
-    first-seen order); `docno`: the rows' docnos (pyarrow strings).
-
-    When the rows come topic by topic (codes never decrease), only the 64-bit hash of each docno is computed in
-    DuckDB (vectorised, both threads); numpy then drops every row alone in its bucket of its topic (a per-topic
-    hash table of at least 16 buckets per row, filled topic block by topic block, so it stays in cache and
-    small), sorts the few rows left by (topic, hash), and compares the docnos of equal pairs exactly (DuckDB's
-    hash collides on some real docnos). Other row orders use `no_duplicates` (a DuckDB hash aggregate over every
-    row, about twice the CPU)."""
-    n = len(codes)
-    if n < 2:
-        return True
-    codes = np.asarray(codes)
-    if not bool(np.all(codes[1:] >= codes[:-1])):
-        return no_duplicates(pa.table({"code": codes, "docno": docno}), ["code", "docno"], con)
-    h = _docno_hashes(docno, con)
-    starts = np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1])))
-    bits = min(_MAX_BUCKET_BITS, max(4, int(np.diff(np.append(starts, n)).max() * 16 - 1).bit_length()))
-    per_block = max(1, (1 << _MAX_BUCKET_BITS) >> bits)      # topics per block: at most 2**22 buckets at once
-    slot = np.empty(per_block << bits, dtype=np.int32)
-    low = (h & np.uint64((1 << bits) - 1)).astype(np.int32)     # each row's bucket within its topic
-    found = []
-    for first in range(0, len(starts), per_block):
-        a = starts[first]
-        b = starts[first + per_block] if first + per_block < len(starts) else n
-        bucket = (codes[a:b] - codes[a]).astype(np.int32, copy=False) << bits
-        bucket |= low[a:b]
-        row = np.arange(b - a, dtype=np.int32)
-        slot[bucket] = row                     # one row per bucket keeps it
-        keeper = np.take(slot, bucket)
-        lost = keeper != row                   # rows that share their bucket with the keeper
-        if lost.any():                         # every row of a shared bucket: the others and the keeper
-            found.append(np.concatenate((np.flatnonzero(lost), np.unique(keeper[lost]))) + a)
-    if not found:
-        return True
-    rows = np.concatenate(found)
-    # (topic, hash) mixed into one 64-bit key: a repeat gives two equal keys. DuckDB's hash is not strong (e.g.
-    # 'FR941202-0-00043' and 'FR941205-0-00044' hash the same), so rows with equal keys are compared exactly.
-    key = h[rows] ^ (codes[rows].astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
-    order = np.argsort(key)
-    same = key[order[1:]] == key[order[:-1]]
-    if not same.any():
-        return True
-    suspect = np.zeros(len(rows), dtype=bool)
-    suspect[1:] |= same
-    suspect[:-1] |= same
-    rows = rows[order[suspect]]
-    pairs = pa.table({"c": codes[rows], "d": docno.take(pa.array(rows))})
-    return pairs.group_by(["c", "d"]).aggregate([]).num_rows == len(rows)
-
-
-_MAX_BUCKET_BITS = 22
-
-
-def _docno_hashes(docno, con=None) -> np.ndarray:
-    """DuckDB's 64-bit hash of each docno, in row order (numpy uint64), on both threads. The row numbers go with
-    the docnos, so the order DuckDB returns them in (with preserve_insertion_order off) does not matter."""
-    import duckdb
-
-    own = con is None
-    if own:
-        con = duckdb.connect(config={"threads": 2})
-    n = len(docno)
-    try:
-        con.register("_rb_docnos", pa.table({"i": np.arange(n, dtype=np.int32 if n < 2**31 else np.int64),
-                                             "docno": docno}))
+    with tempfile.TemporaryDirectory(prefix="rankboard-") as tmp:
+        con = scratch(tmp, table.nbytes)
         try:
-            got = con.sql("SELECT i, hash(docno) AS h FROM _rb_docnos").to_arrow_table()
+            con.register("_rb_keys", table.select(keys))
+            n = con.execute("SELECT count(DISTINCT hash(" + cols + ")) FROM _rb_keys").fetchall()[0][0]
+            if n != table.num_rows:
+                n = con.execute("SELECT count(*) FROM (SELECT DISTINCT " + cols + " FROM _rb_keys)").fetchall()[0][0]
+        except duckdb.Error:
+            return False
         finally:
-            con.unregister("_rb_docnos")
-    finally:
-        if own:
             con.close()
-    h = np.empty(n, dtype=np.uint64)
-    h[got["i"].to_numpy()] = got["h"].to_numpy()
-    return h
+    return n == table.num_rows
 
 
 def _scores(score: pa.ChunkedArray) -> pa.ChunkedArray | None:
@@ -269,18 +188,42 @@ def _run_columns(box: list[bytes]) -> tuple[pa.Table, pa.Array] | None:
     return pa.table({"qid": t["qid"], "docno": t["docno"], "score": score}), tags
 
 
-def fast_run(data: bytes | list[bytes], duplicates: bool = True) -> tuple[pa.Table, pa.ChunkedArray] | None:
-    """(qid, docno, score) table and the distinct tags of a clean 6-column TREC run, else None.
-    `data`: the bytes, or a one-element list holding them (emptied once parsed, to free them early).
-    With `duplicates=False` the check that no document repeats within a topic is left to the caller."""
-    got = _run_columns(_box(data))
+_RANK = r"^-?[0-9]{1,9}$"     # the ranks read here (INT_RE without '+', which the tolerant path strips)
+
+
+def _msmarco_columns(box: list[bytes]) -> tuple[pa.Table, None] | None:
+    """(qid, docno, score = -rank) of a clean MS MARCO run (qid, docno, rank), as the tolerant parser reads it.
+    The rank column has few distinct values: each chunk's dictionary is checked and converted once."""
+    t = read_columns(box, ["qid", "docno", "rank"], ("rank",))
+    if t is None:
+        return None
+    scores = []
+    for chunk in t["rank"].chunks:
+        if not pc.all(pc.match_substring_regex(chunk.dictionary, _RANK)).as_py():
+            return None
+        scores.append(pc.negate(pc.cast(chunk.dictionary, pa.float64())).take(chunk.indices))
+    return pa.table({"qid": t["qid"], "docno": t["docno"], "score": pa.chunked_array(scores, pa.float64())}), None
+
+
+def _fields(data: bytes) -> int:
+    """The number of blank-separated fields on the first line."""
+    return len(data[:data.find(b"\n")].split())
+
+
+def fast_run(data: bytes | list[bytes]) -> tuple[pa.Table, pa.ChunkedArray | None, str] | None:
+    """(qid, docno, score) table, the distinct tags (None for MS MARCO) and the format ('trec' or 'msmarco') of
+    a clean 6-column TREC run or 3-column MS MARCO run in which no document repeats within a topic, else None.
+    `data`: the bytes, or a one-element list holding them (emptied once parsed)."""
+    box = _box(data)
+    fmt = "msmarco" if box and _fields(box[0][:4096]) == 3 else "trec"
+    got = _msmarco_columns(box) if fmt == "msmarco" else _run_columns(box)
     if got is None:
         return None
     table, tags = got
     pa.default_memory_pool().release_unused()   # the parser's scratch blocks, before DuckDB's hash table
-    if duplicates and not no_duplicates(table, ["qid", "docno"]):
+    if not unique(table, ["qid", "docno"]):
         return None
-    return table, tags
+    return table, tags, fmt
 
 
 class NotClean(Exception):
@@ -291,9 +234,6 @@ def run_chunks(path, chunk_bytes: int = 1 << 26):
     """(qid, docno, score) table and distinct tags of each `chunk_bytes` piece of a clean TREC run file at `path`
     (plain or gzip), cut at line ends, so the whole file is never in memory at once. Raises NotClean as soon
     as a piece is not clean (no duplicate check: a document may repeat across pieces)."""
-    import gzip
-    import zlib
-
     with open(path, "rb") as raw:
         head = raw.read(2)
     opener = gzip.open if head == GZIP_MAGIC else open
@@ -331,16 +271,40 @@ def run_chunks(path, chunk_bytes: int = 1 << 26):
         raise NotClean() from None
 
 
+def run_batches(path, chunk_bytes: int = 1 << 26):
+    """(qid, docno, score) table and distinct tags of each piece of a clean TREC run file, cut at topic ends, so
+    every piece holds whole topics (runs are written topic by topic; the last topic of a piece waits for the
+    next). Raises NotClean when a piece is not clean, a topic's lines are not contiguous, or a document repeats
+    within a topic: the caller then reads the file another way."""
+    done, pending = set(), None
+
+    def whole(batch: pa.Table) -> pa.Table:
+        names = pc.unique(batch["qid"]).to_pylist()
+        if done.intersection(names) or not unique(batch, ["qid", "docno"]):
+            raise NotClean()
+        done.update(names)
+        return batch
+
+    for piece, tags in run_chunks(path, chunk_bytes):
+        if pending is not None:
+            piece = pa.concat_tables([pending, piece])
+        last = piece["qid"][piece.num_rows - 1]
+        tail = pc.equal(piece["qid"], last).to_numpy(zero_copy_only=False)
+        start = piece.num_rows - int(np.argmin(tail[::-1])) if not tail.all() else 0
+        pending = piece.slice(start)
+        yield (whole(piece.slice(0, start)) if start else piece.slice(0, 0)), tags
+    if pending is not None and pending.num_rows:
+        yield whole(pending), pa.array([], pa.string())
+
+
 def stream_run(path, con, table: str, chunk_bytes: int = 1 << 26) -> pa.Array | None:
     """Read a clean TREC run file at `path` (plain or gzip) into a new DuckDB table `table` (qid VARCHAR,
     docno VARCHAR, score DOUBLE) on `con`, `chunk_bytes` at a time, so the whole file is never in Python's memory
     (DuckDB spills to its temp directory). Returns the distinct tags, or None (and no table) when any part of the
     file is not clean or a document repeats: the caller then uses `read_run`, which reports the problems."""
-    import duckdb
-
     con.execute(statement("CREATE TEMP TABLE {table} (qid VARCHAR, docno VARCHAR, score DOUBLE)", table=table)).fetchall()
     tags, n_rows, ok = [], 0, False
-    try:
+    try:  # the duplicate check is DuckDB's DISTINCT over the table, which spills (the rows are not in memory)
         for part, part_tags in run_chunks(path, chunk_bytes):
             con.register("_rb_chunk", part)
             con.execute(statement("INSERT INTO {table} SELECT * FROM _rb_chunk", table=table)).fetchall()
@@ -376,6 +340,6 @@ def fast_qrels(data: bytes | list[bytes], judgment_groups: bool) -> tuple[pa.Tab
         return None
     table = pa.table({"qid": t["qid"], "docno": t["docno"], "rel": rel})
     keyed = table.append_column("_g", t["iter"]) if judgment_groups else table
-    if not no_duplicates(keyed, (["_g"] if judgment_groups else []) + ["qid", "docno"]):
+    if not unique(keyed, (["_g"] if judgment_groups else []) + ["qid", "docno"]):
         return None
     return table, t["iter"]

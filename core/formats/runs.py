@@ -30,29 +30,24 @@ class ParsedRun:
     metadata: dict = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     format: str = "trec"
-    unchecked: bool = False               # read with check_duplicates=False: a document may repeat in a topic
 
     @property
     def n_rows(self) -> int:
         return self.table.num_rows
 
 
-def read_run(source, *, filename: str | None = None, check_duplicates: bool = True) -> ParsedRun:
-    """Parse a run file (path, bytes or file object); raise UploadError listing what is wrong.
-    With `check_duplicates=False`, a clean file's run may come back `unchecked` (a document may repeat in a
-    topic): the caller checks (core.judged does, on the way) and, if one repeats, reads the file again with
-    the check, which raises the exact error."""
+def read_run(source, *, filename: str | None = None) -> ParsedRun:
+    """Parse a run file (path, bytes or file object); raise UploadError listing what is wrong (a document
+    repeated within a topic included: the fast path declines such a file and the tolerant parser names the lines)."""
     file = source_name(source, filename)
     raw = read_source(source, file)
     box = [decompress(raw, file)]
     if isinstance(source, (str, Path)):
         raw = None          # read again if the fast path declines, so its bytes are freed once parsed
-    fast = fast_run(box) if check_duplicates else fast_run(box, duplicates=False)
+    fast = fast_run(box)
     if fast is not None:
-        table, tags = fast
-        run = _build(table, tags, None, {}, "trec")
-        run.unchecked = not check_duplicates
-        return run
+        table, tags, fmt = fast
+        return _build(table, tags, None, {}, fmt)
     del box
     if raw is None:
         raw = read_source(source, file)

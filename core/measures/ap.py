@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from core.errors import EvalError
-from core.measures.base import Family, Param, register
+from core.measures.base import JUDGED_ONLY, Family, Param, register
 from core.measures.context import safe_div
 from core.measures.precision import CUTS, TREC
 
@@ -24,7 +24,7 @@ register(Family("AP", "Average precision: mean of the precision at each relevant
                 "(norm='found': over the relevant documents found in the top k).",
                 r"AP@k = \frac{1}{R} \sum_{i \le k,\, rel_i} P@i",
                 TREC + "; seed 001 for norm='found'", _ap, cutoff="optional",
-                params=(Param("norm", str, "R", choices=("R", "found")),),
+                params=(Param("norm", str, "R", choices=("R", "found")), JUDGED_ONLY),
                 trec=("map", "map_cut_{cutoff}"), trec_defaults=CUTS, rel_param=True, aliases=("MAP",)))
 register(Family("gm_map", "Geometric mean over topics of AP (per-topic AP floored at 1e-5).",
                 r"\exp\left(\frac{1}{|Q|}\sum_q \log \max(AP_q, 10^{-5})\right)",
@@ -42,7 +42,7 @@ def _bpref(ctx, m):
 register(Family("Bpref", "Binary preference: for each relevant document, the fraction of the first R judged "
                 "non-relevant documents ranked below it (unjudged documents ignored).",
                 r"bpref = \frac{1}{R} \sum_{r} \left(1 - \frac{\min(|n \text{ above } r|, R)}{\min(N, R)}\right)",
-                "Buckley & Voorhees, SIGIR 2004; " + TREC, _bpref, trec=("bpref",), aliases=("bpref", "BPref")))
+                "Buckley & Voorhees, SIGIR 2004; " + TREC, _bpref, trec=("bpref",), rel_param=True, aliases=("bpref", "BPref")))
 register(Family("gm_bpref", "Geometric mean over topics of bpref (floored at 1e-5).",
                 r"\exp\left(\frac{1}{|Q|}\sum_q \log \max(bpref_q, 10^{-5})\right)", TREC, _bpref,
                 trec=("gm_bpref",), agg="gm", summary_only=True))
@@ -63,7 +63,7 @@ register(Family("infAP", "Inferred AP (Yilmaz & Aslam): AP estimated from a samp
                 "but unjudged.",
                 r"infAP = \frac{1}{R}\sum_{rel\ i} \left(\frac{1}{i} + \frac{i-1}{i}\cdot\frac{|pooled\ above|}{i-1}"
                 r"\cdot\frac{|rel\ above|+\epsilon}{|judged\ above| + 2\epsilon}\right)",
-                "Yilmaz & Aslam, CIKM 2006; " + TREC, _infap, trec=("infAP",)))
+                "Yilmaz & Aslam, CIKM 2006; " + TREC, _infap, trec=("infAP",), rel_param=True))
 
 
 def _rr(ctx, m):
@@ -75,7 +75,7 @@ def _rr(ctx, m):
 
 register(Family("RR", "Reciprocal rank of the first relevant document (0 if none, or none in the top k).",
                 r"RR = \frac{1}{rank_1}", "Voorhees, TREC-8 QA (1999); " + TREC, _rr, cutoff="optional",
-                trec=("recip_rank",), rel_param=True, aliases=("MRR", "RecipRank")))
+                trec=("recip_rank",), rel_param=True, params=(JUDGED_ONLY,), aliases=("MRR", "RecipRank")))
 
 
 def iprec_cut(ctx, pct: float) -> np.ndarray:
@@ -111,7 +111,7 @@ register(Family("IPrec", "Interpolated precision at recall level x: the best pre
                 "is at least x.",
                 r"IPrec@x = \max_{i : recall@i \ge x} P@i", TREC + " (iprec_at_recall; --compat 10 rounding)",
                 _iprec, cutoff="required", cutoff_type=float, trec=("iprec_at_recall_{cutoff:.2f}",),
-                trec_defaults=IPREC_CUTS, rel_param=True))
+                trec_defaults=IPREC_CUTS, rel_param=True, params=(JUDGED_ONLY,)))
 register(Family("11pt_avg", "Mean of interpolated precision at the 11 recall levels 0.0, 0.1, ..., 1.0.",
                 r"\frac{1}{11}\sum_{x \in \{0, .1, \dots, 1\}} IPrec@x", TREC, _11pt, trec=("11pt_avg", "11pt_avg_{levels}"),
                 params=(Param("levels", str, "", pattern=r"[\d.]+(?:,[\d.]+)*",

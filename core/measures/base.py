@@ -7,7 +7,7 @@ suggestions and the golden tests all read the registry, so they cannot drift apa
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from core.errors import EvalError
@@ -49,20 +49,27 @@ class Param:
     minimum: float | None = None
     help: str = ""
     pattern: str | None = None    # regex for this value inside a trec_eval name (str params)
+    convert: Callable | None = None   # another accepted spelling -> this type (e.g. ir_measures' gains dict)
+    required: bool = False        # must be given (ir_measures' max_rel for the C/W/L family)
 
     def coerce(self, family: str, value):
+        if self.convert is not None and not isinstance(value, self.type):
+            value = self.convert(family, value)
         try:
             if self.type is str:
                 if not isinstance(value, str):
                     raise ValueError
                 v = value
+            elif self.type is bool:
+                v = value if isinstance(value, bool) else {"true": True, "false": False, "1": True, "0": False}[
+                    str(value).lower()]
             elif self.type is int:
                 if isinstance(value, float) and not value.is_integer():
                     raise ValueError
                 v = int(value)
             else:
                 v = float(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, KeyError):
             raise EvalError(f"{family}: parameter {self.name} must be {self.type.__name__}, got {value!r}.") from None
         if self.choices and v not in self.choices:
             raise EvalError(f"{family}: parameter {self.name}={v!r} is not one of {', '.join(map(repr, self.choices))}.")
@@ -152,6 +159,9 @@ def make(family: Family, params: dict | None = None, cutoff=None) -> Measure:
         v = p.coerce(family.name, v)
         if v != p.default:
             clean[k] = v
+    missing = [p.name for p in family.params if p.required and p.name not in clean]
+    if missing:
+        raise EvalError(f"{family.name} needs {missing[0]}=..., e.g. {family.name}({missing[0]}=3) for grades 0-3.")
     if cutoff is not None:
         if family.cutoff == "none":
             raise EvalError(f"{family.name} takes no @cutoff. Write {family.name} alone.")
@@ -168,7 +178,32 @@ def make(family: Family, params: dict | None = None, cutoff=None) -> Measure:
     return Measure(family, tuple(sorted(clean.items())), cutoff)
 
 
+JUDGED_ONLY = Param("judged_only", bool, False,
+                    help="ir_measures' judged_only: drop unjudged documents first (trec_eval -J for this measure)")
+
+
+class _JudgedOnlyAware:
+    """A family's compute that honours judged_only=True (a class, not a closure, so Measures pickle)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.__doc__ = fn.__doc__
+
+    def __call__(self, ctx, m):
+        if m.get("judged_only"):
+            ctx = ctx.d.judged_only().ctx(ctx.L)
+        return self.fn(ctx, m)
+
+    def __eq__(self, other):
+        return isinstance(other, _JudgedOnlyAware) and other.fn is self.fn
+
+    def __hash__(self):
+        return hash(self.fn)
+
+
 def register(family: Family) -> Family:
+    if family.param("judged_only") is not None:
+        family = replace(family, compute=_JudgedOnlyAware(family.compute))
     if family.name in _BY_NAME:
         raise ValueError(f"duplicate measure family {family.name}")
     REGISTRY.append(family)
@@ -243,5 +278,5 @@ def all_names() -> list[str]:
     return [n for n in names if n]
 
 
-__all__ = ["REGISTRY", "EvalOptions", "Family", "Measure", "Param", "make", "register", "family_named",
+__all__ = ["REGISTRY", "EvalOptions", "Family", "Measure", "Param", "JUDGED_ONLY", "make", "register", "family_named",
            "trec_name_of", "trec_patterns", "all_names", "field"]

@@ -25,10 +25,23 @@ class Data:
         self.rel = np.asarray(rel, dtype=np.int64)
         self.options = options
         self._ctx: dict[int, Ctx] = {}
+        self._judged: Data | None = None
 
     @property
     def n_groups(self) -> int:
         return len(self.num_ret)
+
+    def judged_only(self) -> "Data":
+        """The same rankings with every unjudged (or negative-grade) document dropped and the ranks closed up:
+        trec_eval's -J, for one measure (ir_measures' judged_only=True)."""
+        if self._judged is None:
+            keep = self.rel >= 0
+            g = self.g[keep]
+            counts = np.bincount(g, minlength=self.n_groups)
+            starts = np.r_[0, np.cumsum(counts)[:-1]].astype(np.int64)
+            rank = np.arange(len(g)) - starts[g] + 1
+            self._judged = Data(counts, self.levels, g, rank, self.rel[keep], self.options)
+        return self._judged
 
     def ctx(self, rel_level: int) -> "Ctx":
         if rel_level not in self._ctx:

@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from core.errors import EvalError
-from core.measures.base import Family, Param, register
-from core.measures.context import discount, gain_of, safe_div
+from core.measures.base import JUDGED_ONLY, Family, Param, register
+from core.measures.context import discount, discount_prefix, gain_of, safe_div
 from core.measures.precision import CUTS, TREC
 
 KJ = "Jarvelin & Kekalainen, ACM TOIS 20(4) 2002"
@@ -17,8 +17,26 @@ DCG_FORMS = {"log2": ("linear", "log2"), "exp-log2": ("exp", "log2"), "jk": ("li
 DCG_PARAM = Param("dcg", str, "log2", choices=tuple(DCG_FORMS),
                   help="'log2': rel/log2(i+1) (trec_eval); 'exp-log2': (2^rel-1)/log2(i+1); "
                        "'jk': rel_1 + sum_{i>=2} rel_i/log2(i)")
-GAINS_PARAM = Param("gains", str, "", pattern=r"-?\d+=-?[\d.]+(?:,-?\d+=-?[\d.]+)*",
-                    help="trec_eval's custom gains per grade, e.g. '1=3,2=9,4=4.5' (other grades keep gain = grade)")
+def gains_from_dict(family: str, value):
+    """ir_measures' nDCG(gains={0: 1, 1: 4}) -> trec_eval's '0=1,1=4'. ir_measures maps the qrels grades through the
+    dict before trec_eval reads them; for grades >= 0 that is exactly trec_eval's custom gains. For a negative grade
+    the two differ (trec_eval gains by -1 = unjudged, -2 = negative grade), so ir_measures' form refuses them."""
+    if not isinstance(value, dict):
+        return value
+    bad = [k for k in value if not isinstance(k, int) or k < 0]
+    if bad:
+        raise EvalError(f"{family}: gains={{...}} takes grades >= 0 (ir_measures remaps the qrels grade, trec_eval "
+                        f"reads -1 as unjudged and -2 as a negative grade); got {bad[0]!r}. For trec_eval's meaning "
+                        f"write the trec_eval name, e.g. ndcg_-1=0.5,1=1.")
+    try:
+        return ",".join(f"{k}={float(v):g}" for k, v in sorted(value.items()))
+    except (TypeError, ValueError):
+        raise EvalError(f"{family}: gains must map grades to numbers, e.g. gains={{0: 1, 1: 4}}.") from None
+
+
+GAINS_PARAM = Param("gains", str, "", pattern=r"-?\d+=-?[\d.]+(?:,-?\d+=-?[\d.]+)*", convert=gains_from_dict,
+                    help="custom gain per grade: trec_eval's '1=3,2=9,4=4.5' or ir_measures' {1: 3, 2: 9} "
+                         "(other grades keep gain = grade; -1 = unjudged and -2 = negative grade, as trec_eval reads them)")
 FORMULA = (r"DCG@k = \sum_{i \le k} \frac{g(rel_i)}{d(i)},\ nDCG@k = \frac{DCG@k}{IDCG@k};\ "
            r"log2: g=rel, d=\log_2(i+1);\ exp\text{-}log2: g=2^{rel}-1;\ jk: d(1)=1, d(i)=\log_2 i")
 
@@ -35,10 +53,40 @@ def _gain_rows(ctx, kind):
     return g != 0, g
 
 
+# trec_eval's form_res_rels gives a retrieved document absent from the qrels the level -1 (RELVALUE_NONPOOL) and one
+# with a negative grade the level -2 (RELVALUE_UNJUDGED); get_gain looks those levels up like any other, so
+# `ndcg.-1=x` gains x for every unjudged document and `ndcg.-2=y` gains y for every negative grade.
+NONPOOL, UNJUDGED = -1, -2
+
+
+def _custom_dcg(ctx, gains: dict, disc_kind: str, cutoff):
+    """DCG with trec_eval's custom gains (setup_gains/get_gain in gain_init.c): a grade >= 0 gains its listed
+    value (else the grade itself), a negative grade gains the value listed for -2, an unjudged document the value
+    listed for -1; 0 when not listed."""
+    g = np.where(ctx.rel >= 0, gain_of(ctx.rel, gains), gains.get(UNJUDGED, 0.0))
+    w = g * discount(ctx.rank, disc_kind)
+    depth = ctx.num_ret if cutoff is None else np.minimum(ctx.num_ret, cutoff)
+    if cutoff is not None:
+        w = np.where(ctx.within(cutoff), w, 0.0)
+    dcg = ctx.segsum(w)
+    unjudged_gain = gains.get(NONPOOL, 0.0)
+    if unjudged_gain:          # every rank up to depth that holds no judged document
+        H = discount_prefix(int(depth.max(initial=0)), disc_kind)
+        judged_w = ctx.segsum(np.where(ctx.within(depth), discount(ctx.rank, disc_kind), 0.0))
+        dcg = dcg + unjudged_gain * (H[depth] - judged_w)
+    return dcg
+
+
 def _dcg_parts(ctx, m):
     gain_kind, disc_kind = DCG_FORMS[m.get("dcg")]
     if m.get("gains"):
-        gain_kind = parse_gains(m.get("gains"))
+        gains = parse_gains(m.get("gains"))
+        dcg = _custom_dcg(ctx, gains, disc_kind, m.cutoff)
+        lv = ctx.d.levels                    # the ideal ranks every judged document whose grade (>= 0) gains > 0
+        positive = gain_of(np.arange(lv.shape[1]), gains) > 0
+        n = lv[:, positive].sum(axis=1)
+        k = n if m.cutoff is None else np.minimum(n, m.cutoff)
+        return dcg, ctx.ideal(k, gains, disc_kind)
     pos, gain = _gain_rows(ctx, gain_kind)
     w = gain * discount(ctx.rank, disc_kind)
     if m.cutoff is not None:
@@ -57,8 +105,11 @@ def _dcg(ctx, m):
     return _dcg_parts(ctx, m)[0]
 
 
-register(Family("nDCG", "Normalised discounted cumulative gain (ideal ranking from all judged documents).",
-                FORMULA, KJ + "; " + TREC + "; seeds 000/002/004", _ndcg, cutoff="optional", params=(DCG_PARAM, GAINS_PARAM),
+register(Family("nDCG", "Normalised discounted cumulative gain (ideal ranking from all judged documents). Custom gains "
+                "(gains=) follow trec_eval, except that the ideal orders gains by value where trec_eval's comparator "
+                "truncates gains less than 1 apart to equal.",
+                FORMULA, KJ + "; " + TREC + "; seeds 000/002/004", _ndcg, cutoff="optional",
+                params=(DCG_PARAM, GAINS_PARAM, JUDGED_ONLY),
                 trec=("ndcg", "ndcg_cut_{cutoff}", "ndcg_{gains}"), trec_defaults=CUTS, aliases=("NDCG", "ndcg")))
 register(Family("DCG", "Discounted cumulative gain, not normalised.", FORMULA, KJ + "; seeds 000/002",
                 _dcg, cutoff="optional", params=(DCG_PARAM,)))
@@ -125,8 +176,16 @@ register(Family("G", "trec_eval's normalised gain G: each gain discounted by log
                 _g, trec=("G",)))
 
 
+TREC_RBP_P, IRM_RBP_P = 0.9, 0.8       # the default persistence of trec_eval's rbp and of ir_measures' RBP
+
+
 def _rbp(ctx, m):
-    p = m.get("p")
+    if m.get("rel") is not None:        # ir_measures' RBP(rel=r): binary gains, through cwl_eval
+        from core.measures.cwl import rbp_binary
+        return rbp_binary(ctx, m, IRM_RBP_P if m.get("p") is None else m.get("p"))
+    p = TREC_RBP_P if m.get("p") is None else m.get("p")
+    if m.get("gain") == "grade":        # ranx's rbp: the raw grade (grades >= 1), not scaled
+        return (1.0 - p) * ctx.segsum(np.where(ctx.rel > 0, ctx.rel, 0) * np.power(p, ctx.rank - 1.0))
     lv = ctx.d.levels
     present = lv > 0
     max_level = np.where(present.any(axis=1), lv.shape[1] - 1 - np.argmax(present[:, ::-1], axis=1), 0)
@@ -143,9 +202,13 @@ def _rbp_resid(ctx, m):
 
 
 register(Family("RBP", "Rank-biased precision with persistence p; grades scaled into [0, 1] by the topic's top grade "
-                "(trec_eval 10.0 rbp).",
+                "(trec_eval 10.0 rbp, default p=0.9). RBP(rel=r) is ir_measures' binary form (cwl_eval; default p=0.8, "
+                "weights normalised over 1000 ranks).",
                 r"RBP = (1-p)\sum_i g_i\, p^{i-1}", "Moffat & Zobel, ACM TOIS 27(1) 2008; trec_eval 10.0 (m_rbp.c)",
-                _rbp, params=(Param("p", float, 0.9, minimum=0.0),), trec=("rbp",), aliases=("rbp",)))
+                _rbp, params=(Param("p", float, None, minimum=0.0, help="persistence; default 0.9 (trec_eval), 0.8 with rel="),
+                              Param("gain", str, "scaled", choices=("scaled", "grade"),
+                                    help="'scaled': grade / top grade (trec_eval); 'grade': the raw grade (ranx's rbp)")),
+                trec=("rbp",), aliases=("rbp",), rel_param=True))
 register(Family("rbp_resid", "RBP residual: the weight (1-p) p^(i-1) carried by unjudged ranks plus the tail p^n "
                 "(0 when every retrieved document is judged).",
                 r"p^{n} + (1-p)\sum_{i\ unjudged} p^{i-1}", "trec_eval 10.0 (m_rbp_resid.c)", _rbp_resid,

@@ -10,7 +10,7 @@ from core.errors import EvalError, UnknownMeasureError
 from core.measures.base import REGISTRY, Measure, all_names, family_named, make, trec_patterns
 
 _IR = re.compile(r"(?P<name>[A-Za-z0-9_]+)\s*(?:\((?P<params>[^)]*)\))?\s*(?:@\s*(?P<cutoff>[0-9]*\.?[0-9]+))?\Z")
-_PARAM = re.compile(r"\s*(?P<key>[A-Za-z_]\w*)\s*=\s*(?P<value>'[^']*'|\"[^\"]*\"|[^,]+?)\s*(?:,|\Z)")
+_PARAM = re.compile(r"\s*(?P<key>[A-Za-z_]\w*)\s*=\s*(?P<value>'[^']*'|\"[^\"]*\"|\{[^}]*\}|[^,]+?)\s*(?:,|\Z)")
 
 _IPREC = [f"iprec_at_recall_{x:.2f}" for x in (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)]
 _CUT = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -24,6 +24,10 @@ ALL_TREC_9 = (["num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "b
               + [f"relative_P_{k}" for k in _CUT] + ["success_1", "success_5", "success_10"]
               + ["set_P", "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret"])
 ALL_TREC_10 = ALL_TREC_9 + ["rbp", "rbp_resid", "unj_5", "unj_10", "unj_20"]
+# trec_eval's `set` nickname (measures.c set_names; runid and num_q are the header lines), in its output order
+SET = ["num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_relative_P", "set_recall", "set_map", "set_F"]
+_MULTS = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
+QRELS_JG = (["map_avgjg"] + [f"P_avgjg_{k}" for k in _CUT] + [f"Rprec_mult_avgjg_{x:.2f}" for x in _MULTS])
 
 
 def nickname(name: str, compat: int = 9) -> list[str] | None:
@@ -31,6 +35,10 @@ def nickname(name: str, compat: int = 9) -> list[str] | None:
         return list(OFFICIAL)
     if name == "all_trec":
         return list(ALL_TREC_10 if compat >= 10 else ALL_TREC_9)
+    if name == "set":
+        return list(SET)
+    if name == "qrels_jg":
+        return list(QRELS_JG)
     return None
 
 
@@ -69,9 +77,14 @@ def parse_measure(name) -> Measure:
     m = _from_trec(text)
     if m is not None:
         return m
+    if _RANX_RBP.match(text):                     # ranx's rbp.95 / rbp@95 (before RBP's own @cutoff check)
+        return parse_measure(ranx_name(text))
     mt = _IR.match(text)
     fam = family_named(mt.group("name")) if mt else None
     if fam is None:
+        ranx = ranx_name(text)
+        if ranx is not None:
+            return parse_measure(ranx)
         raise UnknownMeasureError(_unknown(text))
     params = {}
     if mt.group("params"):
@@ -88,6 +101,52 @@ def parse_measure(name) -> Measure:
     if cutoff is not None:
         cutoff = float(cutoff) if fam.cutoff_type is float or "." in cutoff else int(cutoff)
     return make(fam, params, cutoff)
+
+
+# ranx's metric names (ranx/metrics/__init__.py metric_switch): name -> (without @k, with @k) in Rankboard's terms.
+# ranx reads k=0 (no @k) as "every retrieved document". Bare `recall` keeps trec_eval's meaning (-m recall = recall
+# at trec_eval's cutoffs); ranx's bare recall is SetR.
+RANX = {
+    "hits": ("hits", "hits@{k}"), "hit_rate": ("Success", "Success@{k}"), "precision": ("SetP", "P@{k}"),
+    "recall": (None, "R@{k}"), "f1": ("SetF", "F@{k}"), "r-precision": ("Rprec", None), "mrr": ("RR", "RR@{k}"),
+    "map": ("AP", "AP@{k}"), "ndcg": ("nDCG", "nDCG@{k}"), "dcg": ("DCG", "DCG@{k}"),
+    "ndcg_burges": ("nDCG(dcg='exp-log2')", "nDCG(dcg='exp-log2')@{k}"),
+    "dcg_burges": ("DCG(dcg='exp-log2')", "DCG(dcg='exp-log2')@{k}"), "bpref": ("Bpref", None),
+}
+_RANX = re.compile(r"(?P<name>[a-z0-9_\-]+?)(?:@(?P<k>\d+))?(?:-l(?P<level>\d+))?\Z")
+
+
+_RANX_RBP = re.compile(r"rbp[.@](?P<p>\d+)(?:-l(?P<level>\d+))?\Z")
+
+
+def ranx_name(text: str) -> str | None:
+    """A ranx metric name ('ndcg_burges@10', 'hits@5-l2', 'r-precision', 'rbp.95') as a Rankboard measure string,
+    or None."""
+    rbp = _RANX_RBP.match(text)
+    if rbp:                                  # ranx reads rbp.95 as p = 0.95, with raw grades as gains
+        if rbp.group("level") not in (None, "1"):
+            raise EvalError(f"{text!r}: ranx's -l{rbp.group('level')} on rbp is not supported. Drop it, or use "
+                            f"ir_measures' binary RBP(rel={rbp.group('level')}).")
+        return f"RBP(gain='grade',p={float('0.' + rbp.group('p'))!r})"
+    mt = _RANX.match(text)
+    if not mt or mt.group("name") not in RANX:
+        return None
+    bare, cut = RANX[mt.group("name")]
+    k = mt.group("k")
+    if k is not None and int(k) == 0:
+        k = None
+    form = bare if k is None else cut
+    if form is None:
+        return None
+    out = form.format(k=k)
+    level = mt.group("level")
+    if level is not None and int(level) != 1:
+        fam = family_named(re.split(r"[(@]", out)[0])
+        if fam is None or not fam.rel_param:
+            raise EvalError(f"{text!r}: Rankboard has no relevance level for {out}; ranx's -l{level} is not supported "
+                            f"there. Drop -l{level}, or choose a measure with rel=, e.g. P(rel={level})@10.")
+        out = out.replace("(", f"(rel={level},", 1) if "(" in out else re.sub(r"^(\w+)", rf"\1(rel={level})", out)
+    return out
 
 
 def _unknown(text: str) -> str:
@@ -124,14 +183,14 @@ def _expand_trec(text: str, compat: int) -> list[str] | None:
                 return None
             return [make(fam, {}, fam.cutoff_type(float(c) if fam.cutoff_type is float else int(float(c)))).name
                     for c in cuts]
-    if base == "set_F" and params:                      # trec_eval's parameter is beta squared
+    if base == "set_F" and params:                      # trec_eval's parameter (beta squared), as SetF's
         try:
-            return [f"SetF(beta={float(params) ** 0.5!r})"]
+            return [f"SetF(beta={float(params)!r})"]
         except ValueError:
             return None
-    if base == "Rprec_mult":
-        vals = [float(c) for c in params.split(",") if c] if params else [0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0]
-        return [f"Rprec_mult_{v:.2f}" for v in vals]
+    if base in ("Rprec_mult", "Rprec_mult_avgjg"):
+        vals = [float(c) for c in params.split(",") if c] if params else list(_MULTS)
+        return [f"{base}_{v:.2f}" for v in vals]
     return None
 
 

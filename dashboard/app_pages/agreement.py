@@ -8,6 +8,7 @@ from dashboard.components.agreement import (render_confusion, render_multi_summa
                                             render_slopegraph, render_topic_kappa)
 from dashboard.components.feedback import empty_state, guard
 from dashboard.components.palette import run_colors
+from dashboard.escape import md_format
 from dashboard.constants import DEFAULT_MEASURES, MORE_MEASURES
 
 st.title("Judge agreement")
@@ -62,6 +63,6 @@ runs = catalogue.runs(coll["id"])
 if len(runs) < 2:
     empty_state("The slopegraph needs at least two runs in this collection.", key="ag_no_runs", upload_hint="runs")
 else:
-    with guard("rank the systems under each qrels set"), st.spinner(f"Scoring every run with {measure}..."):
+    with guard("rank the systems under each qrels set"), st.spinner(md_format("Scoring every run with {}...", measure)):
         dim = cached.does_it_matter(store, skey, coll["id"], measure, ids, ver)
         render_slopegraph(dim, colors=run_colors(runs["name"]), key="ag_slope")

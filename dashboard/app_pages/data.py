@@ -4,8 +4,9 @@ from __future__ import annotations
 import streamlit as st
 
 from core.errors import RankboardError
-from dashboard import catalogue, state, store_resource
-from dashboard.components.feedback import md_escape, show_error
+from dashboard import access, catalogue, state, store_resource
+from dashboard.components.feedback import show_error
+from dashboard.escape import md_escape, md_format
 from dashboard.components.runs_admin import (render_collections, render_counts, render_qrels_table,
                                              render_run_admin, render_run_table)
 from dashboard.components.upload import render_uploader
@@ -17,6 +18,7 @@ store = store_resource.get_store()
 def _create() -> None:
     name = st.session_state.get("data_new_collection", "").strip()
     try:
+        access.require_editor()
         with store_resource.db_lock():
             store.create_collection(name)
         catalogue.changed()
@@ -31,15 +33,17 @@ with st.expander("Collections: pick one in the sidebar, or create one here", exp
     all_colls = catalogue.collections()
     if not all_colls.empty:
         render_collections(all_colls, key="data_collections_table")
-    left, right = st.columns([3, 1], vertical_alignment="bottom")
-    left.text_input("New collection name", key="data_new_collection", placeholder="e.g. robust04-week12")
-    right.button("Create collection", key="data_create_collection", on_click=_create)
+    if access.can_edit():
+        left, right = st.columns([3, 1], vertical_alignment="bottom")
+        left.text_input("New collection name", key="data_new_collection", placeholder="e.g. robust04-week12")
+        right.button("Create collection", key="data_create_collection", on_click=_create)
     if st.session_state.get("data_create_error"):
         show_error(st.session_state["data_create_error"], title="Could not create the collection")
 
 coll = state.collection()
 if coll is None:
-    st.info("Create a collection above, then upload its qrels, topics and runs here.")
+    st.info("Create a collection above, then upload its qrels, topics and runs here." if access.can_edit()
+            else "There is no collection yet; an editor can create one here.")
     st.stop()
 
 cid = coll["id"]
@@ -49,11 +53,12 @@ render_counts(row, qrels=qrels_sets, key="data_counts")
 
 
 def _then_refresh(fn):
-    """A store write under the store lock, then drop the cached run and qrels lists (even on failure)."""
+    """A store write, then drop the cached run and qrels lists (even on failure). The store parses the file
+    before it takes its turn on the store file, so other sessions keep reading while an upload is parsed."""
     def call(*args, **kw):
+        access.require_editor()
         try:
-            with store_resource.db_lock():
-                return fn(*args, **kw)
+            return fn(*args, **kw)
         finally:
             catalogue.changed()
     return call
@@ -64,11 +69,16 @@ def _locked(fn):
     return lambda f, **kw: _then_refresh(fn)(cid, f.getvalue(), filename=f.name, **kw)
 
 
-def _run_options() -> dict:
+def _run_options() -> dict | None:
+    """The on-conflict choice; None (the load button stays off) until a replace is confirmed."""
     choice = st.selectbox("If a run with that name exists", ["error", "replace", "rename"],
                           key="data_runs_on_conflict",
                           format_func={"error": "Stop and tell me", "replace": "Replace it",
                                        "rename": "Keep both (rename the new one)"}.get)
+    if choice == "replace" and not st.checkbox(
+            "Yes, replace: a stored run with the same name is deleted with its cached results",
+            key="data_runs_confirm_replace"):
+        return None
     return {"on_conflict": choice}
 
 
@@ -78,23 +88,35 @@ def _qrels_options() -> dict:
     return {"assessor": who.strip() or None}
 
 
-st.subheader(f"Upload to '{md_escape(coll['name'])}'")
-tab_runs, tab_qrels, tab_topics, tab_docs = st.tabs(["Runs", "Qrels", "Topics", "Documents"])
-with tab_runs:
-    render_uploader(key="data_runs", label="Run files", button="Load runs", noun="runs",
-                    load=_locked(store.add_run), options=_run_options,
-                    on_loaded=lambda reports: state.include("runs", [r.name for r in reports if r.name]),
-                    help="TREC run format (qid Q0 docno rank score tag), any file name, gzip is fine.")
-with tab_qrels:
-    render_uploader(key="data_qrels", label="Qrels files", button="Load qrels", noun="qrels files",
-                    load=_locked(store.add_qrels), options=_qrels_options,
-                    help="TREC qrels (qid iter docno rel). The collection's first qrels set is its default.")
-with tab_topics:
-    render_uploader(key="data_topics", label="Topic files", button="Load topics", noun="topic files",
-                    load=_locked(store.add_topics), help="TREC topic files or qid<TAB>text lines.")
-with tab_docs:
-    render_uploader(key="data_docs", label="Document files", button="Load documents", noun="document files",
-                    load=_locked(store.add_documents), help="docno<TAB>text lines, JSONL or TREC <DOC> files.")
+def _upload_section() -> None:
+    """The four uploaders (editors only)."""
+    st.subheader(f"Upload to '{md_escape(coll['name'])}'")
+    tab_runs, tab_qrels, tab_topics, tab_docs = st.tabs(["Runs", "Qrels", "Topics", "Documents"])
+    with tab_runs:
+        render_uploader(key="data_runs", journal=store.path, label="Run files", button="Load runs", noun="runs",
+                        load=_locked(store.add_run), options=_run_options,
+                        on_loaded=lambda reports: state.include("runs", [r.name for r in reports if r.name]),
+                        help="TREC run format (qid Q0 docno rank score tag), any file name, gzip is fine.")
+    with tab_qrels:
+        render_uploader(key="data_qrels", journal=store.path,
+                        label="Qrels files", button="Load qrels", noun="qrels files",
+                        load=_locked(store.add_qrels), options=_qrels_options,
+                        help="TREC qrels (qid iter docno rel). The collection's first qrels set is its default.")
+    with tab_topics:
+        render_uploader(key="data_topics", journal=store.path,
+                        label="Topic files", button="Load topics", noun="topic files",
+                        load=_locked(store.add_topics), help="TREC topic files or qid<TAB>text lines.")
+    with tab_docs:
+        render_uploader(key="data_docs", journal=store.path,
+                        label="Document files", button="Load documents", noun="document files",
+                        load=_locked(store.add_documents), help="docno<TAB>text lines, JSONL or TREC <DOC> files.")
+
+
+if not access.can_edit():
+    st.info("You are viewing: uploading, renaming, deleting and notes need an editor login.",
+            icon=":material/lock:")
+else:
+    _upload_section()
 
 st.subheader("Runs")
 runs = catalogue.runs(cid)
@@ -102,9 +124,10 @@ if runs.empty:
     st.info("No runs yet: upload run files above (the Runs tab).")
 else:
     render_run_table(runs, key="data_runs_table")
-    with st.expander("Rename or delete a run"):
-        render_run_admin(runs, rename=_then_refresh(store.rename_run), delete=_then_refresh(store.delete_run),
-                         key="data")
+    if access.can_edit():
+        with st.expander("Rename or delete a run"):
+            render_run_admin(runs, rename=_then_refresh(store.rename_run),
+                             delete=_then_refresh(store.delete_run), key="data")
 
 st.subheader("Qrels sets")
 if qrels_sets.empty:

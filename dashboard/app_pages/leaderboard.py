@@ -1,13 +1,17 @@
-"""Leaderboard: runs x measures, a baseline with significance tests, CIs, Judged@10, exports."""
+"""Leaderboard: runs x measures, ranks with 95% intervals and letter groups, baselines with
+significance tests, CIs, every pair's adjusted p-value, risk, Judged@10, exports."""
 from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import cached, catalogue, state
+from dashboard import cached, cached_judges, catalogue, state
 from dashboard.components import leaderboard as lb
-from dashboard.components.feedback import guard, md_escape, show_error, show_warnings
+from dashboard.components import manysys
+from dashboard.components.feedback import guard, show_error, show_warnings
+from dashboard.escape import md_escape, md_format
 from dashboard.components.palette import run_colors
-from dashboard.constants import ALPHAS, CORRECTIONS, DEFAULT_MEASURES, MORE_MEASURES, NO_BASELINE, TESTS
+from dashboard.constants import (ALPHAS, CORRECTIONS, DEFAULT_MEASURES, MORE_MEASURES, NO_BASELINE, RISK_ALPHAS,
+                                 RISKS, TESTS)
 
 st.title("Leaderboard")
 coll, ids = catalogue.require_runs(key="lb_empty")
@@ -30,15 +34,24 @@ correction = state.select_one("Correction", list(CORRECTIONS), key="lb_correctio
                               format_func=CORRECTIONS.get, where=row[2])
 alpha = state.select_one("Significance level", ALPHAS, key="lb_alpha", param="alpha", default="0.05",
                          format_func=lambda a: f"α = {a}", where=row[3])
+more = state.select_many("More baselines", [r for r in chosen if r != baseline], key="lb_more_baselines",
+                         param="baselines", help="Test every other run against each of these too; the correction "
+                                                 "covers all of those tests.") if baseline else []
 if not chosen or not measures:
     st.info("Pick at least one run and one measure.")
     st.stop()
 
 run_ids = [ids[n] for n in chosen]
 with guard("evaluate the runs"):
-    with st.spinner(f"Evaluating {len(chosen)} runs ({', '.join(measures)})..."):
-        result, comparison = cached.compared(coll["id"], run_ids, measures, baseline=baseline or chosen[0],
-                                             test=test, correction=correction, alpha=float(alpha), ver=ver)
+    with st.spinner(md_format("Evaluating {} runs ({}) and ranking them on {} ({} bootstrap resamples)...",
+                              len(chosen), ", ".join(measures), measures[0], f"{cached.RANK_RESAMPLES:,}")):
+        resolution = cached.resolved(coll["id"], run_ids, measures, runs=chosen, measure=measures[0], test=test,
+                                     correction=correction, alpha=float(alpha), ver=ver)
+        baselines = [baseline or chosen[0], *more]
+        result, comparisons = cached.compared_many(coll["id"], run_ids, measures, baselines=baselines, test=test,
+                                                   correction=correction, alpha=float(alpha), ver=ver,
+                                                   resolution=resolution)
+        comparison = comparisons[0]
         judged = cached.judged_at_10(result)
     show_warnings(result.warnings, title="Evaluation warnings")
     low = [f"{r} ({v:.0%})" for r, v in judged.items() if v < 0.9]
@@ -46,18 +59,47 @@ with guard("evaluate the runs"):
         st.warning(f"Many unjudged documents in the top 10 of: {md_escape(', '.join(low))}. Their scores (and any gain) "
                    "may be an artefact of the judgment pool.", icon=":material/warning:")
     table = lb.render_table(result.summary, runs=chosen, measures=measures,
-                            comparison=comparison if baseline else None, judged=judged, key="lb_table")
-    st.caption(lb.legend(comparison, has_baseline=bool(baseline)))
+                            comparison=comparison if baseline else None, judged=judged, resolution=resolution,
+                            key="lb_table")
+    st.caption(md_escape(resolution.legend()))
+    st.caption(lb.legend(comparison, has_baseline=bool(baseline), more=more))
     st.caption(md_escape(comparison.missing_note if baseline else cached.missing_note(result.missing_topics)))
-    tab_chart, tab_details = st.tabs(["Confidence intervals", "Deltas, wins/ties/losses, p-values"])
+    tab_chart, tab_details, tab_pairs, tab_risk = st.tabs(["Confidence intervals", "Deltas, wins/ties/losses, p-values",
+                                                           "Every pair", "Risk"])
     with tab_chart:
         measure = state.select_one("Chart measure", measures, key="lb_measure", param="measure")
         lb.render_ci_chart(comparison, measure=measure, colors=run_colors(names), key="lb_ci_chart")
     with tab_details:
         if baseline:
-            lb.render_details(comparison, key="lb_details")
+            lb.render_details(comparisons, key="lb_details")
         else:
             st.info("Pick a baseline to see deltas, wins/ties/losses and p-values.")
+    with tab_pairs:
+        manysys.render_heatmap(resolution, key="lb_pairs")
+    with tab_risk:
+        if not baseline:
+            st.info("Pick a baseline to see each run's URisk, TRisk and GeoRisk.")
+        else:
+            left, right = st.columns(2)
+            first = state.select_one("Show first", list(RISKS), key="lb_risk", param="risk", format_func=RISKS.get,
+                                     where=left)
+            alpha_risk = float(state.select_one("Risk weight", RISK_ALPHAS, key="lb_alpha_risk", param="alpha_risk",
+                                                default="1", format_func=lambda a: f"α = {a} (losses x{1 + float(a):g})",
+                                                where=right))
+            manysys.render_risk_table(cached.risks(coll["id"], run_ids, measures, runs=chosen, baselines=baselines,
+                                                   alpha_risk=alpha_risk, ver=ver), first=first, key="lb_risk_table")
+            others = [r for r in chosen if r != baselines[0]]
+            if others:
+                a, b, c = st.columns(3)
+                run = state.select_one("TRisk of run", others, key="lb_risk_run", param="risk_run", where=a)
+                versus = state.select_one("against", baselines, key="lb_risk_base", param="risk_base", where=b)
+                m = state.select_one("on", measures, key="lb_risk_measure", param="risk_measure", where=c)
+                manysys.render_contributions(cached.contributions(coll["id"], run_ids, measures, run=run, baseline=versus,
+                                                                  measure=m, alpha_risk=alpha_risk, ver=ver),
+                                             run=run, baseline=versus, measure=m, alpha=alpha_risk, key="lb_trisk")
     stem = f"leaderboard_{coll['name']}" + (f"_vs_{baseline}" if baseline else "")
-    csv, latex = cached.exports(table, comparison if baseline else None)
+    csv, latex = cached.exports(table, cached.report_of(comparisons, resolution) if baseline else None)
     lb.render_downloads(csv=csv, latex=latex, stem=stem, key="lb_download")
+    if st.toggle("Pool-hole bounds and filled scores", key="lb_bounds",
+                 help="What each score could be if the unjudged documents were relevant, and which runs could swap"):
+        cached_judges.leaderboard_bounds(coll, run_ids, measures, ver, key="lb_bounds_view")

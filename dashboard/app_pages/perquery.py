@@ -5,10 +5,11 @@ from functools import partial
 
 import streamlit as st
 
-from dashboard import cached, catalogue, state, store_resource
+from dashboard import access, cached, catalogue, state, store_resource
 from dashboard.components import perquery as pq
-from dashboard.components.feedback import guard, md_escape
+from dashboard.components.feedback import guard
 from dashboard.components.notes import Note, render_note
+from dashboard.escape import md_escape, md_format
 from dashboard.constants import DEFAULT_MEASURES, MORE_MEASURES
 
 st.title("Per-query comparison")
@@ -25,14 +26,14 @@ measure = state.select_one("Measure", list(dict.fromkeys(DEFAULT_MEASURES + chos
                            key="pq_measure", param="measure", where=c[2])
 
 diff = None
-with guard("compare the two runs per query"), st.spinner(f"Scoring {run_a} and {run_b} on every topic..."):
+with guard("compare the two runs per query"), st.spinner(md_format("Scoring {} and {} on every topic...", run_a, run_b)):
     result = cached.evaluated(coll["id"], [ids[run_a], ids[run_b]], [measure], ver=ver)
     diff = cached.how_different(result.per_query, skey, coll["id"], (run_a, ids[run_a]), (run_b, ids[run_b]),
                                 measure, ver)
 if diff is None:
     st.stop()
 if diff.empty:
-    st.info(md_escape(f"{run_a} and {run_b} share no evaluated topic."))
+    st.info(md_format("{} and {} share no evaluated topic.", run_a, run_b))
     st.stop()
 
 
@@ -79,10 +80,15 @@ with guard("load the two rankings"):
 
 
 def _save_note(cid: int, qid: str, text: str) -> None:
+    access.require_editor()
     with store_resource.db_lock():
         store.set_note(cid, qid, text)
 
 
 with guard("load the note for this query"):
-    render_note(Note((coll["id"], qid), store.get_note(coll["id"], qid)),
-                on_save=partial(_save_note, coll["id"], qid), key="pq_note")
+    if access.can_edit():
+        render_note(Note((coll["id"], qid), store.get_note(coll["id"], qid)),
+                    on_save=partial(_save_note, coll["id"], qid), key="pq_note")
+    else:   # viewers read the meeting's note; writing one needs an editor
+        st.text_area("Note for this query", store.get_note(coll["id"], qid), height=90, disabled=True,
+                     help="Only editors can change notes.")

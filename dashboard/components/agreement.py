@@ -12,7 +12,7 @@ from dashboard.components.table import table as show_table
 
 from core.agreement import reading
 from dashboard.components.charts import chart_text, show, style
-from dashboard.components.feedback import md_escape
+from dashboard.escape import md_escape, md_format
 
 
 def _fmt(value) -> str:
@@ -78,7 +78,7 @@ def render_topic_kappa(pair, *, topics: dict, key: str) -> None:
     show(fig, key=key, filename=f"topic_kappa_{'_vs_'.join(pair.names)}")
     skipped = int(pair.per_topic["kappa"].isna().sum())
     if skipped:
-        st.caption(f"{skipped} topic(s) have no defined κ (both judges used one label) and are not shown.")
+        st.caption(f"{skipped:,} topic(s) have no defined κ (both judges used one label) and are not shown.")
 
 
 def render_slopegraph(dim, *, colors: dict, key: str) -> None:

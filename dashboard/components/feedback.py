@@ -6,7 +6,8 @@ import logging
 
 import streamlit as st
 
-from core.errors import RankboardError
+from core.errors import RankboardError, StoreError
+from dashboard.escape import md_escape, md_format  # md_escape also re-exported for older imports
 from dashboard.pages import page_file
 
 log = logging.getLogger("rankboard.dashboard")
@@ -15,8 +16,12 @@ UNEXPECTED = "Unexpected error"
 
 def show_error(err: BaseException | str, *, title: str = "That did not work") -> None:
     """Core's message verbatim, in a code block so file quotes keep their spacing; the title is
-    plain text (it may name a file or a run)."""
+    plain text (it may name a file or a run). A store problem (damaged, busy) is shown in plain words
+    without paths or process ids; its full text goes to the server's log."""
     st.error(md_escape(title), icon=":material/error:")
+    if isinstance(err, StoreError):
+        log.error("%s: %s", title, err)
+        err = err.public
     st.code(str(err), language=None, wrap_lines=True)
 
 
@@ -42,15 +47,5 @@ def guard(what: str):
 def empty_state(message: str, *, key: str, upload_hint: str = "runs and qrels") -> None:
     """Say what to upload first (plain text: it may name a collection) and link to the Data page."""
     st.info(md_escape(message), icon=":material/info:")
-    st.page_link(page_file("Data"), label=f"Go to Data to upload {upload_hint}",
+    st.page_link(page_file("Data"), label=md_format("Go to Data to upload {}", upload_hint),
                  icon=":material/upload:")
-
-
-_MD_SPECIAL = "\\`*_{}[]()#+-.!|<>~$:"
-
-
-def md_escape(text) -> str:
-    """User text (run, file, collection and qrels names, qids, docnos) made inert wherever Streamlit
-    renders markdown: st.markdown, st.caption, st.info/warning/error/success, st.subheader.
-    Every markdown, math ($), directive (:red[...]) and HTML character gets a backslash."""
-    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in str(text))

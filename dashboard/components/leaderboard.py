@@ -11,10 +11,11 @@ import streamlit as st
 from dashboard.components.table import table as show_table
 
 from dashboard.components.charts import chart_text, show, slug, style
-from dashboard.components.feedback import md_escape
+from dashboard.escape import md_escape, md_format
 from dashboard.components.palette import NEGATIVE, POSITIVE
 
 UP, DOWN = "▲", "▼"
+RANK, GROUP = "Rank (95% CI)", "Group"
 _BG = {UP: "background-color: #d5f0dd; color: #0f5f2c", DOWN: "background-color: #fadcd9; color: #9b1c13"}
 _TEXT = {1: f"color: {POSITIVE}", -1: f"color: {NEGATIVE}"}
 
@@ -41,11 +42,17 @@ def _cell_marks(comparison, measures: list[str]) -> dict:
 
 
 def render_table(summary: pd.DataFrame, *, runs: list[str], measures: list[str], comparison=None,
-                 judged: pd.Series | None = None, key: str) -> pd.DataFrame:
+                 judged: pd.Series | None = None, resolution=None, key: str) -> pd.DataFrame:
     """The main leaderboard: one row per run, one column per measure, markers and colours vs the
-    baseline (if any), Judged@10 last. Click a header to sort. Returns the numeric table."""
+    baseline (if any), Judged@10 last; with a core.resolution.Resolution, the rank with its 95%
+    interval ('2 (1–4)') and the letter group first. Click a header to sort. Returns the table."""
     table = means_table(summary, runs=runs, measures=measures)
     measures = list(table.columns)
+    ranked = [RANK, GROUP] if resolution is not None else []
+    if resolution is not None:
+        known = set(resolution.runs)
+        table.insert(0, RANK, [resolution.label(r) if r in known else "" for r in table.index])
+        table.insert(1, GROUP, [resolution.of(r)["group"] if r in known else "" for r in table.index])
     baseline = comparison.baseline if comparison is not None else None
     if judged is not None:
         table["Judged@10"] = judged.reindex(table.index)
@@ -58,7 +65,7 @@ def render_table(summary: pd.DataFrame, *, runs: list[str], measures: list[str],
     table = table.sort_values(measures[0], ascending=False) if measures else table
     table.index = [f"{r} (baseline)" if r == baseline else r for r in table.index]
     table.index.name = "Run"
-    numeric = [c for c in table.columns if c != wtl]
+    numeric = [c for c in table.columns if c != wtl and c not in ranked]
     styler = table.style.format("{:.4f}", na_rep="–", subset=numeric)
     css = pd.DataFrame("", index=table.index, columns=table.columns)
     if comparison is not None:
@@ -77,13 +84,20 @@ def render_table(summary: pd.DataFrame, *, runs: list[str], measures: list[str],
     styler = styler.apply(lambda _frame: css, axis=None)
     height = 35 * (min(len(table), 12) + 1) + 3
     show_table(styler, key=key, height=height, width="stretch", row_height=35,
-               column_config={"_index": st.column_config.TextColumn("Run", width="medium", pinned=True)})
+               column_config={"_index": st.column_config.TextColumn("Run", width="medium", pinned=True),
+                              RANK: st.column_config.TextColumn(RANK, width="small"),
+                              GROUP: st.column_config.TextColumn(GROUP, width="small")})
     return table
 
 
-def legend(comparison, *, has_baseline: bool) -> str:
+def legend(comparison, *, has_baseline: bool, more=()) -> str:
     if not has_baseline:
         return "Pick a baseline to test every other run against it."
+    if more:
+        extra = ", ".join(md_escape(b) for b in more)
+        return (f"{UP} / {DOWN}: significantly better / worse than {md_escape(comparison.baseline)}; the runs are also "
+                f"tested against {extra} (see the details tab) — {md_escape(comparison.legend())} The correction "
+                f"covers the tests against all {len(more) + 1} baselines.")
     up = sum(1 for r in comparison.rows if r.significant and r.delta is not None and r.delta > 0)
     down = sum(1 for r in comparison.rows if r.significant and r.delta is not None and r.delta < 0)
     return (f"{UP} / {DOWN}: significantly better / worse than {md_escape(comparison.baseline)} "
@@ -95,7 +109,7 @@ def render_ci_chart(comparison, *, measure: str, colors: dict, key: str) -> None
     rows = sorted((r for r in comparison.rows if r.measure == measure and _ok(r.mean)),
                   key=lambda r: r.mean, reverse=True)
     if not rows:
-        st.info(f"No values for {md_escape(measure)}.")
+        st.info(md_format("No values for {}.", measure))
         return
     names = [r.run for r in rows]
     shown = [chart_text(n, None) for n in names]   # full (escaped) names keep categories distinct
@@ -114,14 +128,17 @@ def render_ci_chart(comparison, *, measure: str, colors: dict, key: str) -> None
     show(fig, key=key, filename=f"leaderboard_{measure}_ci")
 
 
-def render_details(comparison, *, key: str) -> None:
-    df = comparison.to_dataframe()
-    df = df[df["run"] != comparison.baseline].assign(rel_delta=lambda d: d["rel_delta"] * 100)
-    order = ("run", "measure", "delta", "rel_delta", "p_value", "p_corrected", "significant", "wins", "ties",
+def render_details(comparisons, *, key: str) -> None:
+    """Every run against each baseline (one Comparison per baseline)."""
+    frames = [c.to_dataframe().assign(baseline=c.baseline).loc[lambda d, b=c.baseline: d["run"] != b]
+              for c in comparisons]
+    df = pd.concat(frames, ignore_index=True).assign(rel_delta=lambda d: d["rel_delta"] * 100)
+    order = ("run", *(("baseline",) if len(comparisons) > 1 else ()), "measure", "delta", "rel_delta", "p_value", "p_corrected", "significant", "wins", "ties",
              "losses", "effect_size", "mean", "ci_low", "ci_high", "n_queries")   # the verdict first
     show_table(df, key=key, hide_index=True, width="stretch", column_order=order, column_config={
         "run": st.column_config.TextColumn("Run", width=170, pinned=True),
         "measure": st.column_config.TextColumn("Measure", width=95),
+        "baseline": st.column_config.TextColumn("Baseline", width=150),
         "n_queries": st.column_config.NumberColumn("Topics", format="%d"),
         "mean": st.column_config.NumberColumn("Mean", format="%.4f"),
         "ci_low": st.column_config.NumberColumn("CI low", format="%.4f"),

@@ -9,7 +9,7 @@ import streamlit as st
 from dashboard.components.table import table as show_table
 
 from dashboard.components.charts import slug, chart_text, show, style
-from dashboard.components.feedback import md_escape
+from dashboard.escape import md_escape, md_format
 from dashboard.components.palette import NEGATIVE, NEUTRAL, POSITIVE
 
 GRADE_STYLE = {0: "background-color: #e5e7eb; color: #374151", 1: "background-color: #bbf7d0; color: #14532d",
@@ -36,7 +36,7 @@ def render_delta_chart(diff: pd.DataFrame, *, run_a: str, run_b: str, measure: s
     fig.update_yaxes(title=f"Δ {measure}", zeroline=True, zerolinecolor="#6b7280")
     wins, losses = int((d["delta"] > 0).sum()), int((d["delta"] < 0).sum())
     st.markdown(f"**{md_escape(run_b)}** vs baseline **{md_escape(run_a)}** on {md_escape(measure)}: "
-                f"better on {wins}, worse on {losses}, tied on {len(d) - wins - losses} topics.")
+                f"better on {wins:,}, worse on {losses:,}, tied on {len(d) - wins - losses:,} topics.")
     title = f"Δ {chart_text(measure)}: {chart_text(run_b, 30)} − {chart_text(run_a, 30)}"
     style(fig, height=290, legend=False).update_layout(title=title, clickmode="event+select")
     return show(fig, key=key, filename=f"perquery_{run_b}_vs_{run_a}_{measure}", on_select=on_select,
@@ -118,7 +118,7 @@ def render_ranked_list(ranked: pd.DataFrame, *, run: str, score: float | None, k
             "other": st.column_config.TextColumn("Other rank", width=84,
                                                  help="Rank of this document in the other run (— = not retrieved)"),
             "score": "Score"})
-        st.caption(f"{len(ranked)} documents shown, {n_unj} unjudged. "
+        st.caption(f"{len(ranked)} documents shown, {n_unj:,} unjudged. "
                    "Grades: grey 0, light green 1, green 2, dark green 3+, yellow unjudged.")
         texts = ranked.dropna(subset=["text"]).head(10) if "text" in ranked else ranked.iloc[:0]
         if len(texts):

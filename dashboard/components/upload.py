@@ -1,58 +1,125 @@
-"""Multi-file upload with a progress bar; each file's result is shown as core words it."""
+"""Multi-file upload with a progress bar; each file's result is shown as core words it.
+
+Each file's outcome is kept (in session state and in the upload journal, dashboard/uploads.py) the
+moment its load returns, before anything else is drawn: leaving the page stops this script at its
+next Streamlit call, and a restarted server forgets the session, but neither loses the word on what
+was stored. A new batch replaces the previous batch's messages at once, so an old "Loaded ..."
+never stands for a new file.
+"""
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import Callable
 
 import streamlit as st
 
 from core.errors import RankboardError
-from dashboard.components.feedback import UNEXPECTED, md_escape, show_warnings
+from dashboard import uploads
+from dashboard.components.feedback import UNEXPECTED, show_warnings
+from dashboard.escape import md_escape, md_format
 
 log = logging.getLogger("rankboard.dashboard")
 
 
-def _load_all(files, load: Callable, *, noun: str) -> list[dict]:
-    results = []
-    bar = st.progress(0.0, text=f"Loading {len(files)} {noun}...")
-    for i, f in enumerate(files):
-        bar.progress(i / len(files), text=f"Loading {f.name} ({i + 1} of {len(files)})")
-        try:
-            report = load(f)
-            results.append({"file": f.name, "ok": True, "report": report})
-        except RankboardError as err:
-            results.append({"file": f.name, "ok": False, "message": str(err)})
-        except Exception as err:  # noqa: BLE001 - shown, logged, never a traceback
-            log.exception("loading %s", f.name)
-            results.append({"file": f.name, "ok": False,
-                            "message": f"{UNEXPECTED}: {type(err).__name__}: {err}"})
-    bar.progress(1.0, text=f"Finished {len(files)} {noun}")
-    return results
+def _outcome(f, load: Callable) -> tuple[dict, object | None]:
+    try:
+        rep = load(f)
+        return {"file": f.name, "ok": True, "name": rep.name, "n_rows": int(rep.n_rows),
+                "warnings": [str(w) for w in rep.warnings]}, rep
+    except RankboardError as err:
+        return {"file": f.name, "ok": False, "message": str(err)}, None
+    except Exception as err:  # noqa: BLE001 - shown, logged, never a traceback
+        log.exception("loading %s", f.name)
+        return {"file": f.name, "ok": False, "message": f"{UNEXPECTED}: {type(err).__name__}: {err}"}, None
 
 
-def render_results(results: list[dict], *, key: str) -> None:
-    for r in results:
+def _load_all(files, load: Callable, *, noun: str, key: str, journal: Path | None) -> list:
+    names = [f.name for f in files]
+    token = uploads.start(journal, uploader=key, files=names) if journal else None
+    batch = {"files": names, "ids": [f.file_id for f in files], "outcomes": [], "token": token}
+    st.session_state[f"{key}_batch"] = batch
+    if token:
+        st.query_params[uploads.PARAM] = token     # the browser keeps it across a server restart
+    reports = []
+    bar = st.progress(0.0, text=md_format("Loading {} {}...", len(files), noun))
+    try:
+        for i, f in enumerate(files):
+            bar.progress(i / len(files), text=md_format("Loading {} ({} of {})", f.name, i + 1, len(files)))
+            outcome, rep = _outcome(f, load)
+            batch["outcomes"].append(outcome)       # kept before the next Streamlit call can stop us
+            if token:
+                uploads.record(journal, token, outcome)
+            if rep is not None:
+                reports.append(rep)
+    finally:   # the page was left or reloaded mid-batch: Streamlit stops us with an exception
+        if token and len(batch["outcomes"]) < len(files):
+            uploads.record(journal, token, stopped=True)
+    bar.progress(1.0, text=md_format("Finished {} {}", len(files), noun))
+    return reports
+
+
+def render_results(batch: dict, *, key: str, note: str | None = None) -> None:
+    """The batch's outcomes; files without one were never stored, and `note` says why they stopped."""
+    for r in batch["outcomes"]:
         if r["ok"]:
-            rep = r["report"]
-            what = f" as '{rep.name}'" if rep.name else ""
-            st.success(md_escape(f"Loaded {r['file']}{what}: {rep.n_rows:,} lines."), icon=":material/check_circle:")
-            show_warnings(rep.warnings, title=f"Warnings for {r['file']}")
+            what = f" as '{r['name']}'" if r.get("name") else ""
+            st.success(md_format("Loaded {}{}: {} lines.", r["file"], what, f"{r['n_rows']:,}"),
+                       icon=":material/check_circle:")
+            show_warnings(r.get("warnings"), title=f"Warnings for {r['file']}")
         else:
-            st.error(md_escape(f"{r['file']} was not loaded; nothing from it was stored."), icon=":material/error:")
+            st.error(md_format("{} was not loaded; nothing from it was stored.", r["file"]), icon=":material/error:")
             st.code(r["message"], language=None, wrap_lines=True)
+    missing = uploads.unfinished(batch)
+    if missing:
+        st.warning(md_format("Not loaded: {}. ", ", ".join(missing)) + md_escape(
+            note or "The upload stopped before these files were read (the page was left or reloaded). "
+                    "Nothing from them was stored: upload them again."), icon=":material/warning:")
+
+
+def _recover(key: str, journal: Path | None) -> None:
+    """A batch named in the URL that this session does not know (the server restarted, or the
+    connection was lost and this is a new session): take its outcomes from the journal."""
+    token = st.query_params.get(uploads.PARAM)
+    if not token or not journal or (st.session_state.get(f"{key}_batch") or {}).get("token") == token:
+        return
+    entry = uploads.read(journal, token)
+    if entry is None or entry.get("uploader") != key:
+        return
+    if not uploads.over(entry):
+        st.info(md_format("Still loading {} ({} of {} done) in the session that started it. Check again in a "
+                          "moment.", ", ".join(entry["files"]), len(entry["outcomes"]), len(entry["files"])),
+                icon=":material/hourglass_top:")
+        st.button("Check again", key=f"{key}_check_again")
+        return
+    entry["token"], entry["ids"] = token, []
+    restarted = uploads.server_restarted(entry) and not entry["finished"]
+    entry["note"] = ("The server stopped while these files were loading. Nothing from them was stored "
+                     "(a load is all or nothing): upload them again.") if restarted else None
+    st.session_state[f"{key}_batch"] = entry
+    del st.query_params[uploads.PARAM]
 
 
 def render_uploader(*, key: str, label: str, button: str, noun: str, load: Callable,
-                    help: str | None = None, options: Callable[[], dict] | None = None,
-                    on_loaded: Callable[[list], None] | None = None) -> None:
+                    help: str | None = None, options: Callable[[], dict | None] | None = None,
+                    on_loaded: Callable[[list], None] | None = None, journal: Path | None = None) -> None:
     """File uploader (any extension, several files) + load button. `options()` renders extra widgets
-    and returns keyword arguments for `load(file, **kwargs)`."""
+    and returns keyword arguments for `load(file, **kwargs)`, or None to keep the button off (e.g. until
+    a destructive choice is confirmed). `journal`: the store path, beside which the upload journal
+    is kept (see dashboard/uploads.py)."""
+    _recover(key, journal)
     files = st.file_uploader(label, type=None, accept_multiple_files=True, key=f"{key}_files", help=help)
-    kwargs = options() if options else {}
-    if st.button(button, key=f"{key}_load", type="primary", disabled=not files):
-        results = _load_all(files, lambda f: load(f, **kwargs), noun=noun)
-        st.session_state[f"{key}_results"] = results
+    batch = st.session_state.get(f"{key}_batch")
+    if batch and files and batch.get("ids") and [f.file_id for f in files] != batch["ids"]:
+        st.session_state.pop(f"{key}_batch")        # other files chosen: the old messages are not about them
+        batch = None
+    kwargs = options() if options else {}       # None: the options need confirming first
+    if st.button(button, key=f"{key}_load", type="primary", disabled=not files or kwargs is None):
+        reports = _load_all(files, lambda f: load(f, **kwargs), noun=noun, key=key, journal=journal)
         if on_loaded:
-            on_loaded([r["report"] for r in results if r["ok"]])
+            on_loaded(reports)
+        if uploads.PARAM in st.query_params:
+            del st.query_params[uploads.PARAM]
         st.rerun()  # so the sidebar counts and run lists show the new state
-    render_results(st.session_state.get(f"{key}_results", []), key=key)
+    if batch:
+        render_results(batch, key=key, note=batch.get("note"))

@@ -267,6 +267,12 @@ class App:
         assert not self.errors, f"JavaScript errors on the page: {self.errors}"
 
 
+def nav(app, title: str) -> None:
+    """Go to another page through the sidebar (same session, URL state carried by the app)."""
+    link = app.page.get_by_test_id("stSidebarNav").get_by_test_id("stSidebarNavLink").filter(has_text=title)
+    app.rerun_after(lambda: link.first.click())
+
+
 @pytest.fixture
 def new_context(browser):
     made = []

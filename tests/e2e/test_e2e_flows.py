@@ -13,6 +13,7 @@ from playwright.sync_api import expect
 
 from core.errors import UploadError
 from core.formats import read_run
+from tests.e2e.conftest import nav
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("e2e")]
 
@@ -22,12 +23,6 @@ SAMPLE_RUNS = ["pircRBa1", "aplrob03a", "UIUC03Rd1", "MU03rob01", "humR03dc"]
 
 def _norm(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
-
-
-def nav(app, title: str) -> None:
-    """Go to another page through the sidebar (same session, URL state carried by the app)."""
-    link = app.page.get_by_test_id("stSidebarNav").get_by_test_id("stSidebarNavLink").filter(has_text=title)
-    app.rerun_after(lambda: link.first.click())
 
 
 def plotly_traces(app, key: str) -> list[str]:

@@ -1,19 +1,16 @@
-"""trec_eval's canonical ranking, vectorised: score descending, ties broken by docno descending (byte order).
+"""trec_eval's order, defined once: within each ranking, score descending, ties broken by docno descending
+(byte order). trec_eval ignores a run file's rank column and sorts every topic's documents itself.
 
-trec_eval ignores a run file's rank column and sorts every topic's documents itself. Sorting every line by
-(topic, score, docno) is the expensive part of evaluation (a string sort of millions of rows), so it is done
-in three cheap steps instead:
+Two forms of the one order, tested equal (tests/test_ranking.py): `rank_sql` for the providers that rank in
+DuckDB (tables too large for memory, which DuckDB sorts with spilling), and `canonical_ranks` in numpy for
+the rest (Arrow runs, ingest, curves). The numpy form avoids a string sort of every row, the expensive part
+of evaluation, in three cheap steps:
 
 1. Runs are nearly always written topic by topic, best score first. That is checked in one pass; only when a
    file is in some other order are the rows sorted, by (topic code, score) with numpy (numbers, not strings).
 2. In that order a row's rank is its position inside its topic, except inside a run of equal scores.
-3. Only the rows inside tied runs (and, with `rows`, only the tied runs that hold a row asked for) are ordered
-   by docno: their docnos are taken once (in row order) and compared with pyarrow (byte order). Most tied runs
-   are pairs, whose order is one comparison of neighbours; a run of 3 to 8 rows compares every pair of its
-   rows; only longer runs are sorted. Each tied row gets its tied run's first rank plus its place in the run.
-
-The result equals `row_number() OVER (PARTITION BY qid ORDER BY score DESC, docno DESC)`; the tests check it
-against that SQL and against a plain Python sort.
+3. Only the rows inside tied runs (and, with `rows`, only the tied runs that hold a row asked for) are sorted
+   by (tied run, docno descending) with pyarrow; each gets its tied run's first rank plus its place in the run.
 """
 from __future__ import annotations
 
@@ -21,7 +18,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["canonical_ranks", "topic_codes"]
+__all__ = ["ORDER_SQL", "rank_sql", "canonical_ranks", "topic_codes"]
+
+ORDER_SQL = "score DESC, docno DESC"
+
+
+def rank_sql(partition: str) -> str:
+    """The SQL form: the rank of a row among the rows of its `partition` (e.g. "run, qid")."""
+    return f"row_number() OVER (PARTITION BY {partition} ORDER BY {ORDER_SQL})"
 
 
 def topic_codes(qid) -> tuple[np.ndarray, pa.Array]:
@@ -36,9 +40,6 @@ def topic_codes(qid) -> tuple[np.ndarray, pa.Array]:
             return codes.astype(np.int32, copy=False), dictionary
         encoded = pc.dictionary_encode(encoded.combine_chunks())
     return encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False), encoded.dictionary
-
-
-_PAIRWISE = 8       # tied runs up to this long are ordered by comparing every pair of rows, longer ones sorted
 
 
 def _in_order(codes: np.ndarray, score: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
@@ -153,35 +154,9 @@ def _tie_shift(starts, sizes, perm, docno) -> tuple[np.ndarray, np.ndarray, np.n
     if isinstance(docno, pa.ChunkedArray):
         docno = docno.combine_chunks() if docno.num_chunks != 1 else docno.chunk(0)   # beats a chunked take
     docs = docno.take(pa.array(members if perm is None else perm[members]))  # in row order: one sweep
-    after = pc.less(docs[:-1], docs[1:]).to_numpy(zero_copy_only=False)      # the next docno is greater
-    shift = np.zeros(total, dtype=np.int64)
-    top = int(sizes.max())
-    for k in range(2, min(top, _PAIRWISE) + 1):
-        at = first if top == 2 else first[sizes == k]
-        if len(at) == 0:
-            continue
-        if k == 2:                            # the second row ranks first when its docno is greater
-            swap = after[at].astype(np.int64)
-            shift[at] = swap
-            shift[at + 1] = -swap
-            continue
-        column = [docs.take(pa.array(at + o)) for o in range(k)]             # every run's o-th row
-        place = [np.zeros(len(at), dtype=np.int64) for _ in range(k)]         # rows with a greater docno
-        for o in range(k):
-            for p in range(o + 1, k):
-                less = after[at + o] if p == o + 1 else pc.less(column[o], column[p]).to_numpy(zero_copy_only=False)
-                place[o] += less
-                place[p] += ~less
-        for o in range(k):
-            shift[at + o] = place[o] - o
-    if top > _PAIRWISE:                       # longer runs: sorted by (run, docno descending)
-        sel = np.flatnonzero(sizes > _PAIRWISE)
-        sz = sizes[sel]
-        at = np.repeat(first[sel] - (np.cumsum(sz) - sz), sz)
-        at += np.arange(len(at))
-        order = pc.sort_indices(pa.table({"run": pa.array(np.repeat(sel, sz)), "docno": docs.take(pa.array(at))}),
-                                sort_keys=[("run", "ascending"), ("docno", "descending")]).to_numpy()
-        place = np.empty(len(at), dtype=np.int64)
-        place[order] = np.arange(len(at))     # the sort keeps runs in order: a row's place minus its offset
-        shift[at] = place - np.arange(len(at))
-    return members, shift, first
+    runs = np.repeat(np.arange(len(sizes), dtype=np.int32), sizes)
+    order = pc.sort_indices(pa.table({"run": runs, "docno": docs}),
+                            sort_keys=[("run", "ascending"), ("docno", "descending")]).to_numpy()
+    place = np.empty(total, dtype=np.int64)
+    place[order] = np.arange(total)           # the sort keeps runs in order: a row's place minus its offset
+    return members, place - np.arange(total), first

@@ -1,0 +1,195 @@
+"""Evaluate (7 measures) on five shapes of a ~5M-line run, Rankboard against pytrec_eval (issue 14).
+
+    flock /tmp/rankboard-bench.lock python benchmarks/shapes.py --label after [--reps 3] [--shapes ties,shuffled]
+
+Shapes, all from fixed seeds (written once to benchmarks/work/shapes/):
+- ties:     generate.py's 5,000-topic run 0: topics one after another, 3-decimal scores, ties listed in pool
+            order (not trec_eval's docno-descending order)
+- shuffled: the same lines in a random order (topics interleaved)
+- gzip:     the ties file, gzip-compressed
+- msmarco:  the same rankings as MS MARCO's 3 tab-separated columns (qid, docno, rank)
+- robust:   the 17 TREC 2003 Robust runs of ../shared/reference/trectools_robust03, copy k of the topics
+            renamed '<qid>-<k>' and served by run k mod 17, up to ~5M lines (qrels copied alike)
+
+pytrec_eval reads each file line by line into dicts, as its users do (tools.py pytrec_eval_lines).
+Each figure: the median wall time of --reps fresh processes, peak RSS, and the load average before it.
+The table goes into benchmarks/RESULTS.md between the `shapes` markers (work/shapes.json keeps every label).
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import shutil
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import generate  # noqa: E402
+import run as runner  # noqa: E402
+
+WORK = HERE / "work" / "shapes"
+SHAPES = ["ties", "shuffled", "gzip", "msmarco", "robust"]
+SEED = 20261124
+ROBUST = HERE.parent.parent / "shared" / "reference" / "trectools_robust03"
+TARGET_LINES = 5_000_000
+BEGIN, END = "<!-- shapes: begin (benchmarks/shapes.py) -->", "<!-- shapes: end -->"
+
+
+def _base() -> Path:
+    base = WORK / "base"
+    if not (base / "run00.txt").exists():
+        generate.generate(base, 5000, 1)
+    return base
+
+
+def build(shape: str) -> tuple[Path, Path]:
+    """(qrels, run) files of a shape, written on first use."""
+    WORK.mkdir(parents=True, exist_ok=True)
+    if shape == "robust":
+        return _robust()
+    base = _base()
+    qrels, src = base / "qrels.txt", base / "run00.txt"
+    out = WORK / {"ties": "ties.txt", "shuffled": "shuffled.txt", "gzip": "ties.txt.gz", "msmarco": "msmarco.tsv"}[shape]
+    if out.exists():
+        return qrels, out
+    tmp = out.with_suffix(out.suffix + ".tmp")
+    if shape == "ties":
+        shutil.copyfile(src, tmp)
+    elif shape == "gzip":
+        with open(src, "rb") as f, gzip.open(tmp, "wb", compresslevel=6) as g:
+            shutil.copyfileobj(f, g, 1 << 24)
+    elif shape == "shuffled":
+        lines = src.read_bytes().splitlines()
+        order = np.random.default_rng(SEED).permutation(len(lines))
+        tmp.write_bytes(b"\n".join(lines[i] for i in order) + b"\n")
+        del lines
+    else:   # msmarco: qid, docno, the file's rank
+        t = pacsv.read_csv(src, read_options=pacsv.ReadOptions(column_names=["qid", "q0", "docno", "rank", "score", "tag"]),
+                           parse_options=pacsv.ParseOptions(delimiter=" "),
+                           convert_options=pacsv.ConvertOptions(column_types={"qid": pa.string(), "docno": pa.string()}))
+        pacsv.write_csv(t.select(["qid", "docno", "rank"]), tmp,
+                        pacsv.WriteOptions(include_header=False, delimiter="\t", quoting_style="none"))
+    tmp.rename(out)
+    return qrels, out
+
+
+def _robust() -> tuple[Path, Path]:
+    """Fields are rejoined with single spaces (some of the runs separate them with tabs)."""
+    qrels_out, run_out = WORK / "robust_qrels.txt", WORK / "robust_run.txt"
+    if run_out.exists():
+        return qrels_out, run_out
+    runs = [[line.split() for line in gzip.open(p, "rt")] for p in sorted((ROBUST / "runs").glob("input.*.gz"))]
+    qrels = [line.split() for line in open(ROBUST / "robust03_qrels.txt")]
+    n, k = 0, 0
+    with open(run_out.with_suffix(".tmp"), "w") as rw, open(qrels_out, "w") as qw:
+        while n < TARGET_LINES:
+            rw.writelines(f"{f[0]}-{k} {' '.join(f[1:])}\n" for f in runs[k % len(runs)])
+            qw.writelines(f"{f[0]}-{k} {' '.join(f[1:])}\n" for f in qrels)
+            n += len(runs[k % len(runs)])
+            k += 1
+    run_out.with_suffix(".tmp").rename(run_out)
+    return qrels_out, run_out
+
+
+def _lines(path: Path) -> int:
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rb") as f:
+        return sum(block.count(b"\n") for block in iter(lambda: f.read(1 << 24), b""))
+
+
+def measure(shape: str, reps: int) -> dict:
+    qrels, run = build(shape)
+    row = {"shape": shape, "lines": _lines(run), "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    for tool in ("rankboard", "pytrec_eval-lines"):
+        samples = []
+        for _ in range(reps):
+            load = os.getloadavg()
+            s = runner.spawn([tool, "evaluate", "--task", "eval7", "--qrels", str(qrels), "--run", str(run)])
+            if "error" in s:
+                raise SystemExit(f"{tool} on {shape}: {s['error']}")
+            samples.append((s, load))
+        row[tool] = {"wall": statistics.median(s["wall"] for s, _ in samples),
+                     "walls": [round(s["wall"], 2) for s, _ in samples],
+                     "rss_mb": statistics.median(s["rss_mb"] for s, _ in samples),
+                     "load": [round(x[0], 2) for _, x in samples], "summary": samples[0][0]["summary"]}
+    a, b = row["rankboard"]["summary"], row["pytrec_eval-lines"]["summary"]
+    row["agree"] = all(abs(a[m] - b[m]) < 1e-9 for m in b if m in a) and set(b) <= set(a)
+    row["ratio"] = row["rankboard"]["wall"] / row["pytrec_eval-lines"]["wall"]
+    r, p = row["rankboard"], row["pytrec_eval-lines"]
+    print(f"{shape:9s} {row['lines']:>9,} lines  rankboard {r['wall']:.2f} s {r['rss_mb']:.0f} MB  "
+          f"pytrec_eval {p['wall']:.2f} s {p['rss_mb']:.0f} MB  ratio {row['ratio']:.2f}x  agree {row['agree']}  "
+          f"load {r['load']} / {p['load']}", flush=True)
+    return row
+
+
+def table(results: dict) -> list[str]:
+    out = [BEGIN, "## Run shapes: evaluate (7 measures), Rankboard vs pytrec_eval (issue 14)", "",
+           "`python benchmarks/shapes.py --label LABEL --reps N` (see its docstring for the shapes). pytrec_eval reads",
+           "each file line by line into dicts. wall = median of the reps, each a fresh process; peak MB = max RSS;",
+           "load = the 1-minute load average before each rep (the machine is shared with other helpers' work:",
+           "loads above ~1 inflate both tools' times). The worst ratio of each label is in bold.", ""]
+    for label, rows in results.items():
+        worst = max((r["ratio"] for r in rows.values()), default=0)
+        out += [f"### {label}", "",
+                "| shape | lines | Rankboard s | pytrec_eval s | ratio | Rankboard MB | pytrec_eval MB | same values | measured | load (Rankboard / pytrec_eval) |",
+                "|---|---|---|---|---|---|---|---|---|---|"]
+        for shape in SHAPES:
+            r = rows.get(shape)
+            if r is None:
+                continue
+            a, b = r["rankboard"], r["pytrec_eval-lines"]
+            ratio = f"**{r['ratio']:.2f}x**" if r["ratio"] == worst else f"{r['ratio']:.2f}x"
+            out.append(f"| {shape} | {r['lines']:,} | {a['wall']:.2f} ({', '.join(map(str, a['walls']))}) | "
+                       f"{b['wall']:.2f} ({', '.join(map(str, b['walls']))}) | {ratio} | {a['rss_mb']:.0f} | "
+                       f"{b['rss_mb']:.0f} | {'yes' if r['agree'] else 'NO'} | {r['when']} | "
+                       f"{', '.join(map(str, a['load']))} / {', '.join(map(str, b['load']))} |")
+        out += ["", f"Worst shape: {max(rows.values(), key=lambda r: r['ratio'])['shape']} at {worst:.2f}x "
+                    "(target: at most 0.3x on every shape).", ""]
+    return out + [END]
+
+
+def write_results(results: dict) -> None:
+    path = HERE / "RESULTS.md"
+    text = path.read_text()
+    section = "\n".join(table(results))
+    if BEGIN in text:
+        text = text[:text.index(BEGIN)] + section + text[text.index(END) + len(END):]
+    else:
+        text = text.rstrip("\n") + "\n\n" + section + "\n"
+    path.write_text(text)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--label", required=True, help="e.g. 'before (git abc123)'")
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--shapes", default=",".join(SHAPES))
+    ap.add_argument("--build-only", action="store_true")
+    args = ap.parse_args(argv)
+    shapes = [s for s in args.shapes.split(",") if s]
+    if args.build_only:
+        for s in shapes:
+            print(s, *build(s))
+        return 0
+    store = WORK / "shapes.json"
+    results = json.loads(store.read_text()) if store.exists() else {}
+    rows = results.setdefault(args.label, {})
+    for s in shapes:
+        rows[s] = measure(s, args.reps)
+        store.write_text(json.dumps(results, indent=1))
+    write_results(results)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,91 @@
+"""Each speed trick of the engine against its plain equivalent, in one process, alternating (issue 14).
+
+    flock /tmp/rankboard-bench.lock python benchmarks/tricks.py [--reps 5] [--run FILE --qrels FILE]
+
+Default data: the `ties` and `shuffled` shapes of benchmarks/shapes.py (4.93M lines). Prints, per trick, the
+median seconds of the trick and of its plain equivalent, their difference, and the load average; the lines
+go into benchmarks/PROFILE.md by hand (section "What each speed trick saves").
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+import core.formats._fast as fast  # noqa: E402
+from core.duck import scratch  # noqa: E402
+from core.formats import read_qrels, read_run  # noqa: E402
+from core.stage1 import ArrowRun, Tables, rankings  # noqa: E402
+from core.stage1.files import read_first  # noqa: E402
+
+
+def timed(fn, reps: int) -> float:
+    out = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - t0)
+    return statistics.median(out)
+
+
+def pair(name: str, trick, plain, reps: int) -> None:
+    a, b = [], []
+    for _ in range(reps):                       # alternate, so load changes hit both alike
+        a.append(timed(trick, 1))
+        b.append(timed(plain, 1))
+    ta, tb = statistics.median(a), statistics.median(b)
+    print(f"| {name} | {ta:.3f} | {tb:.3f} | {tb - ta:+.3f} | {os.getloadavg()[0]:.2f} |", flush=True)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--shape", default="ties")
+    args = ap.parse_args(argv)
+    work = HERE / "work" / "shapes"
+    run_path = work / {"ties": "ties.txt", "shuffled": "shuffled.txt"}[args.shape]
+    qrels_path = work / "base" / "qrels.txt"
+    print(f"{args.shape}: {run_path}, reps {args.reps}, load {os.getloadavg()}")
+    print("| trick | with it, s | plain, s | saves, s | load |\n|---|---|---|---|---|")
+
+    def parse(overlap: bool):
+        def go():
+            fast.OVERLAP = overlap
+            read_run(run_path, filename="r")
+        return go
+    pair("read_columns parses beside the byte checks (OVERLAP)", parse(True), parse(False), args.reps)
+    fast.OVERLAP = True
+
+    pair("qrels read beside the run (read_first)", lambda: read_first(qrels_path, run_path),
+         lambda: (read_qrels(qrels_path, filename="q"), read_run(run_path, filename="r")), args.reps)
+
+    run = read_run(run_path, filename="r").table
+    qrels = read_qrels(qrels_path, filename="q").table
+    with tempfile.TemporaryDirectory() as tmp:
+        con = scratch(tmp, run_path.stat().st_size)
+        con.register("_q", qrels)
+        con.execute("CREATE TEMP TABLE q AS SELECT * FROM _q")
+        con.register("_r", run)
+        con.execute("CREATE TEMP TABLE r AS SELECT * FROM _r")
+        con.unregister("_r")
+        pair("stage 1 in Arrow + numpy ranks (ArrowRun) vs SQL window (Tables)",
+             lambda: rankings(ArrowRun(run, "q", "r", con)), lambda: rankings(Tables(con, "r", "q", "r")), args.reps)
+
+        def exact():
+            con.register("_k", run.select(["qid", "docno"]))
+            con.execute("SELECT count(*) FROM (SELECT DISTINCT qid, docno FROM _k)").fetchall()
+            con.unregister("_k")
+        pair("unique: distinct 64-bit hashes vs exact DISTINCT", lambda: fast.unique(run, ["qid", "docno"]), exact,
+             args.reps)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

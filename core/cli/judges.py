@@ -1,0 +1,96 @@
+"""`python -m core judges REFERENCE JUDGE [JUDGE ...] --run RUN [--run RUN ...] [-m MEASURE] [-l LEVEL]`
+
+Many judges (human or LLM qrels files) against a reference qrels file, on files, without a store (core/judges.py).
+Judges are named by file name, runs by run tag as `compare` names them. `--format json` prints one object:
+{"reference", "measure", "rel_level", "reference_scores": {run: mean}, "judges": [one object per JUDGE, in the
+order given: judge, cohen_kappa, binary_kappa, agreement, n_common, only_reference, only_judge, over_rate,
+under_rate, kendall_tau, tau_ap, largest_rank_change(_run), largest_shift(_run), n_significant, scores, shift,
+shift_ci, shift_significant, filled, confusion, topics (per topic, most disagreement first)], "bounds": {run: {unjudged_nonrelevant, unjudged_relevant}},
+"top_grade", "flips": [{a, b}]}.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from core.errors import EvalError
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("reference", metavar="REFERENCE", help="the reference qrels file (e.g. NIST's)")
+    parser.add_argument("judges", metavar="JUDGE", nargs="+", help="one qrels file per judge (named by file name)")
+    parser.add_argument("--run", dest="runs", action="append", metavar="RUN", required=True,
+                        help="a run file (repeat for several runs)")
+    parser.add_argument("-m", "--measure", default="nDCG@10", metavar="MEASURE", help="measure for the system scores (default: nDCG@10)")
+    parser.add_argument("-l", dest="rel_level", type=int, default=1, metavar="LEVEL",
+                        help="relevance level: binary kappa and the measure count grade >= LEVEL as relevant (default 1)")
+    parser.add_argument("--correction", choices=("none", "bonferroni", "holm", "bh"), default="holm",
+                        help="multiple-testing correction over all judge x run shifts (default: holm)")
+    parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default: 0.05)")
+    parser.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (default: 2000)")
+    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
+    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+
+
+def read_inputs(reference: str, judge_paths: list[str], run_paths: list[str]):
+    """(reference table, {judge name: table}, {run name: table}, warnings), parsed with core.formats."""
+    from core.cli.compare import name_runs
+    from core.formats import read_qrels, read_run
+
+    missing = [p for p in [reference, *judge_paths, *run_paths] if not Path(p).is_file()]
+    if missing:
+        raise EvalError(f"{missing[0]}: no such file. Check the path.")
+    ref = read_qrels(reference, filename=Path(reference).name)
+    warnings, judges = list(ref.warnings), {}
+    files = [Path(p).name for p in judge_paths]
+    for p, name in zip(judge_paths, files):
+        parsed = read_qrels(p, filename=name)
+        warnings += parsed.warnings
+        judges[name if files.count(name) == 1 else str(p)] = parsed.table
+    parsed_runs = [read_run(p, filename=Path(p).name) for p in run_paths]
+    names = name_runs([r.tag for r in parsed_runs], [str(p) for p in run_paths])
+    warnings += [w for r in parsed_runs for w in r.warnings]
+    return ref.table, judges, {n: r.table for n, r in zip(names, parsed_runs)}, warnings
+
+
+def run(args) -> int:
+    from core.judges import judges_frames
+
+    if len(set(map(str, args.judges))) < len(args.judges):
+        raise EvalError("A judge file is given twice. Give each judge's qrels file once.")
+    ref, judges, runs, warnings = read_inputs(args.reference, args.judges, args.runs)
+    report = judges_frames(ref, judges, runs, measure=args.measure, rel_level=args.rel_level,
+                           reference_name=Path(args.reference).name, correction=args.correction,
+                           alpha=args.alpha, n_resamples=args.resamples, seed=args.seed)
+    for w in warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    if args.format == "json":
+        print(json.dumps(report.to_dict(), indent=1))
+    else:
+        sys.stdout.write(format_text(report))
+    return 0
+
+
+def _f(v, digits=4) -> str:
+    return "-" if v is None or v != v else f"{v:.{digits}f}"
+
+
+def format_text(rep) -> str:
+    cols = ["judge", "cohen_kappa", "binary_kappa", "n_common", "only_reference", "only_judge", "over_rate",
+            "under_rate", "kendall_tau", "tau_ap", "largest_rank_change", "largest_shift", "n_significant"]
+    t = rep.table[cols].rename(columns={"cohen_kappa": "kappa", "binary_kappa": f"kappa(>={rep.rel_level})",
+                                        "only_reference": "only_ref", "largest_rank_change": "max_rank_change",
+                                        "n_significant": "n_sig"})
+    lines = [f"Judges against {rep.reference}: {rep.measure}, relevant = grade >= {rep.rel_level}, "
+             f"{len(rep.runs)} run(s); shifts significant after {rep.correction} at alpha {rep.alpha}", "",
+             t.to_string(index=False, float_format=lambda v: f"{v:.4f}"), "",
+             f"Scores under {rep.reference} and their bounds (unjudged documents counted non-relevant / relevant "
+             f"at grade {rep.top_grade}):"]
+    b = rep.bounds.set_index("run")
+    for run in rep.runs:
+        lines.append(f"  {run:<30} {_f(rep.reference_scores[run])}   bounds "
+                     f"{_f(b.loc[run, 'unjudged_nonrelevant'])} .. {_f(b.loc[run, 'unjudged_relevant'])}")
+    lines.append(f"Pairs of runs whose order could flip within the bounds: {len(rep.flips)}")
+    lines += [f"  {a} > {b}" for a, b in zip(rep.flips["a"], rep.flips["b"])][:50]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,115 @@
+"""Rank resolution over a per-query table: for each measure, every run's rank with its bootstrap
+interval, its compact letters, and the runs x runs matrix of adjusted p-values behind them.
+
+Input is the long per-query table (run, qid, measure, value). The runs are compared on one
+complete topics x runs matrix per measure: the topics every run has (missing='skip'), or every
+topic with a missing value counted as 0 (missing='zero', over `all_qids` when given).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from core import multisys, ranks, stats
+from core.errors import EvalError
+
+RANK_FIELDS = ("rank", "rank_low", "rank_high", "group")
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """One measure's rank resolution. Sequences follow `runs`; `p` is k x k (NaN diagonal)."""
+    measure: str
+    runs: tuple[str, ...]
+    means: tuple[float, ...]
+    rank: tuple[int, ...]
+    rank_low: tuple[int, ...]
+    rank_high: tuple[int, ...]
+    group: tuple[str, ...]
+    p: np.ndarray
+    n_topics: int
+    test: str
+    correction: str
+    alpha: float
+    n_resamples: int
+    seed: int
+
+    def of(self, run: str) -> dict:
+        """{'rank', 'rank_low', 'rank_high', 'group'} of one run."""
+        j = self.runs.index(run)
+        return {"rank": self.rank[j], "rank_low": self.rank_low[j], "rank_high": self.rank_high[j],
+                "group": self.group[j]}
+
+    def label(self, run: str) -> str:
+        """'2 (1–4)' for the leaderboard's rank column."""
+        j = self.runs.index(run)
+        return ranks.format_rank(self.rank[j], self.rank_low[j], self.rank_high[j])
+
+    def legend(self) -> str:
+        return (f"Rank on {self.measure}: observed rank (95% interval over {self.n_resamples:,} bootstrap "
+                f"resamples of the {self.n_topics} topics the runs are compared on, seed {self.seed}). "
+                f"Runs sharing a letter are not "
+                f"significantly different at α = {self.alpha:g}: "
+                f"{multisys.adjusted_label(self.test, self.correction)}.")
+
+    def to_dataframe(self) -> pd.DataFrame:
+        return pd.DataFrame({"run": self.runs, "measure": self.measure, "mean": self.means, "rank": self.rank,
+                             "rank_low": self.rank_low, "rank_high": self.rank_high, "group": self.group})
+
+    def p_frame(self) -> pd.DataFrame:
+        """The adjusted p-values as a runs x runs DataFrame."""
+        return pd.DataFrame(self.p, index=list(self.runs), columns=list(self.runs))
+
+
+def complete_matrix(per_query: pd.DataFrame, measure: str, runs: list[str], *, missing: str = "skip",
+                    all_qids=None) -> tuple[np.ndarray, list[str]]:
+    """(topics x runs values, the topics) for one measure, complete as the module docstring says."""
+    sub = per_query[per_query["measure"] == measure]
+    wide = sub.pivot_table(index="qid", columns="run", values="value", aggfunc="first")
+    wide = wide.reindex(columns=runs)
+    if missing == "zero":
+        index = list(dict.fromkeys(str(q) for q in all_qids)) if all_qids is not None else sorted(wide.index)
+        wide = wide.reindex(index=index).fillna(0.0)
+    else:
+        wide = wide.dropna(axis=0, how="any").sort_index()
+    return wide.to_numpy(dtype=float), [str(q) for q in wide.index]
+
+
+def resolve_matrix(X, runs, measure: str, *, test: str = "t", correction: str = "holm", alpha: float = 0.05,
+                   n_resamples: int = 1000, seed: int = 0, tie_tol: float = 1e-9) -> Resolution:
+    """Rank intervals and letters of the columns of the complete matrix X."""
+    if test not in multisys.ALL_TESTS:
+        raise EvalError(f"Unknown test {test!r}. Choose one of: {', '.join(multisys.ALL_TESTS)}.")
+    if correction not in stats.CORRECTIONS:
+        raise EvalError(f"Unknown correction {correction!r}. Choose one of: {', '.join(stats.CORRECTIONS)}.")
+    X = np.asarray(X, dtype=float)
+    rank, low, high = ranks.rank_intervals(X, n_resamples, seed)
+    means = X.mean(axis=0) if len(X) else np.full(X.shape[1], np.nan)
+    p = np.full((X.shape[1], X.shape[1]), np.nan)
+    if len(X) >= 2:     # columns sorted by run name: a permutation test draws the same in any run order
+        canon = np.argsort(np.asarray(runs, dtype=object), kind="stable")
+        p[np.ix_(canon, canon)] = multisys.all_pairs(X[:, canon], test, correction, alpha, n_resamples, seed, tie_tol)
+    letters = ranks.compact_letters(np.nan_to_num(means, nan=-np.inf), p, alpha)
+    ints = lambda a: tuple(int(v) for v in a)   # noqa: E731
+    return Resolution(measure=measure, runs=tuple(runs), means=tuple(float(m) for m in means), rank=ints(rank),
+                      rank_low=ints(low), rank_high=ints(high), group=tuple(letters), p=p, n_topics=len(X),
+                      test=test, correction=correction, alpha=alpha, n_resamples=n_resamples, seed=seed)
+
+
+def resolve(per_query: pd.DataFrame, *, measures, runs=None, test: str = "t", correction: str = "holm",
+            alpha: float = 0.05, missing: str = "skip", all_qids=None, n_resamples: int = 1000,
+            seed: int = 0, tie_tol: float = 1e-9) -> dict[str, Resolution]:
+    """measure -> Resolution for every measure, over `runs` (default: every run, first-seen order)."""
+    per_query = per_query.assign(run=per_query["run"].astype(str), qid=per_query["qid"].astype(str))
+    runs = list(runs) if runs is not None else [str(r) for r in pd.unique(per_query["run"])]
+    out = {}
+    for measure in measures:
+        X, _ = complete_matrix(per_query, measure, runs, missing=missing, all_qids=all_qids)
+        out[measure] = resolve_matrix(X, runs, measure, test=test, correction=correction, alpha=alpha,
+                                      n_resamples=n_resamples, seed=seed, tie_tol=tie_tol)
+    return out
+
+
+__all__ = ["Resolution", "RANK_FIELDS", "complete_matrix", "resolve_matrix", "resolve"]

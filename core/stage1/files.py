@@ -1,0 +1,107 @@
+"""Stage 1 of run files: three providers, tried in this order by `core.stage1.choose` (only `whole` for a file
+smaller than STREAM_BYTES or already parsed).
+
+- `pieces`: a large clean file whose topics are contiguous, read a piece of whole topics at a time and ranked in
+  Arrow (memory stays bounded however long the file);
+- `spilled`: a large clean file in any order, read in chunks into a DuckDB table and ranked in SQL (DuckDB spills);
+- `whole`: any file, parsed by `read_run` (which reports every problem) and ranked in Arrow;
+and before them `empty`: under -c, a blank file is a run that retrieved nothing (without -c the parser refuses it).
+All but `whole` decline (return None) what they cannot serve; `whole` serves everything.
+"""
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pyarrow as pa
+
+from core.empty_run import empty_rankings, is_empty_file
+from core.formats import read_qrels, read_run
+from core.formats._fast import NotClean, run_batches, stream_run
+from core.formats.runs import _build
+from core.measures import EvalOptions
+from core.stage1.arrow import arrow_rankings, concat
+from core.stage1.tables import qrels_summary, table_rankings
+from core.sqltext import ident
+from core.types import Rankings
+
+STREAM_BYTES = 256 << 20   # run files at least this big are read in pieces, never whole
+CHUNK_BYTES = 1 << 26
+
+
+def size(path) -> int:
+    try:
+        return Path(path).stat().st_size if isinstance(path, (str, Path)) else 0
+    except OSError:
+        return 0
+
+
+def _name(parsed, path) -> str:
+    return parsed.tag or Path(str(path)).name
+
+
+def empty(src, options: EvalOptions) -> Rankings | None:
+    """Under -c, a file holding nothing but blanks: no rankings, so every qrels topic scores 0."""
+    if not options.complete or src.parsed is not None or not is_empty_file(src.path):
+        return None
+    return empty_rankings(src.con, ident(src.qrels_table), Path(str(src.path)).name)
+
+
+def whole(src, options: EvalOptions) -> Rankings:
+    """Parse the whole file (or take `src.parsed`), then rank the judged rows in Arrow."""
+    parsed = src.parsed or read_run(src.path, filename=Path(str(src.path)).name)
+    rk = arrow_rankings(src.con, parsed.table, src.qrels_table, _name(parsed, src.path))
+    rk.warnings = list(parsed.warnings)
+    return rk
+
+
+def pieces(src, options: EvalOptions) -> Rankings | None:
+    """A large clean file whose topics are contiguous, a piece of whole topics at a time; None otherwise."""
+    summary, parts, tags = qrels_summary(src.con, src.qrels_table), [], []
+    try:
+        for batch, batch_tags in run_batches(src.path, src.chunk_bytes or CHUNK_BYTES):
+            tags.append(batch_tags)
+            if batch.num_rows:
+                parts.append(arrow_rankings(src.con, batch, src.qrels_table, "", summary))
+    except NotClean:
+        return None
+    if not parts:
+        return None
+    parsed = _build(None, pa.chunked_array(tags, pa.string()), None, {}, "trec")
+    rk = concat(parts).named(_name(parsed, src.path))
+    rk.warnings = list(parsed.warnings)
+    return rk
+
+
+def spilled(src, options: EvalOptions) -> Rankings | None:
+    """A large clean file in any order, read in chunks into a DuckDB table and ranked in SQL; None otherwise."""
+    tags = stream_run(src.path, src.con, "rb_run_stream", src.chunk_bytes or CHUNK_BYTES)
+    if tags is None:
+        return None
+    parsed = _build(None, tags, None, {}, "trec")
+    try:
+        rk = table_rankings(src.con, "rb_run_stream", src.qrels_table, options, run_name=_name(parsed, src.path))
+    finally:
+        src.con.execute("DROP TABLE rb_run_stream").fetchall()
+    rk.warnings = list(parsed.warnings)
+    return rk
+
+
+def read_first(qrels_path, run_path):
+    """(parsed qrels, the parsed first run or None). A run that is read whole (smaller than STREAM_BYTES) is
+    parsed on this thread while a second thread parses the qrels: most of a parse holds one core, so the two fit
+    side by side. Plain equivalent: `read_qrels(qrels_path)`, then `read_run(run_path)`. A problem in the qrels
+    is still reported before one in the run."""
+    def qrels():
+        return read_qrels(qrels_path, filename=Path(str(qrels_path)).name)
+
+    if run_path is None or not isinstance(run_path, (str, Path)) or size(run_path) >= STREAM_BYTES:
+        return qrels(), None
+    with ThreadPoolExecutor(1) as pool:
+        qrels_job = pool.submit(qrels)
+        try:
+            run = read_run(run_path, filename=Path(str(run_path)).name)
+        except Exception:
+            qrels_job.result()          # the qrels' own error first, as when they were read first
+            raise
+        return qrels_job.result(), run

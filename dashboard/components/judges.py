@@ -1,0 +1,123 @@
+"""Judges views: the judges table, the judges x runs shift heatmap, kappa against tau, one judge's topics,
+and the pool-hole bounds. Each takes a `core.judges.JudgeReport` (a value) and a key prefix."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from dashboard.components.charts import chart_text, show, slug, style
+from dashboard.components.feedback import md_escape
+from dashboard.components.table import table as show_table
+
+TABLE_COLUMNS = {"judge": "Judge", "cohen_kappa": "κ", "binary_kappa": "κ binary", "kendall_tau": "Kendall τ",
+                 "tau_ap": "τ_AP", "largest_shift": "Largest shift", "largest_shift_run": "… of run",
+                 "largest_rank_change": "Largest rank change", "n_significant": "Significant shifts",
+                 "over_rate": "Over-rates", "under_rate": "Under-rates", "n_common": "Judged by both",
+                 "only_reference": "Only reference", "only_judge": "Only judge"}
+
+
+def judges_frame(report) -> pd.DataFrame:
+    return report.table[list(TABLE_COLUMNS)].rename(columns=TABLE_COLUMNS)
+
+
+def render_judges_table(report, *, key: str) -> None:
+    """Sortable (click a header) table of judges, with a CSV download."""
+    frame = judges_frame(report)
+    st.caption(md_escape(f"{len(frame)} judge(s) against {report.reference} on {report.measure}; binary κ at "
+                         f"grade ≥ {report.rel_level}; τ and τ_AP compare the {len(report.runs)} runs' means with "
+                         f"the reference's order. Click a column header to sort."))
+    fmt = {c: st.column_config.NumberColumn(format="%.3f") for c in ("κ", "κ binary", "Kendall τ", "τ_AP",
+                                                                    "Largest shift")}
+    fmt |= {c: st.column_config.NumberColumn(format="percent") for c in ("Over-rates", "Under-rates")}
+    show_table(frame, key=key, hide_index=True, width="stretch", column_config=fmt,
+               height=min(38 + 35 * len(frame), 420))
+    st.download_button("Download judges table (CSV)", frame.to_csv(index=False), key=f"{key}_csv",
+                       file_name=f"{slug('judges_' + report.reference + '_' + report.measure)}.csv",
+                       mime="text/csv", icon=":material/download:")
+
+
+def render_shift_heatmap(report, *, key: str) -> None:
+    """Judges x runs, colour = shift (judge mean - reference mean), ● = significant after the correction."""
+    sh = report.shifts
+    z = sh.pivot(index="judge", columns="run", values="shift").reindex(index=report.judges, columns=report.runs)
+    sig = sh.pivot(index="judge", columns="run", values="significant").reindex(index=report.judges,
+                                                                              columns=report.runs)
+    text = np.where(sig.fillna(False).to_numpy(bool), "●", "")
+    span = float(np.nanmax(np.abs(z.to_numpy()))) if np.isfinite(z.to_numpy()).any() else 1.0
+    fig = go.Figure(go.Heatmap(
+        z=z.to_numpy(), x=[chart_text(r, 24) for r in z.columns], y=[chart_text(j, 28) for j in z.index],
+        text=text, texttemplate="%{text}", textfont=dict(size=14), colorscale="RdBu", zmid=0,
+        zmin=-span or -1, zmax=span or 1, colorbar=dict(title="shift"),
+        hovertemplate="judge %{y}<br>run %{x}<br>shift %{z:.4f}<extra></extra>"))
+    style(fig, height=max(320, 60 + 22 * len(report.judges)), legend=False)
+    fig.update_layout(title=chart_text(f"{report.measure}: judge − {report.reference} (● significant, "
+                                       f"{report.correction}, α={report.alpha})", 90),
+                      xaxis=dict(tickangle=-30), yaxis=dict(autorange="reversed"))
+    show(fig, key=key, filename=f"judges_shift_{report.measure}")
+    table = sh.rename(columns={"ci_low": "CI low", "ci_high": "CI high"})
+    st.download_button("Download shifts with CIs and p-values (CSV)", table.to_csv(index=False),
+                       key=f"{key}_csv", file_name=f"{slug('judges_shifts_' + report.measure)}.csv",
+                       mime="text/csv", icon=":material/download:")
+
+
+def render_kappa_tau(report, *, key: str) -> None:
+    """Each judge's κ against its Kendall τ: 'agrees on labels but reorders systems' sits bottom right."""
+    t = report.table
+    fig = go.Figure(go.Scatter(
+        x=t["cohen_kappa"], y=t["kendall_tau"], mode="markers+text", text=[chart_text(j, 20) for j in t["judge"]],
+        textposition="top center", marker=dict(size=11, color="#1f77b4"),
+        customdata=t["tau_ap"], hovertemplate="%{text}<br>κ %{x:.3f}<br>τ %{y:.3f}<br>τ_AP %{customdata:.3f}"
+                                              "<extra></extra>"))
+    style(fig, height=420, legend=False)
+    fig.update_layout(title=chart_text(f"Label agreement (κ) against system-ranking agreement (τ, {report.measure})",
+                                       90), xaxis_title="Cohen's κ with " + chart_text(report.reference, 30),
+                      yaxis_title="Kendall's τ of the run ranking")
+    show(fig, key=key, filename=f"judges_kappa_tau_{report.measure}")
+
+
+def render_topic_view(report, judge: str, *, topics: dict, key: str) -> None:
+    """One judge's agreement per topic, most disagreement first (lowest κ, then lowest raw agreement)."""
+    part = report.per_topic[report.per_topic["judge"] == judge].copy()
+    if part.empty:
+        st.info(md_escape(f"{judge} and {report.reference} judged no document in common."), icon=":material/info:")
+        return
+    part.insert(2, "text", [topics.get(q, "") for q in part["qid"]])
+    part = part.sort_values(["cohen_kappa", "agreement"], na_position="last").drop(columns="judge")
+    part = part.rename(columns={"qid": "Topic", "text": "Query", "n": "Judged by both", "agreement": "Agreement",
+                                "cohen_kappa": "κ", "binary_kappa": "κ binary", "over_rate": "Over-rates",
+                                "under_rate": "Under-rates"})
+    fmt = {c: st.column_config.NumberColumn(format="%.3f") for c in ("κ", "κ binary")}
+    fmt |= {c: st.column_config.NumberColumn(format="percent") for c in ("Agreement", "Over-rates", "Under-rates")}
+    show_table(part, key=key, hide_index=True, width="stretch", column_config=fmt, height=360)
+    st.download_button("Download this judge's topics (CSV)", part.to_csv(index=False), key=f"{key}_csv",
+                       file_name=f"{slug('judge_topics_' + judge)}.csv", mime="text/csv",
+                       icon=":material/download:")
+
+
+def bounds_frame(report, filled_by: str | None) -> pd.DataFrame:
+    b = report.bounds.set_index("run").reindex(report.runs)
+    out = pd.DataFrame({"Run": report.runs, report.measure: report.reference_scores.reindex(report.runs).to_numpy(),
+                        "Unjudged relevant": b["unjudged_relevant"].to_numpy()})
+    if filled_by:
+        out[f"Filled by {filled_by}"] = report.filled[filled_by].reindex(report.runs).to_numpy()
+    flips = report.flips
+    out["Could swap with"] = [", ".join(sorted(set(flips.loc[flips["a"] == r, "b"]) | set(flips.loc[flips["b"] == r, "a"])))
+                              for r in report.runs]
+    return out.sort_values(report.measure, ascending=False, na_position="last")
+
+
+def render_bounds(report, *, filled_by: str | None, key: str) -> None:
+    """Each run's score, its upper value with every unjudged document in the cutoff counted relevant, the score
+    with the reference's holes filled by one judge, and the runs it could swap places with within the bounds."""
+    frame = bounds_frame(report, filled_by)
+    st.caption(md_escape(f"{report.measure} under {report.reference}: unjudged documents count as non-relevant "
+                         f"(trec_eval). 'Unjudged relevant' counts every unjudged retrieved document within the "
+                         f"cutoff relevant at grade {report.top_grade}. {len(report.flips)} pair(s) of runs could "
+                         f"swap places within those bounds."))
+    fmt = {c: st.column_config.NumberColumn(format="%.4f") for c in frame.columns if c not in ("Run", "Could swap with")}
+    show_table(frame, key=key, hide_index=True, width="stretch", column_config=fmt)
+    st.download_button("Download bounds (CSV)", frame.to_csv(index=False), key=f"{key}_csv",
+                       file_name=f"{slug('bounds_' + report.reference + '_' + report.measure)}.csv",
+                       mime="text/csv", icon=":material/download:")

@@ -1,0 +1,63 @@
+"""AppTest of the many-runs views (issue 15): the Measures page documents the statistics, and the
+Leaderboard shows rank intervals, letters, the runs x runs heatmap and the risk views."""
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.fixtures_store import sample_store
+from tests.apptest_kit import APP, TIMEOUT, assert_clean, frame, open_page
+
+pytestmark = pytest.mark.xdist_group("apptest")   # one worker: the pages share Streamlit's caches
+
+
+@pytest.fixture(scope="module")
+def store_path(tmp_path_factory) -> str:
+    tmp = tmp_path_factory.mktemp("apptest_manysys")
+    sample_store(tmp).close()
+    return str(tmp / "sample.duckdb")
+
+
+@pytest.fixture
+def app(store_path, monkeypatch):
+    monkeypatch.setenv("RANKBOARD_STORE", store_path)
+    return AppTest.from_file(APP, default_timeout=TIMEOUT)
+
+
+def test_measures_page_documents_risk_and_rank_statistics(app):
+    at = open_page(app, "measures")
+    assert_clean(at)
+    names = list(frame(at, "ms_stats_table")["Statistic"])
+    assert {"TRisk", "URisk", "GeoRisk", "Tukey HSD (two-way)", "Rank interval", "Compact letters"} <= set(names)
+    at.text_input(key="ms_filter").input("risk").run()
+    assert set(frame(at, "ms_stats_table")["Statistic"]) == {"URisk", "TRisk", "GeoRisk"}
+    assert any(r"(1+\alpha)\,\delta_t" in str(e.value) for e in at.latex)          # URisk's formula
+
+
+def test_leaderboard_ranks_letters_heatmap_and_risk(app):
+    from tests.apptest_kit import keyed, texts
+    at = open_page(app, "leaderboard", baseline="humR03dc", test="tukey")
+    assert_clean(at)
+    table = frame(at, "lb_table")
+    assert list(table.columns)[:2] == ["Rank (95% CI)", "Group"]
+    assert table["Rank (95% CI)"].str.fullmatch(r"\d+ \(\d+–\d+\)").all()
+    assert table["Group"].str.fullmatch(r"[a-z]+").all()
+    assert table["Rank (95% CI)"].iloc[0].startswith("1 (")         # sorted by the ranked measure
+    assert "Runs sharing a letter are not significantly different" in texts(at)
+    assert "Tukey's HSD" in texts(at)
+    assert keyed(at, "lb_pairs") is not None                         # the runs x runs heatmap
+    risk = frame(at, "lb_risk_table")
+    assert set(risk["baseline"]) == {"humR03dc"} and "humR03dc" not in set(risk["run"])
+    assert {"urisk", "trisk", "georisk"} <= set(risk.columns)
+    assert keyed(at, "lb_trisk") is not None                         # the TRisk contributions chart
+
+
+def test_leaderboard_more_baselines(app):
+    at = open_page(app, "leaderboard", baseline="humR03dc")
+    at.multiselect(key="lb_more_baselines").set_value(["pircRBa1"]).run()
+    assert_clean(at)
+    details = frame(at, "lb_details")
+    assert set(details["baseline"]) == {"humR03dc", "pircRBa1"}
+    assert len(details) == 2 * 4 * 5                                 # 2 baselines x 4 other runs x 5 measures
+    risk = frame(at, "lb_risk_table")
+    assert set(risk["baseline"]) == {"humR03dc", "pircRBa1"}

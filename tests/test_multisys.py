@@ -1,0 +1,149 @@
+"""All-pairs tests (core.multisys) against independent implementations: a statsmodels OLS fit of
+the two-way ANOVA for Tukey's HSD, a naive loop for the max-statistic randomisation test, and
+core.stats' single-pair tests for the all-pairs versions of the paired tests."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats as sp
+from scipy.stats import studentized_range
+from statsmodels.stats.multitest import multipletests
+
+from core import multisys, stats
+from tests.oracle_stats import tukey_oracle
+
+
+def _matrix(n=30, k=5, seed=0, spread=0.05):
+    rng = np.random.default_rng(seed)
+    topic = rng.random(n)[:, None]
+    return np.clip(topic + spread * np.arange(k)[None, :] + 0.1 * rng.standard_normal((n, k)), 0, 1)
+
+
+@pytest.mark.parametrize("n,k,seed", [(30, 5, 0), (12, 3, 1), (50, 8, 2)])
+def test_tukey_matches_statsmodels_two_way_anova(n, k, seed):
+    X = _matrix(n, k, seed)
+    expected, fit = tukey_oracle(X)
+    means, mse, df = multisys.two_way_anova(X)
+    assert df == fit.df_resid == (k - 1) * (n - 1)
+    assert mse == pytest.approx(fit.mse_resid, rel=1e-10)
+    np.testing.assert_allclose(multisys.tukey_hsd(X), expected, rtol=1e-8, atol=1e-12)
+
+
+def test_tukey_two_way_differs_from_one_way_when_topics_vary():
+    """The topic effect is removed from the error term: statsmodels' one-way pairwise_tukeyhsd
+    leaves it in and so finds fewer differences on IR-like data (topics dominate the variance)."""
+    from statsmodels.stats.multicomp import pairwise_tukeyhsd
+    X = _matrix(40, 4, 3, spread=0.03)
+    one_way = pairwise_tukeyhsd(X.T.ravel(), np.repeat(np.arange(4), 40)).pvalues
+    two_way = multisys.tukey_hsd(X)[np.triu_indices(4, 1)]
+    assert (two_way <= one_way + 1e-9).all() and (two_way < one_way).any()
+
+
+def test_studentized_range_grid_matches_scipy():
+    """The interpolated tail (many pairs, small df) against scipy's value for every q."""
+    q = np.linspace(0.0, 9.0, 200)
+    direct = studentized_range.sf(q, 13, 108)
+    fast = multisys.studentized_range_sf(q, 13, 108)
+    np.testing.assert_allclose(fast, direct, rtol=2e-3, atol=1e-6)
+    few = multisys.studentized_range_sf(q[:10], 13, 108)           # few values: scipy directly
+    np.testing.assert_allclose(few, direct[:10], rtol=1e-12)
+
+
+def _naive_max_statistic(X, B, seed):
+    """Carterette's algorithm, one resample and one topic at a time."""
+    rng = np.random.default_rng(seed)
+    n, k = X.shape
+    means = X.mean(axis=0)
+    ranges = []
+    for _ in range(B):
+        sums = [0.0] * k
+        for t in range(n):
+            row = X[t].copy()
+            rng.shuffle(row)
+            for j in range(k):
+                sums[j] += row[j]
+        ranges.append((max(sums) - min(sums)) / n)
+    out = np.full((k, k), np.nan)
+    for a, b in itertools.combinations(range(k), 2):
+        d = abs(means[a] - means[b])
+        hits = sum(1 for r in ranges if r >= d - 1e-12)
+        out[a, b] = out[b, a] = (hits + 1) / (B + 1)
+    return out
+
+
+@pytest.mark.parametrize("n,k,B,seed", [(15, 4, 300, 0), (8, 6, 200, 5)])
+def test_randomization_all_matches_naive_loop(n, k, B, seed):
+    X = _matrix(n, k, seed)
+    np.testing.assert_allclose(multisys.randomization_all(X, B, seed), _naive_max_statistic(X, B, seed))
+
+
+def test_randomization_all_is_seeded_and_blocks_do_not_matter(monkeypatch):
+    X = _matrix(40, 5, 4)
+    first = multisys.randomization_all(X, 500, 7)
+    np.testing.assert_array_equal(first, multisys.randomization_all(X, 500, 7))
+    monkeypatch.setattr(stats, "_BLOCK_CELLS", 300)                  # several blocks, one stream
+    np.testing.assert_array_equal(first, multisys.randomization_all(X, 500, 7))
+
+
+def test_max_statistic_is_never_below_the_single_pair_test():
+    X = _matrix(30, 6, 8)
+    single = multisys.pairwise(X, "randomization", n_resamples=2000, seed=1)
+    maxstat = multisys.randomization_all(X, 2000, 1)
+    off = ~np.eye(6, dtype=bool)
+    assert (maxstat[off] >= single[off] - 0.02).all()
+
+
+def _pairs_oracle(X, fn):
+    k = X.shape[1]
+    a, b = np.triu_indices(k, 1)
+    D = X[:, a] - X[:, b]
+    return fn(D, np.ones_like(D, dtype=bool))
+
+
+@pytest.mark.parametrize("test,oracle", [
+    ("randomization", lambda D, m: stats.randomization_test(D, m, 700, 3)),
+    ("bootstrap", lambda D, m: stats.bootstrap_test(D, m, 700, 3)),
+])
+def test_resampling_pairs_equal_core_stats_on_the_differences(test, oracle):
+    X = _matrix(25, 5, 6)
+    got = multisys.pairwise(X, test, n_resamples=700, seed=3)
+    np.testing.assert_allclose(got[np.triu_indices(5, 1)], _pairs_oracle(X, oracle), rtol=1e-12)
+
+
+@pytest.mark.parametrize("correction", ["none", "holm", "bh", "bonferroni"])
+def test_t_pairs_with_correction_over_all_pairs(correction):
+    X = _matrix(20, 4, 9)
+    a, b = np.triu_indices(4, 1)
+    raw = np.array([sp.ttest_rel(X[:, i], X[:, j]).pvalue for i, j in zip(a, b)])
+    method = {"holm": "holm", "bh": "fdr_bh", "bonferroni": "bonferroni"}.get(correction)
+    expected = raw if method is None else multipletests(raw, method=method)[1]
+    got = multisys.pairwise(X, "t", correction)
+    np.testing.assert_allclose(got[a, b], expected, rtol=1e-10)
+    np.testing.assert_allclose(got[b, a], expected, rtol=1e-10)
+    assert np.isnan(np.diag(got)).all()
+
+
+def test_wilcoxon_pairs_equal_scipy():
+    X = _matrix(20, 3, 10)
+    got = multisys.pairwise(X, "wilcoxon")
+    for i, j in itertools.combinations(range(3), 2):
+        assert got[i, j] == pytest.approx(sp.wilcoxon(X[:, i] - X[:, j]).pvalue)
+
+
+def test_identical_runs_are_never_different():
+    X = _matrix(20, 3, 11)
+    X = np.hstack([X, X[:, [0]]])
+    for test in ("tukey", "randomization-all", "randomization", "bootstrap", "wilcoxon"):
+        p = multisys.all_pairs(X, test, n_resamples=300)
+        assert p[0, 3] == pytest.approx(1.0), test
+    assert np.isnan(multisys.all_pairs(X, "t")[0, 3])       # scipy's ttest_rel: 0 / 0 (letters read NaN as 'not different')
+
+
+def test_incomplete_matrix_is_refused():
+    X = _matrix(5, 3)
+    X[0, 0] = np.nan
+    with pytest.raises(ValueError, match="complete topics x runs matrix"):
+        multisys.tukey_hsd(X)

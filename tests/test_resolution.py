@@ -1,0 +1,66 @@
+"""core.resolution: the per-query table becomes one complete matrix per measure, and the ranks,
+intervals and letters are those of core.ranks / core.multisys on that matrix."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from core import multisys, ranks
+from core.errors import EvalError
+from core.resolution import complete_matrix, resolve
+
+
+def _per_query(n=30, k=4, seed=0):
+    rng = np.random.default_rng(seed)
+    X = np.clip(rng.random(n)[:, None] + 0.08 * np.arange(k)[None, :] + 0.1 * rng.standard_normal((n, k)), 0, 1)
+    rows = [(f"run{j}", f"q{t:02d}", m, X[t, j] * (1 if m == "AP" else 0.5))
+            for t in range(n) for j in range(k) for m in ("AP", "P@10")]
+    return pd.DataFrame(rows, columns=["run", "qid", "measure", "value"]), X
+
+
+def test_topics_every_run_has_or_zero_filled():
+    pq, X = _per_query()
+    pq = pq[~((pq["run"] == "run1") & (pq["qid"] == "q03"))]            # run1 lacks q03
+    skip, topics = complete_matrix(pq, "AP", ["run0", "run1", "run2", "run3"])
+    assert "q03" not in topics and skip.shape == (29, 4)
+    zero, topics = complete_matrix(pq, "AP", ["run0", "run1", "run2", "run3"], missing="zero")
+    assert zero[topics.index("q03"), 1] == 0.0 and zero.shape == (30, 4)
+
+
+def test_resolve_equals_the_matrix_functions():
+    pq, X = _per_query()
+    res = resolve(pq, measures=["AP", "P@10"], test="tukey", n_resamples=300, seed=2)["AP"]
+    rank, low, high = ranks.rank_intervals(X, 300, 2)
+    assert res.rank == tuple(rank) and res.rank_low == tuple(low) and res.rank_high == tuple(high)
+    np.testing.assert_allclose(res.p, multisys.tukey_hsd(X))
+    assert res.group == tuple(ranks.compact_letters(X.mean(axis=0), multisys.tukey_hsd(X), 0.05))
+    assert res.of("run3")["rank"] == 1 and res.label("run3").startswith("1 (")
+    assert set(res.to_dataframe().columns) >= {"rank", "rank_low", "rank_high", "group"}
+
+
+@pytest.mark.parametrize("test,correction", [("t", "holm"), ("wilcoxon", "bh"), ("randomization-all", "none"),
+                                             ("bootstrap", "bonferroni")])
+def test_letters_never_join_significantly_different_runs(test, correction):
+    pq, _ = _per_query(40, 6, 5)
+    res = resolve(pq, measures=["AP"], test=test, correction=correction, n_resamples=400)["AP"]
+    for i, j in itertools.combinations(range(6), 2):
+        if set(res.group[i]) & set(res.group[j]):
+            assert not res.p[i, j] < 0.05
+
+
+def test_unknown_test_is_named():
+    pq, _ = _per_query()
+    with pytest.raises(EvalError, match="Unknown test 'tukee'. Choose one of: t, wilcoxon"):
+        resolve(pq, measures=["AP"], test="tukee")
+
+
+def test_permutation_matrix_does_not_depend_on_the_run_order():
+    pq, _ = _per_query(20, 4, 7)
+    a = resolve(pq, measures=["AP"], test="randomization-all", n_resamples=300)["AP"]
+    b = resolve(pq, measures=["AP"], runs=["run3", "run1", "run0", "run2"], test="randomization-all",
+                n_resamples=300)["AP"]
+    assert b.p_frame().loc[list(a.runs), list(a.runs)].equals(a.p_frame())
+    assert [b.of(r) for r in a.runs] == [a.of(r) for r in a.runs]
