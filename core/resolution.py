@@ -67,7 +67,7 @@ def complete_matrix(per_query: pd.DataFrame, measure: str, runs: list[str], *, m
                     all_qids=None) -> tuple[np.ndarray, list[str]]:
     """(topics x runs values, the topics) for one measure, complete as the module docstring says."""
     sub = per_query[per_query["measure"] == measure]
-    wide = sub.pivot_table(index="qid", columns="run", values="value", aggfunc="first")
+    wide = sub.drop_duplicates(["qid", "run"]).pivot(index="qid", columns="run", values="value")
     wide = wide.reindex(columns=runs)
     if missing == "zero":
         index = list(dict.fromkeys(str(q) for q in all_qids)) if all_qids is not None else sorted(wide.index)

@@ -18,7 +18,7 @@ RISK_FIELDS = ("urisk", "trisk", "georisk")
 
 def _wide(per_query: pd.DataFrame, measure: str, runs: list[str]) -> pd.DataFrame:
     sub = per_query[per_query["measure"] == measure]
-    return sub.pivot_table(index="qid", columns="run", values="value", aggfunc="first").reindex(columns=runs)
+    return sub.drop_duplicates(["qid", "run"]).pivot(index="qid", columns="run", values="value").reindex(columns=runs)
 
 
 def _paired(wide: pd.DataFrame, baseline: str, missing: str, all_qids) -> tuple[np.ndarray, np.ndarray, list[str]]:
