@@ -285,10 +285,12 @@ def main(argv=None) -> int:
     text = report.render(allres)
     print("\n" + text)
     results = HERE / "RESULTS.md"
-    kept = results.read_text() if results.exists() else ""
-    mark = "\n## Past one machine"        # written by hand from benchmarks/dask_bench.py (issue 16): kept as it is
-    kept = kept[kept.index(mark):] if mark in kept else ""
-    results.write_text(text.rstrip("\n") + "\n" + kept)
+    old = results.read_text() if results.exists() else ""
+    # Sections written by other scripts are kept as they are, from the first of them to the end:
+    # benchmarks/shapes.py's per-shape table, and "Past one machine" from benchmarks/dask_bench.py (issue 16).
+    marks = [old.index(m) for m in ("<!-- shapes: begin", "\n## Past one machine") if m in old]
+    kept = old[min(marks):] if marks else ""
+    results.write_text(text.rstrip("\n") + "\n\n" + kept.lstrip("\n") if kept else text)
     return 0
 
 
