@@ -47,7 +47,7 @@ def test_empty_frame_without_complete_evaluates_nothing_and_says_so():
     assert res.per_query.empty and any("-c" in w for w in res.warnings)
 
 
-@pytest.mark.parametrize("content", [b"", b"\n  \n", gzip.compress(b"")])
+@pytest.mark.parametrize("content", [b"", b"\n  \n", gzip.compress(b"", mtime=0)])
 def test_empty_run_file_with_c(tmp_path, qrels_file, content):
     run = tmp_path / "empty.run"
     run.write_bytes(content)
