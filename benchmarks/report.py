@@ -213,6 +213,7 @@ def render(allres: dict) -> str:
                 "of the same work done without Streamlit (`evaluate_stored` of 10 runs x 5 measures, then",
                 "`compare(test='t')`).", ""]
     out += manysys_section(allres.get("manysys"))
+    out += loadtest_section()
     return "\n".join(out) + "\n"
 
 
@@ -245,3 +246,13 @@ def manysys_section(mr: dict | None) -> list[str]:
         out.append(f"| Leaderboard cached | t | {_fmt(lb['cached_median_s'], 3)} | "
                    f"{', '.join(_fmt(s['cached']['total'], 3) for s in ok)} | |")
     return out + [""] + [f"{line}" for line in mr.get("notes", [])] + [""]
+
+
+def loadtest_section() -> list[str]:
+    """benchmarks/LOADTEST.md (written by loadtest.py) under its own heading, so a rerun of run.py keeps it."""
+    from pathlib import Path
+    path = Path(__file__).with_name("LOADTEST.md")
+    if not path.exists():
+        return []
+    body = "\n".join(ln for ln in path.read_text().splitlines() if not ln.startswith("# ")).strip()
+    return ["## Dashboard load test (issue 12)", "", body, ""]
