@@ -189,7 +189,8 @@ def _unknown(text: str) -> str:
 def _expand_trec(text: str, compat: int) -> list[str] | None:
     """trec_eval's `-m P` (default cutoffs) and `-m P.5,10` forms."""
     base, _, params = text.partition(".")
-    if params and _from_trec(f"{base}_{params}") is not None and base in ("utility", "ndcg", "11pt_avg"):
+    if params and _from_trec(f"{base}_{params}") is not None and base in (
+            "utility", "ndcg", "11pt_avg", "dcg", "ideal_dcg"):
         return [f"{base}_{params}"]
     for fam in REGISTRY:
         for t in fam.trec:
