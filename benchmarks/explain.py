@@ -62,6 +62,7 @@ def main(argv=None) -> int:
     qrels_path, run_path = d / "qrels.txt", d / "run00.txt"
     clock = Clock()
     from core import evaluate as ev
+    from core.stage1 import tables as stage1_tables
     from core.formats import read_qrels, read_run
     from core.measures import EvalOptions, parse_measures
 
@@ -82,20 +83,21 @@ def main(argv=None) -> int:
     clock("load run into DuckDB", ex, "INSERT INTO rb_run SELECT 'r', qid, docno, score FROM _r")
     opts = EvalOptions()
     captured = {}
-    real_sql = ev.sql
+    real_sql = stage1_tables.sql
 
     def spy(name, **ids):   # keep the exact SQL the engine runs, whatever its template parameters are now
         text = real_sql(name, **ids)
         if name == "judged_rows":
             captured["sql"] = text
         return text
-    ev.sql = spy
-    loaded = clock("judged-rows SQL + fetch (evaluate.load)", ev.load, con, "rb_run", "rb_qrels", opts)
+    stage1_tables.sql = spy
+    loaded = clock("judged-rows SQL + fetch (stage1 Tables provider)", stage1_tables.table_rankings, con, "rb_run",
+                   "rb_qrels", opts)
     clock("whole evaluate() (SQL + numpy measures + DataFrames)", ev.evaluate, con, "rb_run", "rb_qrels", SEVEN, opts)
     del loaded
 
     sql = captured["sql"]
-    params = {"depth": ev.NO_DEPTH} | ({"run": "r"} if "$run" in sql else {})
+    params = {"depth": stage1_tables.NO_DEPTH} | ({"run": "r"} if "$run" in sql else {})
     print("\n== DuckDB profile of judged_rows.sql (operators by time) ==")
     prof = args.work / "judged_rows-profile.json"
     ex(f"PRAGMA enable_profiling = 'json'")
@@ -123,7 +125,8 @@ def main(argv=None) -> int:
                                                include_columns=["qid", "docno", "score"]))
     ex("CREATE TEMP TABLE ranked_run AS SELECT run, qid, docno, score, "
                 f"{RANK} AS rank FROM rb_run")
-    clock("judged-rows SQL with the rank precomputed (as in the store)", ev.load, con, "ranked_run", "rb_qrels", opts)
+    clock("judged-rows SQL with the rank precomputed (as in the store)", stage1_tables.table_rankings, con, "ranked_run",
+          "rb_qrels", opts)
     stored = """
         WITH n AS (SELECT run, qid, least(count(*), $depth) AS n FROM ranked_run
                    WHERE qid IN (SELECT DISTINCT qid FROM rb_qrels) GROUP BY ALL)
@@ -131,7 +134,7 @@ def main(argv=None) -> int:
         FROM ranked_run r JOIN n USING (run, qid) LEFT JOIN rb_qrels q ON q.qid = r.qid AND q.docno = r.docno
         WHERE r.rank <= $depth AND (q.rel IS NOT NULL OR r.rank = 1) ORDER BY r.run, r.qid, r.rank"""
     clock("proposed stored-rank SQL: n by GROUP BY (no window), same join",
-          lambda: con.execute(stored, {"depth": ev.NO_DEPTH}).fetchnumpy())
+          lambda: con.execute(stored, {"depth": stage1_tables.NO_DEPTH}).fetchnumpy())
     ex("CREATE TEMP TABLE dict AS SELECT docno, (row_number() OVER ())::INTEGER AS doc_id FROM "
        "(SELECT DISTINCT docno FROM rb_qrels)")
     ex("CREATE TEMP TABLE enc_qrels AS SELECT qid::INTEGER AS qid, doc_id, rel FROM rb_qrels JOIN dict USING (docno)")

@@ -284,7 +284,13 @@ def main(argv=None) -> int:
     allres["machine"] = machine()
     text = report.render(allres)
     print("\n" + text)
-    (HERE / "RESULTS.md").write_text(text)
+    results = HERE / "RESULTS.md"
+    old = results.read_text() if results.exists() else ""
+    # Sections written by other scripts are kept as they are, from the first of them to the end:
+    # benchmarks/shapes.py's per-shape table, and "Past one machine" from benchmarks/dask_bench.py (issue 16).
+    marks = [old.index(m) for m in ("<!-- shapes: begin", "\n## Past one machine") if m in old]
+    kept = old[min(marks):] if marks else ""
+    results.write_text(text.rstrip("\n") + "\n\n" + kept.lstrip("\n") if kept else text)
     return 0
 
 

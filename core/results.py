@@ -13,6 +13,7 @@ import os
 import numpy as np
 import pandas as pd
 
+from core.distributed import evaluate_rankings_on_cluster
 from core.errors import EvalError
 from core.stage2 import evaluate_rankings, summarise
 from core.measures import EvalOptions, parse_measures
@@ -100,7 +101,6 @@ def _compute(cur, run_ids, ms, qrels_id, options) -> EvalResult:
     are handed to that Dask cluster, one task per run carrying its stage-1 rows (core.distributed)."""
     scheduler = os.environ.get("RANKBOARD_DASK_SCHEDULER")
     if scheduler and len(run_ids) > 1:
-        from core.distributed import evaluate_rankings_on_cluster
         parts = [rankings(StoredRuns(cur, (r,), qrels_id), options) for r in run_ids]
         return evaluate_rankings_on_cluster(parts, ms, options, scheduler=scheduler)
     return evaluate_rankings(rankings(StoredRuns(cur, tuple(run_ids), qrels_id), options), ms, options)

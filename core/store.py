@@ -77,9 +77,7 @@ class Store(Catalogue):
         if load_sample is None:
             load_sample = path.resolve() == DEFAULT_PATH.resolve()
         if fresh and load_sample:
-            for manifest in SAMPLE_MANIFESTS:
-                if manifest.exists():
-                    store.load_sample(manifest)
+            store.load_sample(*[m for m in SAMPLE_MANIFESTS if m.exists()])
         return store
 
     def _migrate(self) -> bool:
@@ -94,18 +92,21 @@ class Store(Catalogue):
             with self.transaction() as cur:
                 return schema.migrate(cur, self.path)
 
-    def load_sample(self, manifest: Path = SAMPLE_MANIFEST) -> int:
-        """Load the bundled sample collection described by data/sample.json, in one transaction."""
-        spec = json.loads(manifest.read_text())
-        base = manifest.parent
+    def load_sample(self, *manifests: Path) -> int:
+        """Load the bundled sample collections (data/sample.json by default) in one transaction, so they share one
+        timestamp and the first stays the one the dashboard opens first; returns the first's collection id."""
+        ids = []
         with self.transaction() as cur:
-            cid = ingest.collection_id(cur, spec["collection"], create=True)
-            ingest.add_topics(cur, cid, base / spec["topics"], filename=spec["topics"])
-            for q in spec["qrels"]:
-                ingest.add_qrels(cur, cid, base / q["file"], filename=q["file"], assessor=q["assessor"])
-            for r in spec["runs"]:
-                ingest.add_run(cur, cid, base / r, filename=Path(r).name)
-        return cid
+            for manifest in manifests or (SAMPLE_MANIFEST,):
+                spec, base = json.loads(manifest.read_text()), manifest.parent
+                cid = ingest.collection_id(cur, spec["collection"], create=True)
+                ingest.add_topics(cur, cid, base / spec["topics"], filename=spec["topics"])
+                for q in spec["qrels"]:
+                    ingest.add_qrels(cur, cid, base / q["file"], filename=q["file"], assessor=q["assessor"])
+                for r in spec["runs"]:
+                    ingest.add_run(cur, cid, base / r, filename=Path(r).name)
+                ids.append(cid)
+        return ids[0]
 
     # -- sessions, connections and transactions -------------------------------------------------
     @contextmanager

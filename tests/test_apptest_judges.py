@@ -55,7 +55,7 @@ def test_judges_page_on_the_llm_sample(app):
     at.selectbox(key="jd_measure").set_value("P@10").run()
     at.selectbox(key="jd_level").set_value("2").run()
     assert_clean(at)
-    assert "P@10" in texts(at) and "grade ≥ 2" in texts(at)
+    assert url(at, "measure") == ["P@10"] and url(at, "jd_level") == ["2"] and "grade ≥ 2" in texts(at)
     at.selectbox(key="jd_topic_judge").set_value("TREMA-nuggets").run()
     assert_clean(at)
     assert len(frame(at, "jd_topics")) == 25

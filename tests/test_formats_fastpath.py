@@ -200,7 +200,7 @@ def test_streamed_runs_evaluate_like_parsed_ones(reference, monkeypatch, tmp_pat
 def test_stream_run_declines_what_the_fast_path_declines(tmp_path):
     import duckdb
 
-    from core.formats._fast import stream_run
+    from core.formats._stream import stream_run
 
     con = duckdb.connect()
     for i, data in enumerate([CLEAN + CLEAN, CLEAN + b"# c\n", CLEAN + CLEAN.replace(b" ", b"\t"),

@@ -147,3 +147,20 @@ def test_incomplete_matrix_is_refused():
     X[0, 0] = np.nan
     with pytest.raises(ValueError, match="complete topics x runs matrix"):
         multisys.tukey_hsd(X)
+
+
+def test_t_pairs_from_the_covariance_equal_scipy_also_for_near_identical_runs():
+    """The covariance shortcut against scipy's ttest_rel on every pair, with an identical run, a run
+    that differs by 1e-9 on every topic and one that differs on a single topic."""
+    X = _matrix(40, 4, 12)
+    near = X[:, [0]] + 1e-9 * np.random.default_rng(1).standard_normal((40, 1))
+    one = X[:, [1]].copy()
+    one[7] += 0.25
+    X = np.hstack([X, X[:, [0]], near, one])
+    got = multisys.pairwise(X, "t")
+    for i, j in itertools.combinations(range(X.shape[1]), 2):
+        expected = sp.ttest_rel(X[:, i], X[:, j]).pvalue
+        if np.isnan(expected):
+            assert np.isnan(got[i, j]), (i, j)
+        else:
+            assert got[i, j] == pytest.approx(expected, rel=1e-6, abs=1e-300), (i, j)

@@ -12,10 +12,12 @@ def test_derived_tables_follow_every_write(tmp_path):
         runs = store.runs(SAMPLE_COLLECTION).set_index("name").run_id.astype(int)
         sets = list(store.qrels_sets(SAMPLE_COLLECTION).qrels_id.astype(int))
         judged = assert_derived(store)                                       # qrels loaded before the runs
-        assert pairs(judged) == {(r, q) for r in runs for q in sets}
+        ours = set(runs)          # a fresh store also holds the dl23-llmjudge sample: its pairs are left out here
+        assert {p for p in pairs(judged) if p[0] in ours} == {(r, q) for r in runs for q in sets}
 
         rep = save_consensus(store, SAMPLE_COLLECTION, sets, "union")        # a qrels set after the runs
-        assert pairs(assert_derived(store)) == {(r, q) for r in runs for q in sets + [rep.id]}
+        assert {p for p in pairs(assert_derived(store)) if p[0] in ours} == {(r, q) for r in runs
+                                                                            for q in sets + [rep.id]}
 
         store.rename_run(int(runs["pircRBa1"]), "renamed")
         store.delete_run(int(runs["humR03dc"]))

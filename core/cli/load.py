@@ -16,7 +16,7 @@ from pathlib import Path
 
 from core import ingest
 from core.formats import read_documents, read_qrels, read_topics
-from core.formats._text import file_error
+from core.formats._text import GZIP_MAGIC, file_error, max_text_bytes, too_big
 from core.store import Store
 
 CHUNK = 4 << 20
@@ -60,6 +60,9 @@ def read_with_progress(path: str, out=None) -> bytes:
     out = out or sys.stderr
     try:
         size = Path(path).stat().st_size
+        with open(path, "rb") as f:
+            if f.read(2) != GZIP_MAGIC and size > max_text_bytes():    # refused before it is read
+                raise too_big(Path(path).name, "holds")
         if size < PROGRESS_MIN_BYTES:
             return Path(path).read_bytes()
         return _read_chunks(path, size, out)

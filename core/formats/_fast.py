@@ -9,9 +9,7 @@ for every file it accepts, it returns exactly the table the tolerant parser woul
 """
 from __future__ import annotations
 
-import gzip
 import tempfile
-import zlib
 from concurrent.futures import ThreadPoolExecutor
 
 import duckdb
@@ -23,7 +21,7 @@ import pyarrow.csv as pacsv
 from core.formats._table import match_header
 from core.formats._text import FLOAT_RE, GZIP_MAGIC, PARQUET_MAGIC
 from core.duck import scratch
-from core.sqltext import ident, statement
+from core.sqltext import ident
 
 OVERLAP = True          # read_columns parses while it checks the bytes (False: the plain order, check then parse)
 _CODED = pa.dictionary(pa.int32(), pa.string())
@@ -224,106 +222,6 @@ def fast_run(data: bytes | list[bytes]) -> tuple[pa.Table, pa.ChunkedArray | Non
     if not unique(table, ["qid", "docno"]):
         return None
     return table, tags, fmt
-
-
-class NotClean(Exception):
-    """A part of the file is not clean (or cannot be read): the tolerant parser must read the whole file."""
-
-
-def run_chunks(path, chunk_bytes: int = 1 << 26):
-    """(qid, docno, score) table and distinct tags of each `chunk_bytes` piece of a clean TREC run file at `path`
-    (plain or gzip), cut at line ends, so the whole file is never in memory at once. Raises NotClean as soon
-    as a piece is not clean (no duplicate check: a document may repeat across pieces)."""
-    with open(path, "rb") as raw:
-        head = raw.read(2)
-    opener = gzip.open if head == GZIP_MAGIC else open
-    delim, first = None, True
-    try:
-        with opener(path, "rb") as f:
-            rest = b""
-            while True:
-                block = f.read(chunk_bytes)
-                if block:
-                    data = rest + block
-                    cut = data.rfind(b"\n") + 1
-                    if cut == 0:                       # no line end yet: read on
-                        rest = data
-                        continue
-                    data, rest = data[:cut], data[cut:]
-                else:
-                    data, rest = rest, b""
-                    if not data:
-                        break
-                if not first and data.startswith(_BOM):
-                    raise NotClean()
-                d = _delimiter(data)
-                if d is None or (delim is not None and d != delim):
-                    raise NotClean()
-                delim, first = d, False
-                got = _run_columns([data])
-                del data
-                if got is None:
-                    raise NotClean()
-                yield got
-                if not block:
-                    break
-    except (OSError, EOFError, ValueError, zlib.error):
-        raise NotClean() from None
-
-
-def run_batches(path, chunk_bytes: int = 1 << 26):
-    """(qid, docno, score) table and distinct tags of each piece of a clean TREC run file, cut at topic ends, so
-    every piece holds whole topics (runs are written topic by topic; the last topic of a piece waits for the
-    next). Raises NotClean when a piece is not clean, a topic's lines are not contiguous, or a document repeats
-    within a topic: the caller then reads the file another way."""
-    done, pending = set(), None
-
-    def whole(batch: pa.Table) -> pa.Table:
-        names = pc.unique(batch["qid"]).to_pylist()
-        if done.intersection(names) or not unique(batch, ["qid", "docno"]):
-            raise NotClean()
-        done.update(names)
-        return batch
-
-    for piece, tags in run_chunks(path, chunk_bytes):
-        if pending is not None:
-            piece = pa.concat_tables([pending, piece])
-        last = piece["qid"][piece.num_rows - 1]
-        tail = pc.equal(piece["qid"], last).to_numpy(zero_copy_only=False)
-        start = piece.num_rows - int(np.argmin(tail[::-1])) if not tail.all() else 0
-        pending = piece.slice(start)
-        yield (whole(piece.slice(0, start)) if start else piece.slice(0, 0)), tags
-    if pending is not None and pending.num_rows:
-        yield whole(pending), pa.array([], pa.string())
-
-
-def stream_run(path, con, table: str, chunk_bytes: int = 1 << 26) -> pa.Array | None:
-    """Read a clean TREC run file at `path` (plain or gzip) into a new DuckDB table `table` (qid VARCHAR,
-    docno VARCHAR, score DOUBLE) on `con`, `chunk_bytes` at a time, so the whole file is never in Python's memory
-    (DuckDB spills to its temp directory). Returns the distinct tags, or None (and no table) when any part of the
-    file is not clean or a document repeats: the caller then uses `read_run`, which reports the problems."""
-    con.execute(statement("CREATE TEMP TABLE {table} (qid VARCHAR, docno VARCHAR, score DOUBLE)", table=table)).fetchall()
-    tags, n_rows, ok = [], 0, False
-    try:  # the duplicate check is DuckDB's DISTINCT over the table, which spills (the rows are not in memory)
-        for part, part_tags in run_chunks(path, chunk_bytes):
-            con.register("_rb_chunk", part)
-            con.execute(statement("INSERT INTO {table} SELECT * FROM _rb_chunk", table=table)).fetchall()
-            con.unregister("_rb_chunk")
-            tags.append(part_tags)
-            n_rows += part.num_rows
-            del part
-        if n_rows == 0:
-            return None
-        distinct = con.execute(statement("SELECT count(*) FROM (SELECT DISTINCT qid, docno FROM {table})", table=table)).fetchall()[0][0]
-        if distinct != n_rows:
-            return None
-        ok = True
-        return pc.unique(pa.chunked_array(tags, pa.string()))
-    except (NotClean, duckdb.Error):   # the tolerant path reports it
-        return None
-    finally:
-        if not ok:
-            con.execute(statement("DROP TABLE IF EXISTS {table}", table=table)).fetchall()
 
 
 def fast_qrels(data: bytes | list[bytes], judgment_groups: bool) -> tuple[pa.Table, pa.ChunkedArray] | None:

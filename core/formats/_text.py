@@ -51,7 +51,7 @@ def max_line_bytes() -> int:
     return int(float(os.environ.get("RANKBOARD_MAX_LINE_MB", "8")) * (1 << 20))
 
 
-def _too_big(file: str, what: str) -> UploadError:
+def too_big(file: str, what: str) -> UploadError:
     limit = max_text_bytes()
     return UploadError(Problem(file, None, f"the file {what} more than the limit of {limit >> 20} MB of text",
                                "Split it into smaller files, or raise the limit: set RANKBOARD_MAX_TEXT_MB "
@@ -69,7 +69,7 @@ def read_source(source, file: str | None = None) -> bytes:
             with open(source, "rb") as f:
                 head = f.read(2)
                 if head != GZIP_MAGIC and os.fstat(f.fileno()).st_size > max_text_bytes():
-                    raise _too_big(file or Path(source).name, "holds")
+                    raise too_big(file or Path(source).name, "holds")
                 return head + f.read()
         except OSError as exc:
             raise file_error(source, exc, file) from None
@@ -89,7 +89,7 @@ def decompress(data: bytes, file: str) -> bytes:
     expands past the text limit (a gzip bomb) is refused when it gets there, so memory stays bounded."""
     if not data.startswith(GZIP_MAGIC):
         if len(data) > max_text_bytes():
-            raise _too_big(file, "holds")
+            raise too_big(file, "holds")
         screen(data, file)
         return data
     out, limit, rest = bytearray(), max_text_bytes(), bytes(data)
@@ -102,7 +102,7 @@ def decompress(data: bytes, file: str) -> bytes:
                 start = len(out)
                 out += piece
                 if len(out) > limit:
-                    raise _too_big(file, "expands to")
+                    raise too_big(file, "expands to")
                 screen(out, file, start)
                 if z.eof or not piece and not rest:
                     break

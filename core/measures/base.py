@@ -13,6 +13,7 @@ from typing import Callable
 from core.errors import EvalError
 
 REGISTRY: list["Family"] = []
+MEASURES_VERSION = 2
 _BY_NAME: dict[str, "Family"] = {}
 
 
@@ -35,9 +36,11 @@ class EvalOptions:
             raise EvalError(f"num_docs (-N) must not be negative, not {self.num_docs!r}.")
 
     def key(self) -> str:
-        """Stable string used as the cache key in the `results` table."""
+        """Stable string used as the cache key in the `results` table. `m` is the measures' version: raised when a
+        measure's number changes under the same name (2: Judged, SetF and custom-gain nDCG follow the peers), so
+        values cached by an older Rankboard are recomputed instead of shown."""
         return (f"l={self.rel_level};c={int(self.complete)};M={self.max_depth or 0};"
-                f"J={int(self.judged_only)};N={self.num_docs or 0};v={self.compat}")
+                f"J={int(self.judged_only)};N={self.num_docs or 0};v={self.compat};m={MEASURES_VERSION}")
 
 
 @dataclass(frozen=True)

@@ -111,8 +111,19 @@ register(Family("nDCG", "Normalised discounted cumulative gain (ideal ranking fr
                 FORMULA, KJ + "; " + TREC + "; seeds 000/002/004", _ndcg, cutoff="optional",
                 params=(DCG_PARAM, GAINS_PARAM, JUDGED_ONLY),
                 trec=("ndcg", "ndcg_cut_{cutoff}", "ndcg_{gains}"), trec_defaults=CUTS, aliases=("NDCG", "ndcg")))
-register(Family("DCG", "Discounted cumulative gain, not normalised.", FORMULA, KJ + "; seeds 000/002",
-                _dcg, cutoff="optional", params=(DCG_PARAM,)))
+register(Family("DCG", "Discounted cumulative gain, not normalised (trec_eval 10.0's dcg without a cutoff).", FORMULA,
+                KJ + "; seeds 000/002; trec_eval 10.0 (m_ndcg.c dcg)", _dcg, cutoff="optional",
+                params=(DCG_PARAM, GAINS_PARAM), trec=("dcg", "dcg_{gains}")))
+
+
+def _idcg(ctx, m):
+    return _dcg_parts(ctx, m)[1]
+
+
+register(Family("IDCG", "Ideal DCG: the DCG of the best ordering of every judged document of the topic "
+                "(trec_eval 10.0's ideal_dcg).", r"IDCG@k = \sum_{i \le k} \frac{g(rel^{*}_i)}{d(i)}",
+                KJ + "; trec_eval 10.0 (m_ndcg.c ideal_dcg)", _idcg, cutoff="optional", params=(DCG_PARAM, GAINS_PARAM),
+                trec=("ideal_dcg", "ideal_dcg_{gains}")))
 
 
 def _ndcg_rel(ctx, m):

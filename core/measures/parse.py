@@ -149,7 +149,27 @@ def ranx_name(text: str) -> str | None:
     return out
 
 
+# Peer measures Rankboard does not compute (yet): named plainly instead of a "did you mean" guess.
+NOT_BUILT = {
+    **{n: "ir_measures' diversity family (ndeval, subtopic qrels)" for n in (
+        "alpha_nDCG", "alpha_DCG", "α_nDCG", "α_DCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "P_IA", "AP_IA", "MAP_IA",
+        "StRecall")},
+    "prefs": "trec_eval's preference measures (-R prefs / -R qrels_prefs)",
+}
+
+
+def _not_built(text: str) -> str | None:
+    name = re.split(r"[(@]", text, maxsplit=1)[0].strip()
+    family = NOT_BUILT.get(name) or (NOT_BUILT["prefs"] if name.startswith("prefs_") or name == "all_prefs" else None)
+    if family is None:
+        return None
+    return f"{text!r} is one of {family}, which Rankboard does not compute yet. See the Measures page for what it does."
+
+
 def _unknown(text: str) -> str:
+    plain = _not_built(text)
+    if plain:
+        return plain
     names = sorted(set(all_names()))
     base, at, cut = text.partition("@")
     close = []
@@ -169,7 +189,8 @@ def _unknown(text: str) -> str:
 def _expand_trec(text: str, compat: int) -> list[str] | None:
     """trec_eval's `-m P` (default cutoffs) and `-m P.5,10` forms."""
     base, _, params = text.partition(".")
-    if params and _from_trec(f"{base}_{params}") is not None and base in ("utility", "ndcg", "11pt_avg"):
+    if params and _from_trec(f"{base}_{params}") is not None and base in (
+            "utility", "ndcg", "11pt_avg", "dcg", "ideal_dcg"):
         return [f"{base}_{params}"]
     for fam in REGISTRY:
         for t in fam.trec:

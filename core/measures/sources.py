@@ -36,6 +36,8 @@ DIFFERENCES = (
     "is ir_measures' (binary gain, default p=0.8, cwl_eval's weights over 1000 ranks); ranx's rbp.95 is "
     "RBP(gain='grade',p=0.95) (raw grades).",
     "The C/W/L family cuts rankings at 1000 documents, as cwl_eval does when ir_measures runs it.",
+    "Not computed yet: ir_measures' diversity family (alpha_nDCG, ERR_IA, NRBP, P_IA, AP_IA, StRecall; ndeval) and "
+    "trec_eval's preference measures (-R prefs, prefs_*). Asking for one says so instead of guessing a name.",
     "ranx: bare recall keeps trec_eval's -m recall meaning (recall at its cutoffs; ranx's bare recall is SetR); "
     "@0 is refused (write the name without @k); -lN works for measures with rel=, not for ndcg/dcg.",
 )

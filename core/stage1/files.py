@@ -17,7 +17,7 @@ import pyarrow as pa
 
 from core.empty_run import empty_rankings, is_empty_file
 from core.formats import read_qrels, read_run
-from core.formats._fast import NotClean, run_batches, stream_run
+from core.formats._stream import NotClean, run_batches, stream_run
 from core.formats.runs import _build
 from core.measures import EvalOptions
 from core.stage1.arrow import arrow_rankings, concat

@@ -58,6 +58,13 @@ def _in_order(codes: np.ndarray, score: np.ndarray) -> tuple[np.ndarray, np.ndar
     return later, np.flatnonzero(flag)
 
 
+def by_topic_and_score(codes: np.ndarray, score: np.ndarray) -> np.ndarray:
+    """The row order by (topic code ascending, score descending); equal scores in any order. pyarrow's table sort
+    (a counting sort of the few topic codes, then each topic's scores); plain equivalent: np.lexsort((-score, codes))."""
+    return pc.sort_indices(pa.table({"c": codes, "s": score}),
+                           sort_keys=[("c", "ascending"), ("s", "descending")]).to_numpy()
+
+
 def _runs_of(tied: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(first row, size) of each tied run (run of 2+ rows with one score in one topic), from `tied`: the
     ascending rows whose next row is tied with them."""
@@ -88,7 +95,7 @@ def canonical_ranks(codes: np.ndarray, score: np.ndarray, docno, rows: np.ndarra
     perm, pos = None, want
     layout = _in_order(codes, score)
     if layout is None:                        # not in trec_eval's order: sort by (topic, score) numerically
-        perm = np.lexsort((-score, codes))
+        perm = by_topic_and_score(codes, score)
         sc = score[perm]
         cd = codes[perm]
         later = np.flatnonzero(cd[1:] != cd[:-1]) + 1

@@ -77,6 +77,10 @@ WORKED = [
     ("map_avgjg", dict(pattern=SEED1), (1 + 2 / 3 + 3 / 4 + 4 / 5 + 5 / 6 + 6 / 10) / 6),
     ("P_avgjg@5", dict(pattern=EX81, total_rel=8), 2 / 5),
     ("Rprec_mult_avgjg(mult=0.5)", dict(pattern=EX81, total_rel=8), 2 / 4),
+    # trec_eval 10.0's yaap and ideal_dcg (test_measures_trec10 has their golden outputs)
+    ("yaap", dict(pattern=SEED1), math.log((1 + (1 + 2 / 3 + 3 / 4 + 4 / 5 + 5 / 6 + 6 / 10)) /
+                                           (1 + 6 - (1 + 2 / 3 + 3 / 4 + 4 / 5 + 5 / 6 + 6 / 10)))),
+    ("IDCG@2", dict(pattern="", grades=GRADES), 3 + 3 / L2(3)),
     ("NumRet", dict(pattern=EX81, total_rel=8), 20),
     ("NumRel", dict(pattern=EX81, total_rel=8), 8),
     ("NumRelRet", dict(pattern=EX81, total_rel=8), 6),

@@ -1,0 +1,118 @@
+"""Clean TREC run files read a piece at a time, so a file of any length is never whole in memory: `run_chunks`
+(pieces cut at line ends), `run_batches` (pieces of whole topics, checked for repeated documents) and
+`stream_run` (into a DuckDB table, which spills). Each piece goes through the fast path's column reader
+(core.formats._fast); anything unclean raises NotClean (or returns None) and the caller reads the whole file
+with the tolerant parser, which reports the problems."""
+from __future__ import annotations
+
+import gzip
+import zlib
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from core.formats._fast import _BOM, _delimiter, _run_columns, unique
+from core.formats._text import GZIP_MAGIC
+from core.sqltext import statement
+
+
+class NotClean(Exception):
+    """A part of the file is not clean (or cannot be read): the tolerant parser must read the whole file."""
+
+
+def run_chunks(path, chunk_bytes: int = 1 << 26):
+    """(qid, docno, score) table and distinct tags of each `chunk_bytes` piece of a clean TREC run file at `path`
+    (plain or gzip), cut at line ends, so the whole file is never in memory at once. Raises NotClean as soon
+    as a piece is not clean (no duplicate check: a document may repeat across pieces)."""
+    with open(path, "rb") as raw:
+        head = raw.read(2)
+    opener = gzip.open if head == GZIP_MAGIC else open
+    delim, first = None, True
+    try:
+        with opener(path, "rb") as f:
+            rest = b""
+            while True:
+                block = f.read(chunk_bytes)
+                if block:
+                    data = rest + block
+                    cut = data.rfind(b"\n") + 1
+                    if cut == 0:                       # no line end yet: read on
+                        rest = data
+                        continue
+                    data, rest = data[:cut], data[cut:]
+                else:
+                    data, rest = rest, b""
+                    if not data:
+                        break
+                if not first and data.startswith(_BOM):
+                    raise NotClean()
+                d = _delimiter(data)
+                if d is None or (delim is not None and d != delim):
+                    raise NotClean()
+                delim, first = d, False
+                got = _run_columns([data])
+                del data
+                if got is None:
+                    raise NotClean()
+                yield got
+                if not block:
+                    break
+    except (OSError, EOFError, ValueError, zlib.error):
+        raise NotClean() from None
+
+
+def run_batches(path, chunk_bytes: int = 1 << 26):
+    """(qid, docno, score) table and distinct tags of each piece of a clean TREC run file, cut at topic ends, so
+    every piece holds whole topics (runs are written topic by topic; the last topic of a piece waits for the
+    next). Raises NotClean when a piece is not clean, a topic's lines are not contiguous, or a document repeats
+    within a topic: the caller then reads the file another way."""
+    done, pending = set(), None
+
+    def whole(batch: pa.Table) -> pa.Table:
+        names = pc.unique(batch["qid"]).to_pylist()
+        if done.intersection(names) or not unique(batch, ["qid", "docno"]):
+            raise NotClean()
+        done.update(names)
+        return batch
+
+    for piece, tags in run_chunks(path, chunk_bytes):
+        if pending is not None:
+            piece = pa.concat_tables([pending, piece])
+        last = piece["qid"][piece.num_rows - 1]
+        tail = pc.equal(piece["qid"], last).to_numpy(zero_copy_only=False)
+        start = piece.num_rows - int(np.argmin(tail[::-1])) if not tail.all() else 0
+        pending = piece.slice(start)
+        yield (whole(piece.slice(0, start)) if start else piece.slice(0, 0)), tags
+    if pending is not None and pending.num_rows:
+        yield whole(pending), pa.array([], pa.string())
+
+
+def stream_run(path, con, table: str, chunk_bytes: int = 1 << 26) -> pa.Array | None:
+    """Read a clean TREC run file at `path` (plain or gzip) into a new DuckDB table `table` (qid VARCHAR,
+    docno VARCHAR, score DOUBLE) on `con`, `chunk_bytes` at a time, so the whole file is never in Python's memory
+    (DuckDB spills to its temp directory). Returns the distinct tags, or None (and no table) when any part of the
+    file is not clean or a document repeats: the caller then uses `read_run`, which reports the problems."""
+    con.execute(statement("CREATE TEMP TABLE {table} (qid VARCHAR, docno VARCHAR, score DOUBLE)", table=table)).fetchall()
+    tags, n_rows, ok = [], 0, False
+    try:  # the duplicate check is DuckDB's DISTINCT over the table, which spills (the rows are not in memory)
+        for part, part_tags in run_chunks(path, chunk_bytes):
+            con.register("_rb_chunk", part)
+            con.execute(statement("INSERT INTO {table} SELECT * FROM _rb_chunk", table=table)).fetchall()
+            con.unregister("_rb_chunk")
+            tags.append(part_tags)
+            n_rows += part.num_rows
+            del part
+        if n_rows == 0:
+            return None
+        distinct = con.execute(statement("SELECT count(*) FROM (SELECT DISTINCT qid, docno FROM {table})", table=table)).fetchall()[0][0]
+        if distinct != n_rows:
+            return None
+        ok = True
+        return pc.unique(pa.chunked_array(tags, pa.string()))
+    except (NotClean, duckdb.Error):   # the tolerant path reports it
+        return None
+    finally:
+        if not ok:
+            con.execute(statement("DROP TABLE IF EXISTS {table}", table=table)).fetchall()
