@@ -43,6 +43,7 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--d
         "--disable-sync", "--no-first-run"]
 VIEWPORT = {"width": 1280, "height": 720}
 SAMPLE_RUN = ROOT / "data" / "runs" / "input.pircRBa1.gz"
+COLLECTION = "robust03-sample"          # the sample collection with two qrels sets (Agreement needs them)
 # sidebar link title -> (page heading, selectors that must be drawn)
 PAGES = {
     "Leaderboard": ("Leaderboard", [".st-key-lb_table [data-testid='stDataFrame']", ".st-key-lb_ci_chart .js-plotly-plot"]),
@@ -159,7 +160,7 @@ async def _session(i: int, browser, url: str, *, start, clock: dict, upload: boo
     out["sessions"].append(rec)
     await start.wait()
     t0 = time.monotonic()
-    await page.goto(url + "/", timeout=lost_after * 1000)
+    await page.goto(url + "/?collection=" + COLLECTION, timeout=lost_after * 1000)
     rec["first_load_s"] = time.monotonic() - t0 if await _ready(page, "Leaderboard", lost_after) else None
     order, n_up, rounds = ["Per-query", "Curves", "Agreement", "Leaderboard"], 0, 0
     more = lambda: time.monotonic() < clock["stop_at"] or rounds < min_rounds   # noqa: E731
@@ -233,7 +234,7 @@ def stored_runs(store: Path) -> list[str]:
     sys.path.insert(0, str(ROOT))
     from core.store import Store
     with Store.open(store, load_sample=False) as s:
-        return list(s.runs("robust03-sample")["name"])
+        return list(s.runs(COLLECTION)["name"])
 
 
 def main() -> int:
