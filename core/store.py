@@ -32,6 +32,13 @@ ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_PATH = ROOT / "data" / "rankboard.duckdb"
 SAMPLE_MANIFEST = ROOT / "data" / "sample.json"
 SAMPLE_MANIFESTS = (SAMPLE_MANIFEST, ROOT / "data" / "sample_llmjudge.json")   # a fresh store loads each that exists
+
+
+def sample_names() -> set[str]:
+    """The names of the bundled sample collections (what a fresh default store loads)."""
+    return {json.loads(m.read_text())["collection"] for m in SAMPLE_MANIFESTS if m.exists()}
+
+
 # Every committed write (except the results cache) increases meta's data_version.
 BUMP = """INSERT OR REPLACE INTO meta SELECT 'data_version',
     CAST(coalesce((SELECT CAST(value AS BIGINT) FROM meta WHERE key = 'data_version'), 0) + 1 AS VARCHAR)"""

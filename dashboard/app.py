@@ -25,7 +25,7 @@ apply_theme()
 try:
     access.gate()       # the session's role; a login form (and a stop) where team mode needs one
     navigation = st.navigation(pages.all_pages())
-    state.set_collection(render_sidebar(catalogue.collections(), key="sidebar"))
+    state.set_collection(render_sidebar(catalogue.collections(), key="sidebar", samples=catalogue.samples()))
     store_resource.new_data_notice()
     access.render_status(key="access")
     navigation.run()

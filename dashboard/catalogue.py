@@ -31,6 +31,12 @@ def collections():
     return _collections(str(store_path()), data_version())
 
 
+def samples() -> set[str]:
+    """The bundled sample collections' names: the sidebar opens on a user's own collection before them."""
+    from core.store import sample_names
+    return sample_names()
+
+
 def runs(cid: int):
     """The collection's runs (core's Store.runs), cached per data version."""
     return _runs(str(store_path()), int(cid), data_version())

@@ -6,17 +6,20 @@ import streamlit as st
 from dashboard import state
 
 
-def render_sidebar(collections, *, key: str) -> dict | None:
+def render_sidebar(collections, *, key: str, samples=()) -> dict | None:
     """The collection picker over `collections` (collection_id, name, n_runs, ...), bound to the URL
-    parameter `collection`; returns the chosen {'id': int, 'name': str}, or None when there is none."""
+    parameter `collection`; returns the chosen {'id': int, 'name': str}, or None when there is none.
+    Without a choice in the URL or this session it opens on the user's most recently changed collection,
+    and on the first collection when there are only the bundled `samples`."""
     with st.sidebar:
         if collections.empty:
             st.caption("No collection yet: create one on the Data page.")
             return None
         names = list(collections["name"])
-        latest = None       # without a choice in the URL or this session: the most recently changed collection
-        if "changed_at" in collections.columns and collections["changed_at"].notna().any():
-            latest = collections.loc[collections["changed_at"].idxmax(), "name"]
+        latest = names[0]
+        own = collections[~collections["name"].isin(list(samples))]
+        if "changed_at" in own.columns and own["changed_at"].notna().any():
+            latest = own.loc[own["changed_at"].idxmax(), "name"]
         name = state.select_one("Collection", names, key=f"{key}_collection", param="collection", default=latest,
                                 help="Every page shows this collection's runs and qrels.")
         row = collections[collections["name"] == name].iloc[0]
