@@ -11,6 +11,10 @@ server or a warm CLI has paid them; the CLI harness times the whole command):
 - cli: `python -m core compare QRELS RUN x runs --ranks --test T --resamples 1000 --format json`
   on synthetic TREC files of depth --depth (wall time of the whole command, parsing and
   evaluation included);
+- leaderboard (--leaderboard): Streamlit's AppTest runs the Leaderboard on a store holding those
+  runs (fresh copy, empty results cache) with ?baseline=run00: all runs, the 5 default measures,
+  the rank column, letters and heatmap; cold = the first script run after imports, cached = the
+  next rerun (as benchmarks/leaderboard_timing.py measures the 10-run leaderboard);
 Results go to benchmarks/work/manysys.json; RESULTS.md quotes them with the load average.
 """
 from __future__ import annotations
@@ -95,6 +99,56 @@ def time_cli(files: list[Path], test: str) -> dict:
     return {"total": wall, "records": len(json.loads(p.stdout))}
 
 
+def child_leaderboard(store_path: str) -> dict:
+    os.environ["RANKBOARD_STORE"] = store_path
+    from streamlit.testing.v1 import AppTest
+    import core.baselines  # noqa: F401  (a running server has imported these)
+    import core.results  # noqa: F401
+    import dashboard.cached  # noqa: F401
+    import dashboard.components.leaderboard  # noqa: F401
+    import dashboard.components.manysys  # noqa: F401
+    import plotly.graph_objects  # noqa: F401
+    at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=600)
+    at.query_params["baseline"] = "run00"
+    out = {}
+    for label in ("cold", "cached"):
+        t0 = time.perf_counter()
+        at.run()
+        out[label] = {"total": time.perf_counter() - t0, "exceptions": [str(e.value)[:200] for e in at.exception]}
+    return out
+
+
+def leaderboard(files: list[Path], reps: int) -> dict:
+    import shutil
+    template = files[0].parent / "store.duckdb"
+    if not template.exists():
+        from core.store import Store
+        store = Store.open(template.with_suffix(".building"), load_sample=False)
+        coll = store.create_collection("bench")
+        store.add_qrels(coll, files[0], filename=files[0].name)
+        for r in files[1:]:
+            store.add_run(coll, r, filename=r.name, name=r.stem)
+        store.close()
+        template.with_suffix(".building").rename(template)
+    dest = files[0].parent / "timed.duckdb"
+    samples = []
+    for _ in range(reps):
+        for p in (dest, Path(str(dest) + ".wal")):
+            p.unlink(missing_ok=True)
+        shutil.copyfile(template, dest)
+        load = os.getloadavg()
+        p = subprocess.run([sys.executable, __file__, "--child-leaderboard", str(dest)], cwd=ROOT,
+                           capture_output=True, text=True)
+        s = json.loads(p.stdout.strip().splitlines()[-1]) if p.returncode == 0 else {"error": p.stderr[-300:]}
+        s["load"] = load
+        samples.append(s)
+        print(f"leaderboard: {s}", flush=True)
+    cold = [s["cold"]["total"] for s in samples if "cold" in s]
+    cached = [s["cached"]["total"] for s in samples if "cached" in s]
+    return {"cold_median_s": statistics.median(cold) if cold else None,
+            "cached_median_s": statistics.median(cached) if cached else None, "samples": samples}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=50)
@@ -103,13 +157,19 @@ def main(argv=None) -> int:
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--no-cli", action="store_true")
     ap.add_argument("--child", choices=TESTS)
+    ap.add_argument("--leaderboard", action="store_true", help="time the Leaderboard page (AppTest)")
+    ap.add_argument("--only-leaderboard", action="store_true")
+    ap.add_argument("--child-leaderboard", metavar="STORE")
     args = ap.parse_args(argv)
+    if args.child_leaderboard:
+        print(json.dumps(child_leaderboard(args.child_leaderboard)))
+        return 0
     if args.child:
         print(json.dumps(child_stats(args.runs, args.topics, args.child)))
         return 0
     out = {"when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "runs": args.runs, "topics": args.topics,
            "command": "python benchmarks/manysys_timing.py " + " ".join(argv or sys.argv[1:])}
-    for test in TESTS:
+    for test in () if args.only_leaderboard else TESTS:
         samples = []
         for _ in range(args.reps):
             load = os.getloadavg()
@@ -121,9 +181,11 @@ def main(argv=None) -> int:
             print(f"stats {test}: {s}", flush=True)
         ok = [s["total"] for s in samples if "total" in s]
         out[f"stats_{test}"] = {"median_s": statistics.median(ok) if ok else None, "samples": samples}
-    if not args.no_cli:
-        files = write_collection(HERE / "work" / f"many_{args.runs}x{args.topics}_d{args.depth}", args.runs,
-                                 args.topics, args.depth)
+    files = write_collection(HERE / "work" / f"many_{args.runs}x{args.topics}_d{args.depth}", args.runs,
+                             args.topics, args.depth)
+    if args.leaderboard or args.only_leaderboard:
+        out["leaderboard"] = leaderboard(files, args.reps)
+    if not args.no_cli and not args.only_leaderboard:
         for test in TESTS:
             samples = []
             for _ in range(args.reps):
@@ -136,7 +198,8 @@ def main(argv=None) -> int:
             out[f"cli_{test}"] = {"median_s": statistics.median(ok) if ok else None, "depth": args.depth,
                                   "samples": samples}
     (HERE / "work").mkdir(exist_ok=True)
-    (HERE / "work" / "manysys.json").write_text(json.dumps(out, indent=1))
+    name = "manysys_leaderboard.json" if args.only_leaderboard else "manysys.json"
+    (HERE / "work" / name).write_text(json.dumps(out, indent=1))
     return 0
 
 

@@ -212,4 +212,47 @@ def render(allres: dict) -> str:
                 "imported, as on a running server); cached = the next rerun. The core columns split the cold time",
                 "of the same work done without Streamlit (`evaluate_stored` of 10 runs x 5 measures, then",
                 "`compare(test='t')`).", ""]
+    out += manysys_section(allres.get("manysys"))
+    out += loadtest_section()
     return "\n".join(out) + "\n"
+
+
+def manysys_section(mr: dict | None) -> list[str]:
+    """Issue 15: comparing many runs at once (benchmarks/manysys_timing.py -> benchmarks/manysys_results.json)."""
+    if not mr:
+        return []
+    out = ["## Many runs at once (issue 15)", "",
+           f"{mr['runs']} runs x {mr['topics']:,} topics; measured {mr['when']}; `{mr['command']}`. Every figure is",
+           "the median of the repetitions, each in a fresh process; the load average (1, 5, 15 min) was read just",
+           "before each repetition. Target: rank resolution with 1,000 resamples and the all-pairs test under 5 s",
+           "in the CLI; the Leaderboard under 3 s cold.", "",
+           "| what | test | median s | reps (s) | load before each rep |", "|---|---|---|---|---|"]
+    for key, label in (("stats", "report(ranks=True, 1,000 resamples), 2 measures, in process"),
+                       ("cli", "`python -m core compare ... --ranks --resamples 1000 -m AP`, whole command")):
+        for test in ("t", "tukey", "randomization-all"):
+            r = mr.get(f"{key}_{test}")
+            if not r:
+                continue
+            ok = [s for s in r["samples"] if "total" in s]
+            what = label + (f" (depth {r['depth']})" if key == "cli" else "")
+            out.append(f"| {what} | {test} | {_fmt(r['median_s'])} | {', '.join(_fmt(s['total']) for s in ok)} | "
+                       f"{'; '.join(_load(s['load']) for s in ok)} |")
+    lb = mr.get("leaderboard")
+    if lb:
+        ok = [s for s in lb["samples"] if "cold" in s]
+        out.append(f"| Leaderboard cold (AppTest, ?baseline=run00, 5 measures, ranks + letters + heatmap) | t | "
+                   f"{_fmt(lb['cold_median_s'])} | {', '.join(_fmt(s['cold']['total']) for s in ok)} | "
+                   f"{'; '.join(_load(s['load']) for s in ok)} |")
+        out.append(f"| Leaderboard cached | t | {_fmt(lb['cached_median_s'], 3)} | "
+                   f"{', '.join(_fmt(s['cached']['total'], 3) for s in ok)} | |")
+    return out + [""] + [f"{line}" for line in mr.get("notes", [])] + [""]
+
+
+def loadtest_section() -> list[str]:
+    """benchmarks/LOADTEST.md (written by loadtest.py) under its own heading, so a rerun of run.py keeps it."""
+    from pathlib import Path
+    path = Path(__file__).with_name("LOADTEST.md")
+    if not path.exists():
+        return []
+    body = "\n".join(ln for ln in path.read_text().splitlines() if not ln.startswith("# ")).strip()
+    return ["## Dashboard load test (issue 12)", "", body, ""]

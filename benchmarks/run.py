@@ -278,13 +278,21 @@ def main(argv=None) -> int:
     if lb.exists():
         allres["leaderboard"] = json.loads(lb.read_text())
     allres["leaderboard_other"] = [json.loads(p.read_text()) for p in sorted(WORK.glob("leaderboard-*.json"))]
+    many = HERE / "manysys_results.json"        # committed: issue 15's figures survive a re-render
+    if many.exists():
+        allres["manysys"] = json.loads(many.read_text())
     allres["machine"] = machine()
     text = report.render(allres)
     print("\n" + text)
-    old = (HERE / "RESULTS.md").read_text() if (HERE / "RESULTS.md").exists() else ""
-    if "<!-- shapes: begin" in old:          # benchmarks/shapes.py's section is kept as it is
-        text = text.rstrip("\n") + "\n\n" + old[old.index("<!-- shapes: begin"):]
-    (HERE / "RESULTS.md").write_text(text)
+    results = HERE / "RESULTS.md"
+    old = results.read_text() if results.exists() else ""
+    # Sections written by other scripts are kept as they are, from the first of them to the end:
+    # benchmarks/shapes.py's per-shape table, "Past one machine" from benchmarks/dask_bench.py (issue 16), and
+    # the store-sharing figures (issue 12, benchmarks/store_sharing.py).
+    marks = [old.index(m) for m in ("<!-- shapes: begin", "\n## Past one machine", "<!-- store-sharing")
+             if m in old]
+    kept = old[min(marks):] if marks else ""
+    results.write_text(text.rstrip("\n") + "\n\n" + kept.lstrip("\n") if kept else text)
     return 0
 
 

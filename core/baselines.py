@@ -16,6 +16,7 @@ import pandas as pd
 
 from core import stats
 from core.compare import ROW_FIELDS, Comparison, compare
+from core.compare import _resolve_measures as resolve_measures   # aliases such as 'map' -> AP, as compare does
 from core.errors import EvalError
 from core.multisys import MULTI_TESTS
 from core.resolution import RANK_FIELDS, Resolution, resolve
@@ -157,19 +158,21 @@ def report(per_query: pd.DataFrame, *, baselines, measures=None, test: str = "t"
         raise EvalError(f"Unknown risk measure {risk!r}. Choose urisk or trisk.")
     common = dict(measures=measures, test=test, alpha=alpha, missing=missing, all_qids=all_qids,
                   n_resamples=n_resamples, seed=seed, tie_tol=tie_tol)
-    first = compare(per_query, baseline=baselines[0], correction="none", **common)
-    measures, order = list(first.measures), [str(x) for x in pd.unique(per_query["run"].astype(str))]
+    first = None
+    if not (ranks or test in MULTI_TESTS):
+        first = compare(per_query, baseline=baselines[0], correction="none", **common)
     resolutions = None
     if ranks or test in MULTI_TESTS:    # a multi-system test's matrix is computed once, for every baseline
-        resolutions = resolve(per_query, measures=measures, runs=order, test=test, correction=correction,
-                              alpha=alpha, missing=missing, all_qids=all_qids, n_resamples=n_resamples,
-                              seed=seed, tie_tol=tie_tol)
-    if test in MULTI_TESTS:
-        first = compare(per_query, baseline=baselines[0], correction="none", pairs=resolutions, **common)
-    comparisons = [first] + [compare(per_query, baseline=b, correction="none", pairs=resolutions, **common)
-                             for b in baselines[1:]]
+        present = [str(m) for m in pd.unique(per_query["measure"])]
+        order = [str(x) for x in pd.unique(per_query["run"].astype(str))]
+        resolutions = resolve(per_query, measures=resolve_measures(common.pop("measures"), present), runs=order,
+                              test=test, correction=correction, alpha=alpha, missing=missing, all_qids=all_qids,
+                              n_resamples=n_resamples, seed=seed, tie_tol=tie_tol)
+        common["measures"] = list(resolutions)
+    comparisons = [first or compare(per_query, baseline=baselines[0], correction="none", pairs=resolutions, **common)]
+    comparisons += [compare(per_query, baseline=b, correction="none", pairs=resolutions, **common) for b in baselines[1:]]
     comparisons = corrected_together(comparisons, correction, alpha)
-    runs = list(first.runs)
+    measures, runs = list(comparisons[0].measures), list(comparisons[0].runs)
     resolutions = resolutions if ranks else None
     table = None
     if risk is not None:

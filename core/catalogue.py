@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from core import ingest
+from core.formats import read_documents, read_qrels, read_topics
+from core.formats._text import source_name
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -32,33 +34,42 @@ class Catalogue:
                 (SELECT count(*) FROM topics t WHERE t.collection_id = c.collection_id) AS n_topics,
                 (SELECT count(*) FROM qrels_sets q WHERE q.collection_id = c.collection_id) AS n_qrels_sets,
                 (SELECT count(*) FROM documents d WHERE d.collection_id = c.collection_id) AS n_documents,
-                c.created_at
+                c.created_at,
+                greatest(c.created_at, (SELECT max(r.uploaded_at) FROM runs r WHERE r.collection_id = c.collection_id),
+                         (SELECT max(q.created_at) FROM qrels_sets q WHERE q.collection_id = c.collection_id))
+                    AS changed_at
             FROM collections c ORDER BY c.collection_id""")
 
     def create_collection(self, name: str) -> int:
         with self.transaction() as cur:
             return ingest.create_collection(cur, name)
 
-    # -- uploads (each one transaction) -------------------------------------------------------------
+    # -- uploads (each one transaction; the file is parsed before the store is taken) -------------------------------------------------------------
     def add_run(self, collection, source, *, filename=None, name=None, on_conflict="error"):
+        prepared = ingest.prepare_run(source, filename=filename)     # parse and rank before taking the store
         with self.transaction() as cur:
             cid = ingest.collection_id(cur, collection, create=True)
-            return ingest.add_run(cur, cid, source, filename=filename, name=name, on_conflict=on_conflict)
+            return ingest.add_run(cur, cid, source, filename=filename, name=name, on_conflict=on_conflict,
+                                  prepared=prepared)
 
     def add_qrels(self, collection, source, *, filename=None, assessor=None, judgment_groups=False):
+        parsed = read_qrels(source, filename=source_name(source, filename), judgment_groups=judgment_groups)
         with self.transaction() as cur:
             cid = ingest.collection_id(cur, collection, create=True)
             return ingest.add_qrels(cur, cid, source, filename=filename, assessor=assessor,
-                                    judgment_groups=judgment_groups)
+                                    judgment_groups=judgment_groups, parsed=parsed)
 
     def add_topics(self, collection, source, *, filename=None):
+        frame = read_topics(source, filename=source_name(source, filename))
         with self.transaction() as cur:
-            return ingest.add_topics(cur, ingest.collection_id(cur, collection, create=True), source, filename=filename)
+            return ingest.add_topics(cur, ingest.collection_id(cur, collection, create=True), source,
+                                     filename=filename, frame=frame)
 
     def add_documents(self, collection, source, *, filename=None):
+        frame = read_documents(source, filename=source_name(source, filename))
         with self.transaction() as cur:
             return ingest.add_documents(cur, ingest.collection_id(cur, collection, create=True), source,
-                                        filename=filename)
+                                        filename=filename, frame=frame)
 
     # -- reading ------------------------------------------------------------------------------------
     def runs(self, collection) -> pd.DataFrame:

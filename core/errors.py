@@ -67,3 +67,24 @@ class OptionError(EvalError, ValueError):
 
 class UnknownMeasureError(EvalError):
     """A measure name the registry does not know; the message suggests close names."""
+
+
+class StoreError(RankboardError):
+    """The store file itself cannot be used. `public` is what a dashboard visitor is shown: it names no path,
+    process or interpreter (the full message goes to the server's log)."""
+
+    public = "Rankboard cannot open its store right now. The details are in the server's log."
+
+
+class StoreBusyError(StoreError):
+    """The store stayed in use by another process for longer than the wait allowed."""
+
+    public = ("The store is busy: another process (a command-line load, a pipeline) has been using it for "
+              "a while. Try again in a moment.")
+
+
+class StoreDamagedError(StoreError):
+    """The store file is damaged (truncated, overwritten, not a DuckDB file)."""
+
+    public = ("This store file is damaged, so Rankboard cannot read it. Nothing was changed. Ask whoever runs "
+              "this dashboard to restore the last good copy or to start a new store (the server's log says how).")

@@ -111,14 +111,33 @@ def _register(cur, table: pa.Table) -> str:
     return view
 
 
-def add_run(cur, cid: int, source, *, filename=None, name=None, on_conflict="error", parsed=None) -> IngestReport:
-    """Parse and insert one run; raises UploadError (nothing written) on any problem."""
-    if on_conflict not in ("error", "replace", "rename"):
-        raise OptionError(f"on_conflict must be 'error', 'replace' or 'rename', not {on_conflict!r}.")
+@dataclass
+class PreparedRun:
+    """A run parsed, checked and ranked, ready to insert: the part of a load that needs no store."""
+    file: str
+    run: object                 # core.formats.ParsedRun
+    rows: pa.Table              # topic, docno, score, rank
+    topics: pa.Table            # qid, n, topic
+
+
+def prepare_run(source, *, filename=None, parsed=None) -> PreparedRun:
+    """Parse, check and rank a run without the store (raises UploadError): a loader does this before it
+    takes its turn on the store, so the store is held only for the insert."""
     file = source_name(source, filename)
     _import_pandas_meanwhile()
-    run = parsed or read_run(source, filename=file)
+    run = parsed or read_run(source, filename=file)      # the parser checks for repeated documents itself
     rows, topics = _ranked(run.table)
+    return PreparedRun(file, run, rows, topics)
+
+
+def add_run(cur, cid: int, source, *, filename=None, name=None, on_conflict="error", parsed=None,
+            prepared: PreparedRun | None = None) -> IngestReport:
+    """Insert one run (parsing it here unless `prepared`); raises UploadError (nothing written) on any problem."""
+    if on_conflict not in ("error", "replace", "rename"):
+        raise OptionError(f"on_conflict must be 'error', 'replace' or 'rename', not {on_conflict!r}.")
+    if prepared is None:
+        prepared = prepare_run(source, filename=filename, parsed=parsed)
+    file, run, rows, topics = prepared.file, prepared.run, prepared.rows, prepared.topics
     name = name or run.tag or Path(file).name.removesuffix(".gz")
     warnings = list(run.warnings)
     old = one(cur, "SELECT run_id FROM runs WHERE collection_id = ? AND name = ?", [cid, name])
@@ -199,10 +218,12 @@ def _topic_warnings(cur, cid: int, qids: pa.Array, file: str) -> list[str]:
     return out
 
 
-def add_qrels(cur, cid: int, source, *, filename=None, assessor=None, judgment_groups=False) -> IngestReport:
-    """Insert a qrels set (or one set per judgment group); the collection's first set is its default."""
+def add_qrels(cur, cid: int, source, *, filename=None, assessor=None, judgment_groups=False,
+              parsed=None) -> IngestReport:
+    """Insert a qrels set (or one set per judgment group); the collection's first set is its default.
+    `parsed`: the file already read by read_qrels (a loader parses before it takes the store)."""
     file = source_name(source, filename)
-    parsed = read_qrels(source, filename=file, judgment_groups=judgment_groups)
+    parsed = parsed or read_qrels(source, filename=file, judgment_groups=judgment_groups)
     base = assessor or Path(file).name.removesuffix(".gz")
     parts = parsed.by_group() if judgment_groups else {None: parsed.table}
     ids, total = [], 0
@@ -225,15 +246,16 @@ def add_qrels(cur, cid: int, source, *, filename=None, assessor=None, judgment_g
     return IngestReport(ids[0], total, list(parsed.warnings), base, ids)
 
 
-def add_topics(cur, cid: int, source, *, filename=None) -> IngestReport:
-    """Insert topics; a qid already present gets its text replaced."""
-    df = read_topics(source, filename=source_name(source, filename))[["qid", "text"]]
+def add_topics(cur, cid: int, source, *, filename=None, frame=None) -> IngestReport:
+    """Insert topics (`frame`: already read by read_topics); a qid already present gets its text replaced."""
+    df = (frame if frame is not None else read_topics(source, filename=source_name(source, filename)))[["qid", "text"]]
     return _upsert_text(cur, cid, df, "topics", "qid")
 
 
-def add_documents(cur, cid: int, source, *, filename=None) -> IngestReport:
-    """Insert document texts; a docno already present gets its text replaced."""
-    df = read_documents(source, filename=source_name(source, filename))[["docno", "text"]]
+def add_documents(cur, cid: int, source, *, filename=None, frame=None) -> IngestReport:
+    """Insert document texts (`frame`: already read); a docno already present gets its text replaced."""
+    df = (frame if frame is not None else read_documents(source, filename=source_name(source, filename)))[
+        ["docno", "text"]]
     return _upsert_text(cur, cid, df, "documents", "docno")
 
 

@@ -30,6 +30,7 @@ import pandas as pd
 import pyarrow as pa
 
 from core import judges_labels, judges_scores
+from core.judges_input import runs_table, stack_qrels
 from core.errors import EvalError
 from core.measures import EvalOptions, parse_measure
 from core.judges_rank import ranking_table
@@ -168,34 +169,7 @@ def flips(bounds: pd.DataFrame, ref: pd.Series) -> pd.DataFrame:
     return pd.DataFrame({"a": names[a], "b": names[b]})
 
 
-# -- providers: files, frames, store -------------------------------------------------------------
-
-def _stack(con, reference, judges: list) -> None:
-    """Stacked qrels table jq(s, qid, docno, rel) on con: s = 0 reference, 1..J the judges (Arrow or pandas)."""
-    parts = []
-    for s, table in enumerate([reference] + list(judges)):
-        t = table if isinstance(table, pa.Table) else pa.Table.from_pandas(pd.DataFrame(table)[["qid", "docno", "rel"]],
-                                                                            preserve_index=False)
-        parts.append(pa.table({"s": pa.array(np.full(t.num_rows, s, np.int32)), "qid": t["qid"].cast(pa.string()),
-                               "docno": t["docno"].cast(pa.string()), "rel": t["rel"].cast(pa.int64())}))
-    con.register("_rb_jq_src", pa.concat_tables(parts))
-    con.execute("CREATE TEMP TABLE jq AS SELECT s, qid, docno, CAST(rel AS INTEGER) AS rel FROM _rb_jq_src")
-    con.unregister("_rb_jq_src")
-
-
-def _runs_table(con, runs: list) -> None:
-    """Runs table jr(run, qid, docno, score) on con: run = index into the list of (qid, docno, score) tables."""
-    parts = []
-    for i, t in enumerate(runs):
-        t = t if isinstance(t, pa.Table) else pa.Table.from_pandas(pd.DataFrame(t)[["qid", "docno", "score"]],
-                                                                    preserve_index=False)
-        parts.append(pa.table({"run": pa.array(np.full(t.num_rows, i, np.int32)), "qid": t["qid"].cast(pa.string()),
-                               "docno": t["docno"].cast(pa.string()), "score": t["score"].cast(pa.float64())}))
-    con.register("_rb_jr_src", pa.concat_tables(parts) if parts else pa.table({"run": [], "qid": [], "docno": [],
-                                                                               "score": []}))
-    con.execute("CREATE TEMP TABLE jr AS SELECT * FROM _rb_jr_src")
-    con.unregister("_rb_jr_src")
-
+# -- from DataFrames or Arrow tables (the CLI reads the files into these) -----------------------------
 
 def _check(judges, runs) -> None:
     if not judges:
@@ -213,8 +187,8 @@ def judges_frames(reference, judges: dict, runs: dict, *, measure: str = DEFAULT
     depth = int(m.cutoff) if m.cutoff is not None and m.family.agg == "mean" else None
     con = duckdb.connect()
     try:
-        _stack(con, reference, list(judges.values()))
-        _runs_table(con, list(runs.values()))
+        stack_qrels(con, reference, list(judges.values()))
+        runs_table(con, list(runs.values()))
         st = judges_scores.table_stage1(con, "jr", "jq", list(runs), depth)
         return compute(con, "jq", st, reference_name, list(judges), m.name, rel_level, **kw)
     finally:

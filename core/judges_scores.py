@@ -50,10 +50,12 @@ class Stage1:
 
 
 def table_stage1(con, runs_table: str, qrels_table: str, names: list[str], depth: int | None) -> Stage1:
-    """Stage 1 of runs held in DuckDB table `runs_table` (run INTEGER index into names, qid, docno, score)
-    against stacked qrels `qrels_table` (s, qid, docno, rel): ranked once per run, joined once to all sets."""
+    """Stage 1 of runs held in DuckDB table `runs_table` (run INTEGER index into names, qid, docno, and the
+    canonical rank, else score to rank them by in SQL) against stacked qrels `qrels_table` (s, qid, docno, rel):
+    ranked once per run, joined once to all sets."""
     rt, qt = ident(runs_table), ident(qrels_table)
-    rank = rank_sql("run, qid")
+    cols = [d[0] for d in con.execute(f"SELECT * FROM {rt} LIMIT 0").description]
+    rank = "rank" if "rank" in cols else rank_sql("run, qid")
     cut = "" if depth is None else f" WHERE rank <= {int(depth)}"
     rows = con.execute(f"WITH r AS (SELECT run, qid, docno, {rank} AS rank FROM {rt}), c AS (SELECT * FROM r{cut}) "
                        f"SELECT q.s, c.run, c.qid, c.rank, q.rel FROM c JOIN {qt} q ON q.qid = c.qid "

@@ -4,7 +4,7 @@
 
 `rows` (Arrow: run, qid, docno, score) holds whole rankings (every line of a run and topic) of any number of runs,
 in any order; `qrels` (Arrow: qid, docno, rel) the judgments of at least those topics. It does no I/O: the same
-stage 1 (`core.stage1.arrow.arrow_rankings`) and the same stage 2 (`core.stage2.evaluate_rankings`) as `evaluate_files`
+stage 1 (`core.stage1.rankings(ArrowRun(...))`) and the same stage 2 (`core.stage2.evaluate_rankings`) as `evaluate_files`
 run over the rows. Only the topics a run has are evaluated: missing topics, -c, the summary and the trec_eval
 layout are global steps, done once by the driver (core.distributed). `text` is null except for string measures
 (relstring), whose `value` is NaN.
@@ -23,7 +23,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from core.measures import EvalOptions
-from core.stage1.arrow import arrow_rankings
+from core.stage1 import ArrowRun, rankings
+from core.stage1.arrow import concat
 from core.stage1.tables import qrels_summary
 from core.stage2 import evaluate_rankings
 from core.types import Rankings
@@ -63,27 +64,25 @@ def _split_runs(rows: pa.Table) -> list[tuple[str, pa.Table]]:
     return [(str(runs[a]), rows.slice(a, b - a)) for a, b in zip(starts, ends)]
 
 
-def rankings_of(rows: pa.Table, qrels: pa.Table):
-    """Stage 1 of every run in `rows`, as one `Rankings` (qrels topics the runs lack are not added)."""
+def rankings_of(rows: pa.Table, qrels: pa.Table) -> Rankings:
+    """Stage 1 of every run in `rows`, through the stage-1 seam (core.stage1.rankings of an ArrowRun per run, on
+    this process's connection), as one `Rankings` (qrels topics the runs lack are not added)."""
     cur = cursor()
     name = f"_rb_kernel_qrels_{uuid.uuid4().hex[:8]}"
     cur.register(name, qrels.select(["qid", "docno", "rel"]))
     try:
-        summary = qrels_summary(cur, name)
-        parts = [arrow_rankings(cur, table.select(["qid", "docno", "score"]), name, run, summary)
+        parts = [rankings(ArrowRun(table.select(["qid", "docno", "score"]), name, run, cur))
                  for run, table in _split_runs(rows)]
+        if not parts:
+            topics, levels = qrels_summary(cur, name)
+            empty = np.zeros(0, np.int64)
+            return Rankings(pd.DataFrame({"run": [], "qid": []}, dtype=object), empty, empty, empty, empty,
+                            levels, [], topics)
     finally:
         cur.unregister(name)
-    topics, levels = summary
-    if not parts:
-        return Rankings(pd.DataFrame({"run": [], "qid": []}, dtype=object), np.zeros(0, np.int64),
-                        np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), levels, [], topics)
-    offsets = np.cumsum([0] + [len(p.groups) for p in parts[:-1]])
-    return Rankings(pd.concat([p.groups for p in parts], ignore_index=True),
-                    np.concatenate([p.num_ret for p in parts]),
-                    np.concatenate([p.g + o for p, o in zip(parts, offsets)]),
-                    np.concatenate([p.rank for p in parts]), np.concatenate([p.rel for p in parts]),
-                    levels, [r for p in parts for r in p.runs], topics)
+    joined = concat(parts)
+    joined.runs = [r for p in parts for r in p.runs]
+    return joined
 
 
 def evaluate_rows(rows: pa.Table, qrels: pa.Table, measures, options: EvalOptions = EvalOptions()) -> pa.Table:

@@ -48,8 +48,9 @@ class Resolution:
         return ranks.format_rank(self.rank[j], self.rank_low[j], self.rank_high[j])
 
     def legend(self) -> str:
-        return (f"Rank: observed rank (95% interval over {self.n_resamples:,} bootstrap resamples of the "
-                f"{self.n_topics} topics every run has, seed {self.seed}). Runs sharing a letter are not "
+        return (f"Rank on {self.measure}: observed rank (95% interval over {self.n_resamples:,} bootstrap "
+                f"resamples of the {self.n_topics} topics the runs are compared on, seed {self.seed}). "
+                f"Runs sharing a letter are not "
                 f"significantly different at α = {self.alpha:g}: "
                 f"{multisys.adjusted_label(self.test, self.correction)}.")
 
@@ -62,18 +63,42 @@ class Resolution:
         return pd.DataFrame(self.p, index=list(self.runs), columns=list(self.runs))
 
 
-def complete_matrix(per_query: pd.DataFrame, measure: str, runs: list[str], *, missing: str = "skip",
-                    all_qids=None) -> tuple[np.ndarray, list[str]]:
-    """(topics x runs values, the topics) for one measure, complete as the module docstring says."""
-    sub = per_query[per_query["measure"] == measure]
-    wide = sub.pivot_table(index="qid", columns="run", values="value", aggfunc="first")
-    wide = wide.reindex(columns=runs)
+def wide_tables(per_query: pd.DataFrame, measures, runs: list[str]) -> dict[str, pd.DataFrame]:
+    """measure -> its topics x runs values (NaN where a run has none; a repeated (measure, qid, run)
+    keeps its first value, as compare() does). One factorisation of the qids and runs, then one numpy
+    scatter per measure; plain equivalent: `sub.pivot_table(index="qid", columns="run",
+    values="value", aggfunc="first")` per measure (tests/test_resolution.py compares them)."""
+    sub = per_query[per_query["measure"].isin(list(measures))]
+    m_codes, m_names = pd.factorize(sub["measure"].astype(str))
+    q_codes, qids = pd.factorize(sub["qid"].astype(str))
+    r_codes = pd.Index([str(r) for r in runs]).get_indexer(sub["run"].astype(str))
+    values = sub["value"].to_numpy(dtype=float)
+    out = {}
+    for m in measures:
+        where = np.flatnonzero(m_names == str(m))
+        rows = np.flatnonzero((m_codes == where[0]) & (r_codes >= 0)) if len(where) else np.empty(0, dtype=np.intp)
+        topics = np.unique(q_codes[rows])
+        A = np.full((len(qids), len(runs)), np.nan)
+        A[q_codes[rows[::-1]], r_codes[rows[::-1]]] = values[rows[::-1]]   # reversed: the first value wins
+        out[m] = pd.DataFrame(A[topics], index=pd.Index(np.asarray(qids)[topics], name="qid"),
+                              columns=pd.Index(list(runs), name="run"))
+    return out
+
+
+def complete_from_wide(wide: pd.DataFrame, *, missing: str = "skip", all_qids=None) -> tuple[np.ndarray, list[str]]:
+    """Complete as the module docstring says: the topics every run has, or zeros for missing values."""
     if missing == "zero":
         index = list(dict.fromkeys(str(q) for q in all_qids)) if all_qids is not None else sorted(wide.index)
         wide = wide.reindex(index=index).fillna(0.0)
     else:
         wide = wide.dropna(axis=0, how="any").sort_index()
-    return wide.to_numpy(dtype=float), [str(q) for q in wide.index]
+    return wide.to_numpy(dtype=float), wide.index.astype(str).tolist()
+
+
+def complete_matrix(per_query: pd.DataFrame, measure: str, runs: list[str], *, missing: str = "skip",
+                    all_qids=None) -> tuple[np.ndarray, list[str]]:
+    """(topics x runs values, the topics) for one measure."""
+    return complete_from_wide(wide_tables(per_query, [measure], runs)[measure], missing=missing, all_qids=all_qids)
 
 
 def resolve_matrix(X, runs, measure: str, *, test: str = "t", correction: str = "holm", alpha: float = 0.05,
@@ -101,14 +126,13 @@ def resolve(per_query: pd.DataFrame, *, measures, runs=None, test: str = "t", co
             alpha: float = 0.05, missing: str = "skip", all_qids=None, n_resamples: int = 1000,
             seed: int = 0, tie_tol: float = 1e-9) -> dict[str, Resolution]:
     """measure -> Resolution for every measure, over `runs` (default: every run, first-seen order)."""
-    per_query = per_query.assign(run=per_query["run"].astype(str), qid=per_query["qid"].astype(str))
-    runs = list(runs) if runs is not None else [str(r) for r in pd.unique(per_query["run"])]
+    runs = list(runs) if runs is not None else [str(r) for r in pd.unique(per_query["run"].astype(str))]
     out = {}
-    for measure in measures:
-        X, _ = complete_matrix(per_query, measure, runs, missing=missing, all_qids=all_qids)
+    for measure, wide in wide_tables(per_query, measures, runs).items():
+        X, _ = complete_from_wide(wide, missing=missing, all_qids=all_qids)
         out[measure] = resolve_matrix(X, runs, measure, test=test, correction=correction, alpha=alpha,
                                       n_resamples=n_resamples, seed=seed, tie_tol=tie_tol)
     return out
 
 
-__all__ = ["Resolution", "RANK_FIELDS", "complete_matrix", "resolve_matrix", "resolve"]
+__all__ = ["Resolution", "RANK_FIELDS", "wide_tables", "complete_from_wide", "complete_matrix", "resolve_matrix", "resolve"]

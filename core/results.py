@@ -110,7 +110,7 @@ def _write(store, per_query: pd.DataFrame, qrels_id: int, key: str) -> None:
     frame = pd.DataFrame({"run_id": per_query["run"].astype(int), "qrels_id": qrels_id, "options": key,
                           "qid": per_query["qid"].astype(str), "measure": per_query["measure"].astype(str),
                           "value": per_query["value"].astype(float)})
-    with store.transaction() as cur:
+    with store.transaction(bump=False) as cur:     # a cache, not new data: the store's data_version stays
         cur.register("_rb_new_results", frame)
         cur.execute("DELETE FROM results WHERE qrels_id = $q AND options = $o AND (run_id, measure) IN "
                     "(SELECT DISTINCT run_id, measure FROM _rb_new_results)", {"q": qrels_id, "o": key})

@@ -11,14 +11,9 @@ import pandas as pd
 
 from core import risk
 from core.errors import EvalError
-from core.resolution import complete_matrix
+from core.resolution import complete_from_wide, complete_matrix, wide_tables
 
 RISK_FIELDS = ("urisk", "trisk", "georisk")
-
-
-def _wide(per_query: pd.DataFrame, measure: str, runs: list[str]) -> pd.DataFrame:
-    sub = per_query[per_query["measure"] == measure]
-    return sub.pivot_table(index="qid", columns="run", values="value", aggfunc="first").reindex(columns=runs)
 
 
 def _paired(wide: pd.DataFrame, baseline: str, missing: str, all_qids) -> tuple[np.ndarray, np.ndarray, list[str]]:
@@ -26,29 +21,27 @@ def _paired(wide: pd.DataFrame, baseline: str, missing: str, all_qids) -> tuple[
     if all_qids is not None:
         index = list(dict.fromkeys(str(q) for q in all_qids))
     else:
-        index = sorted(wide.index[wide[baseline].notna()])
+        index = wide.index[wide[baseline].notna().to_numpy()].sort_values()
     wide = wide.reindex(index=index)
     V = wide.to_numpy(dtype=float)
     if missing == "zero":
         V = np.nan_to_num(V, nan=0.0)
     base = V[:, [list(wide.columns).index(baseline)]]
     mask = ~np.isnan(V) & ~np.isnan(base)
-    return np.where(mask, V - base, 0.0), mask, index
+    return np.where(mask, V - base, 0.0), mask, [str(q) for q in index]
 
 
 def risk_table(per_query: pd.DataFrame, *, baselines, measures, runs=None, alpha: float = 1.0,
                missing: str = "skip", all_qids=None) -> pd.DataFrame:
     """One row per (baseline, run != baseline, measure): urisk, trisk, georisk, n_queries."""
     alpha = risk.check_alpha(alpha)
-    per_query = per_query.assign(run=per_query["run"].astype(str), qid=per_query["qid"].astype(str))
-    runs = list(runs) if runs is not None else [str(r) for r in pd.unique(per_query["run"])]
+    runs = list(runs) if runs is not None else [str(r) for r in pd.unique(per_query["run"].astype(str))]
     for b in baselines:
         if b not in runs:
             raise EvalError(f"The baseline {b!r} is not one of the runs: {', '.join(runs)}.")
     rows = []
-    for measure in measures:
-        wide = _wide(per_query, measure, runs)
-        geo = dict(zip(runs, georisk_of(per_query, measure, runs, alpha, missing, all_qids)))
+    for measure, wide in wide_tables(per_query, measures, runs).items():
+        geo = dict(zip(runs, _georisk(complete_from_wide(wide, missing=missing, all_qids=all_qids)[0], alpha)))
         for b in baselines:
             D, mask, _ = _paired(wide, b, missing, all_qids)
             u, t = risk.urisk_trisk(D, mask, alpha)
@@ -61,17 +54,22 @@ def risk_table(per_query: pd.DataFrame, *, baselines, measures, runs=None, alpha
 
 def georisk_of(per_query, measure: str, runs: list[str], alpha: float, missing: str = "skip",
                all_qids=None) -> np.ndarray:
-    X, _ = complete_matrix(per_query, measure, runs, missing=missing, all_qids=all_qids)
+    """GeoRisk of every run on one measure, over the complete topics x runs matrix."""
+    return _georisk(complete_matrix(per_query, measure, runs, missing=missing, all_qids=all_qids)[0], alpha)
+
+
+def _georisk(X: np.ndarray, alpha: float) -> np.ndarray:
     if X.size and X.min() < 0:      # a measure with negative values (none in the registry today)
-        return np.full(len(runs), np.nan)
+        return np.full(X.shape[1], np.nan)
     return risk.georisk(X, alpha)
 
 
 def contributions(per_query: pd.DataFrame, *, run: str, baseline: str, measure: str, alpha: float = 1.0,
                   missing: str = "skip", all_qids=None) -> pd.DataFrame:
     """Per topic: qid, delta, f (losses weighted 1 + alpha) and its share of TRisk, sorted by share."""
-    per_query = per_query.assign(run=per_query["run"].astype(str), qid=per_query["qid"].astype(str))
-    wide = _wide(per_query, measure, [baseline, run])
+    if run == baseline:     # no risk against itself
+        return pd.DataFrame({"qid": [], "delta": [], "f": [], "contribution": []})
+    wide = wide_tables(per_query, [measure], [baseline, run])[measure]
     D, mask, topics = _paired(wide, baseline, missing, all_qids)
     keep = mask[:, 1]
     delta = D[keep, 1]

@@ -83,9 +83,8 @@ def _v2_to_v3(cur) -> None:
 MIGRATIONS: dict[int, callable] = {1: _v1_to_v2, 2: _v2_to_v3}
 
 
-def migrate(cur, path) -> bool:
-    """Create or upgrade the schema of the store at `path` through `cur` (inside a transaction);
-    True when the store was empty."""
+def check_version(cur, path) -> int:
+    """The store's schema version (0 for an empty file); a store newer than this code is refused."""
     exists = one(cur, "SELECT count(*) FROM information_schema.tables WHERE table_name = 'meta'")[0]
     version = 0
     if exists:
@@ -94,6 +93,13 @@ def migrate(cur, path) -> bool:
     if version > SCHEMA_VERSION:
         raise RankboardError(f"{path}: the store has schema version {version}, newer than this "
                              f"Rankboard ({SCHEMA_VERSION}). Upgrade Rankboard or use another --store.")
+    return version
+
+
+def migrate(cur, path) -> bool:
+    """Create or upgrade the schema of the store at `path` through `cur` (inside a transaction);
+    True when the store was empty."""
+    version = check_version(cur, path)
     if version == 0:
         cur.execute(SCHEMA).fetchall()
         cur.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)]).fetchall()

@@ -13,15 +13,22 @@ if str(ROOT) not in sys.path:
 
 import streamlit as st  # noqa: E402
 
+from core.errors import StoreError  # noqa: E402
+
 st.set_page_config(layout="wide", page_title="Rankboard", page_icon="📊")
 
-from dashboard import access, catalogue, pages, state  # noqa: E402
+from dashboard import access, catalogue, pages, state, store_resource  # noqa: E402
 from dashboard.components.sidebar import render_sidebar  # noqa: E402
 from dashboard.components.theme import apply_theme  # noqa: E402
 
 apply_theme()
-access.gate()       # the session's role; a login form (and a stop) where team mode needs one
-navigation = st.navigation(pages.all_pages())
-state.set_collection(render_sidebar(catalogue.collections(), key="sidebar"))
-access.render_status(key="access")
-navigation.run()
+try:
+    access.gate()       # the session's role; a login form (and a stop) where team mode needs one
+    navigation = st.navigation(pages.all_pages())
+    state.set_collection(render_sidebar(catalogue.collections(), key="sidebar"))
+    store_resource.new_data_notice()
+    access.render_status(key="access")
+    navigation.run()
+except StoreError as err:  # damaged or busy store: plain words for the visitor, details in the server's log
+    store_resource.LOG.error("store problem: %s", err)
+    st.error(store_resource.public_message(err), icon=":material/error:")

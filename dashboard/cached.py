@@ -1,13 +1,12 @@
 """st.cache_data wrappers around core calls.
 
-Keys: the store path, the collection id, run ids and measure strings, plus `version`, a digest of
-the collection's runs and qrels sets (ids, names, sizes, upload times): deleting, renaming or
-replacing a run, or loading qrels, changes it, so no stale result is ever shown.
+Keys: the store path, the collection id, run ids and measure strings, plus `version`, the store's
+data version (core's Store.data_version: every committed write increases it, whichever process made it),
+so no stale result is shown and nothing expires by time. (The store's own per-query results table needs
+no version: its rows are keyed by run and qrels set ids, which are never reused, and go with their run.)
 Arguments starting with `_` (the Store) are not hashed.
 """
 from __future__ import annotations
-
-import hashlib
 
 import pandas as pd
 import streamlit as st
@@ -15,16 +14,12 @@ import streamlit as st
 from dashboard import catalogue, store_resource
 
 SPIN = False  # pages wrap calls in their own st.spinner with a message that says what is slow
+RANK_RESAMPLES = 1000   # bootstrap resamples of the rank intervals (and of a resampling all-pairs test)
 
 
 def version(cid: int) -> str:
-    """A digest of the collection's runs and qrels sets; part of every cache key below."""
-    runs = catalogue.runs(cid)[["run_id", "name", "n_rows", "uploaded_at"]]
-    qrels = catalogue.qrels_sets(cid)[["qrels_id", "assessor", "is_default", "n_judgments"]]
-    colls = catalogue.collections()
-    counts = colls[colls["collection_id"] == cid].drop(columns=["created_at"], errors="ignore")
-    text = "|".join(df.to_csv(index=False) for df in (runs, qrels, counts))
-    return hashlib.sha1(text.encode()).hexdigest()[:16]
+    """The store's data version (the same for every collection); part of every cache key below."""
+    return str(store_resource.data_version())
 
 
 def _key() -> str:
@@ -46,10 +41,15 @@ def evaluated(cid: int, run_ids, measures, *, qrels_id=None, ver: str):
 
 @st.cache_data(show_spinner=SPIN, max_entries=256)
 def compare(_per_query: pd.DataFrame, store_key: str, cid: int, run_ids: tuple, measures: tuple, qrels_id,
-            version: str, baseline: str, test: str):
-    """The resampling part of core.compare (uncorrected); the correction is applied outside the cache."""
+            version: str, baseline: str, test: str, _pairs=None):
+    """The resampling part of core.compare (uncorrected); the correction is applied outside the cache.
+    A multi-system test (Tukey, all-pairs randomisation) draws RANK_RESAMPLES like the page's rank
+    resolution and reuses its matrix (`_pairs`: measure -> Resolution, same inputs), so the heatmap
+    and the baseline's p-values are the same numbers."""
     from core.compare import compare as core_compare
-    return core_compare(_per_query, baseline=baseline, measures=list(measures), test=test)
+    from core.multisys import MULTI_TESTS
+    extra = dict(n_resamples=RANK_RESAMPLES, pairs=_pairs) if test in MULTI_TESTS else {}
+    return core_compare(_per_query, baseline=baseline, measures=list(measures), test=test, **extra)
 
 
 @st.cache_data(show_spinner=SPIN, max_entries=256)
@@ -215,7 +215,6 @@ def side_by_side(_store, store_key: str, cid: int, id_a: int, id_b: int, qid: st
     return side_by_side_stored(_store, cid, id_a, id_b, qid, depth=100)
 
 
-RANK_RESAMPLES = 1000   # bootstrap resamples of the rank intervals (and of a resampling all-pairs test)
 
 
 @st.cache_data(show_spinner=SPIN, max_entries=64)
@@ -258,12 +257,14 @@ def contributions(cid: int, run_ids, measures, *, run: str, baseline: str, measu
 
 
 def compared_many(cid: int, run_ids, measures, *, baselines, test: str, correction: str, alpha: float, ver: str,
-                  qrels_id=None):
+                  qrels_id=None, resolution=None):
     """(EvalResult, comparisons): one Comparison per baseline, corrected together over every test
-    (core.baselines.corrected_together); the resampling of each baseline is cached as in `compared`."""
+    (core.baselines.corrected_together); the resampling of each baseline is cached as in `compared`.
+    `resolution` (from `resolved`, same runs and test) lends its matrix to a multi-system test."""
     result = evaluated(cid, run_ids, with_judged(measures), qrels_id=qrels_id, ver=ver)
     key = (_key(), cid, tuple(int(r) for r in run_ids), tuple(str(m) for m in measures), qrels_id, ver)
-    raws = tuple(compare(result.per_query, *key, b, test) for b in baselines)
+    pairs = {resolution.measure: resolution} if resolution is not None else None
+    raws = tuple(compare(result.per_query, *key, b, test, _pairs=pairs) for b in baselines)
     return result, _together(raws, *key, tuple(baselines), test, correction, float(alpha))
 
 

@@ -1,7 +1,6 @@
-"""The store's catalogue as the pages see it: collections, runs and qrels sets, cached until a write
-calls `changed()`; and `require_runs`, the guard a page starts with.
-
-This process owns the store file and every write goes through the Data page, which calls `changed()`.
+"""The store's catalogue as the pages see it: collections, runs and qrels sets, cached per store data
+version (so a run loaded from the command line or a pipeline shows on the next interaction); and
+`require_runs`, the guard a page starts with.
 """
 from __future__ import annotations
 
@@ -9,41 +8,41 @@ import streamlit as st
 
 from dashboard import state
 from dashboard.components.feedback import empty_state
-from dashboard.store_resource import get_store, store_path
+from dashboard.store_resource import data_version, get_store, store_path
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def _collections(path: str):
+def _collections(path: str, version: int):
     return get_store().collections()
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _runs(path: str, cid: int):
+def _runs(path: str, cid: int, version: int):
     return get_store().runs(cid)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _qrels_sets(path: str, cid: int):
+def _qrels_sets(path: str, cid: int, version: int):
     return get_store().qrels_sets(cid)
 
 
 def collections():
-    """All collections (DataFrame with collection_id, name, n_runs, ...), cached until `changed()`."""
-    return _collections(str(store_path()))
+    """All collections (DataFrame with collection_id, name, n_runs, ...), cached per data version."""
+    return _collections(str(store_path()), data_version())
 
 
 def runs(cid: int):
-    """The collection's runs (core's Store.runs), cached until `changed()`."""
-    return _runs(str(store_path()), int(cid))
+    """The collection's runs (core's Store.runs), cached per data version."""
+    return _runs(str(store_path()), int(cid), data_version())
 
 
 def qrels_sets(cid: int):
-    """The collection's qrels sets (core's Store.qrels_sets), cached until `changed()`."""
-    return _qrels_sets(str(store_path()), int(cid))
+    """The collection's qrels sets (core's Store.qrels_sets), cached per data version."""
+    return _qrels_sets(str(store_path()), int(cid), data_version())
 
 
 def changed() -> None:
-    """Call after any write to the store: collections, runs and qrels sets are read afresh."""
+    """Drop the cached catalogue (a write changes the data version anyway; this frees the old entries)."""
     for fn in (_collections, _runs, _qrels_sets):
         fn.clear()
 

@@ -6,6 +6,9 @@ from pathlib import Path
 
 import pytest
 
+# helpers shared by test modules: their asserts get pytest's introspection too
+pytest.register_assert_rewrite("tests.fixtures_store", "tests.cases")
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("RANKBOARD_SHARED", ROOT.parent / "shared")).resolve()
 REFERENCE = SHARED / "reference"

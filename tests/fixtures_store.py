@@ -10,6 +10,8 @@
 collection from data/ (5 runs at depth 100, NIST + simulated-B qrels, 100 topics); it is built once
 per test process and copied, so it costs a file copy per test. Both return an open `Store` (a
 context manager that closes it). The pytest fixtures `empty_store` and `seeded_store` wrap them.
+`snapshot(store)` is every row of every table (to check that a failed write changed nothing);
+`assert_derived(store)` checks run_topics and judged_rows against their defining SQL.
 """
 from __future__ import annotations
 
@@ -58,3 +60,33 @@ def seeded_store(tmp_path):
     store = sample_store(tmp_path)
     yield store
     store.close()
+
+
+def snapshot(store) -> dict:
+    """Every row of every table, so a test can check that nothing changed."""
+    cur = store.cursor()
+    tables = [r[0] for r in cur.execute("SELECT table_name FROM information_schema.tables ORDER BY 1").fetchall()]
+    return {t: cur.execute(f"SELECT * FROM {t} ORDER BY ALL").fetchall() for t in tables}
+
+
+TOPICS = "SELECT run_id, qid, n FROM run_topics ORDER BY ALL"
+WANT_TOPICS = "SELECT run_id, qid, CAST(count(*) AS INTEGER) FROM run_rows GROUP BY ALL ORDER BY ALL"
+JUDGED = "SELECT run_id, qrels_id, qid, rank, rel FROM judged_rows ORDER BY ALL"
+WANT_JUDGED = """SELECT r.run_id, q.qrels_id, r.qid, r.rank, q.rel
+    FROM run_rows r JOIN runs USING (run_id) JOIN qrels_sets s ON s.collection_id = runs.collection_id
+    JOIN qrels q ON q.qrels_id = s.qrels_id AND q.qid = r.qid AND q.docno = r.docno ORDER BY ALL"""
+
+
+def assert_derived(store) -> list:
+    cur = store.cursor()
+    try:
+        assert cur.execute(TOPICS).fetchall() == cur.execute(WANT_TOPICS).fetchall()
+        judged = cur.execute(JUDGED).fetchall()
+        assert judged == cur.execute(WANT_JUDGED).fetchall()
+        return judged
+    finally:
+        cur.close()
+
+
+def pairs(judged) -> set:
+    return {(r[0], r[1]) for r in judged}

@@ -6,18 +6,14 @@ test that finds it fails just like one that finds an exception.
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.apptest_kit import APP, TIMEOUT, assert_clean, frame, keyed, open_page, texts, url
 from tests.fixtures_store import SAMPLE_COLLECTION, sample_store
 
-ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "dashboard" / "app.py")
 PAGES = {"leaderboard": "Leaderboard", "perquery": "Per-query comparison", "curves": "Precision-recall and ROC",
          "agreement": "Judge agreement", "data": "Data", "measures": "Measures"}
-TIMEOUT = 120
 pytestmark = pytest.mark.xdist_group("apptest")   # one worker: the pages share Streamlit's caches
 
 
@@ -40,57 +36,6 @@ def private_app(tmp_path, monkeypatch):
     sample_store(tmp_path).close()
     monkeypatch.setenv("RANKBOARD_STORE", str(tmp_path / "sample.duckdb"))
     return AppTest.from_file(APP, default_timeout=TIMEOUT)
-
-
-def texts(at) -> str:
-    parts = [e.value for kind in ("markdown", "caption", "info", "warning", "success", "title", "subheader")
-             for e in getattr(at, kind)]
-    return "\n".join(map(str, parts))
-
-
-def assert_clean(at) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    errors = [e.value for e in at.error]
-    assert not any("Unexpected error" in str(e) for e in errors), errors + [c.value for c in at.code]
-
-
-def open_page(at, page: str, **params):
-    """Open `page` as a fresh browser would open a link to it (query params included)."""
-    for k, v in params.items():
-        at.query_params[k] = v
-    at.run()                                  # st.navigation must have run once before switch_page
-    if page == "leaderboard":
-        return at
-    at.switch_page(f"app_pages/{page}.py")
-    for k, v in params.items():
-        at.query_params[k] = v
-    return at.run()
-
-
-def keyed(at, key: str):
-    """The container the app keyed `key` (read-only tables and lists sit in one)."""
-    def walk(node):
-        for child in getattr(node, "children", {}).values():
-            pid = getattr(getattr(child, "proto", None), "id", "")
-            if isinstance(pid, str) and pid.endswith("-" + key):
-                return child
-            found = walk(child)
-            if found is not None:
-                return found
-        return None
-    block = walk(at.main) or walk(at.sidebar)
-    assert block is not None, f"no element keyed {key!r}"
-    return block
-
-
-def frame(at, key: str):
-    return keyed(at, key).dataframe[0].value
-
-
-def url(at, key: str) -> list[str]:
-    """A URL query parameter as a list of values (AppTest keeps single values as plain strings)."""
-    value = at.query_params.get(key, [])
-    return [value] if isinstance(value, str) else list(value)
 
 
 @pytest.mark.parametrize("page", list(PAGES))
@@ -247,7 +192,10 @@ def test_store_that_cannot_open_is_reported(tmp_path, monkeypatch):
     monkeypatch.setenv("RANKBOARD_STORE", str(bad))
     at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
     assert not at.exception
-    assert "cannot open its store" in at.error[0].value
+    # plain words for every visitor: damaged, what to do, and no path, interpreter or process id
+    from core.errors import StoreDamagedError
+    assert [e.value for e in at.error] == [StoreDamagedError.public]
+    assert str(tmp_path) not in StoreDamagedError.public and "python" not in StoreDamagedError.public.lower()
 
 
 def test_ranked_lists_show_grades_and_document_text(tmp_path, monkeypatch):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.test_apptest import APP, TIMEOUT, assert_clean, frame, open_page, texts, url
+from tests.apptest_kit import APP, TIMEOUT, assert_clean, frame, open_page, texts, url
 from tests.fixtures_store import sample_store
 
 pytestmark = pytest.mark.xdist_group("apptest")
@@ -55,7 +55,7 @@ def test_judges_page_on_the_llm_sample(app):
     at.selectbox(key="jd_measure").set_value("P@10").run()
     at.selectbox(key="jd_level").set_value("2").run()
     assert_clean(at)
-    assert "P@10" in texts(at) and "grade ≥ 2" in texts(at)
+    assert url(at, "measure") == ["P@10"] and url(at, "jd_level") == ["2"] and "grade ≥ 2" in texts(at)
     at.selectbox(key="jd_topic_judge").set_value("TREMA-nuggets").run()
     assert_clean(at)
     assert len(frame(at, "jd_topics")) == 25

@@ -6,7 +6,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.fixtures_store import sample_store
-from tests.test_apptest import APP, TIMEOUT, assert_clean, frame, open_page
+from tests.apptest_kit import APP, TIMEOUT, assert_clean, frame, open_page
 
 pytestmark = pytest.mark.xdist_group("apptest")   # one worker: the pages share Streamlit's caches
 
@@ -35,7 +35,7 @@ def test_measures_page_documents_risk_and_rank_statistics(app):
 
 
 def test_leaderboard_ranks_letters_heatmap_and_risk(app):
-    from tests.test_apptest import keyed, texts
+    from tests.apptest_kit import keyed, texts
     at = open_page(app, "leaderboard", baseline="humR03dc", test="tukey")
     assert_clean(at)
     table = frame(at, "lb_table")

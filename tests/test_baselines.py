@@ -61,13 +61,13 @@ def test_ranks_and_risk_keys():
 @pytest.mark.parametrize("test", ["tukey", "randomization-all"])
 def test_multi_system_test_p_values_are_the_all_pairs_cells(test):
     from core import multisys
-    from tests.test_multisys import _tukey_oracle
+    from tests.oracle_stats import tukey_oracle
     pq = _per_query(20, 4, 3)
     pq = pq[~((pq["run"] == "r2") & (pq["qid"] == "q05"))]              # r2 lacks a topic: 19 shared
     c = compare(pq, baseline="r1", test=test, measures=["AP"], n_resamples=500)
     wide = pq[pq["measure"] == "AP"].pivot(index="qid", columns="run", values="value").dropna()
     X = wide[["r0", "r1", "r2", "r3"]].to_numpy()                       # the runs in name order
-    expected = _tukey_oracle(X)[0] if test == "tukey" else multisys.randomization_all(X, 500, 0)
+    expected = tukey_oracle(X)[0] if test == "tukey" else multisys.randomization_all(X, 500, 0)
     assert [c.row(r, "AP").p_value for r in ("r0", "r2", "r3")] == pytest.approx(list(expected[1, [0, 2, 3]]),
                                                                                rel=1e-8)
     assert c.row("r0", "AP").p_corrected == c.row("r0", "AP").p_value      # no further correction by default

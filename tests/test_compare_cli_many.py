@@ -10,7 +10,7 @@ import pytest
 
 from core import multisys, ranks, risk
 from core.cli import main
-from tests.test_multisys import _tukey_oracle
+from tests.oracle_stats import tukey_oracle
 
 RUNS = ["humR03dc", "NLPR03vb10", "InexpC2", "MU03rob01"]
 
@@ -38,7 +38,7 @@ def _json(capsys, files, *extra):
 
 def test_tukey_p_values_are_the_two_way_anova_cells(files, per_query, capsys):
     rows = _json(capsys, files, "--baseline", "InexpC2", "--test", "tukey")
-    expected, _ = _tukey_oracle(per_query.to_numpy())                 # statsmodels OLS + studentized range
+    expected, _ = tukey_oracle(per_query.to_numpy())                 # statsmodels OLS + studentized range
     base = RUNS.index("InexpC2")
     for r in rows:
         if r["run"] != "InexpC2":

@@ -9,7 +9,7 @@ from core.cli import listing as cli_list
 from core.cli import load as cli_load
 from core.errors import RankboardError
 from core.store import Store
-from tests.test_upload_errors import snapshot
+from tests.fixtures_store import assert_derived, pairs, snapshot
 
 
 def cli(*argv: str) -> int:
@@ -52,9 +52,10 @@ def test_load_then_list(files, capsys):
     assert "Loaded 6 file(s) into collection 'toy'" in out
     assert cli("--store", store, "list", "--collection", "toy") == 0
     out = capsys.readouterr().out.splitlines()
-    assert "toy (id 2): 2 topics, 2 qrels sets, 2 runs, 1 documents" in out
-    assert any(line.split()[:3] == ["qrels", "3", "NIST"] and line.endswith("(default)") for line in out)
-    assert any(line.split()[:3] == ["run", "6", "A"] for line in out)
+    # a store created by a command-line load holds only what was loaded (no sample collection)
+    assert "toy (id 1): 2 topics, 2 qrels sets, 2 runs, 1 documents" in out
+    assert any(line.split()[:3] == ["qrels", "1", "NIST"] and line.endswith("(default)") for line in out)
+    assert any(line.split()[:3] == ["run", "1", "A"] for line in out)
     with Store.open(store) as s:
         assert list(s.runs("toy").name) == ["A", "sysB"]
         assert list(s.qrels_sets("toy").assessor) == ["NIST", "q2.txt"]
@@ -128,7 +129,6 @@ def test_the_parsers_report_a_missing_path_or_a_folder(files):
 
 def test_a_load_keeps_what_stored_evaluation_reads(files, capsys):
     """Qrels and runs in one load, then a qrels set on its own: every run has judged rows under every set."""
-    from tests.test_store_derived import assert_derived, pairs
     store = str(files / "s.duckdb")
     assert cli("--store", store, "load", "--collection", "toy", "--qrels", str(files / "q.txt"),
                "--run", str(files / "a.run"), "--run", str(files / "b.run")) == 0
@@ -140,11 +140,11 @@ def test_a_load_keeps_what_stored_evaluation_reads(files, capsys):
 
 
 def test_load_into_a_collection_by_id(files, capsys):
-    """`--collection 2` means collection id 2 when no collection is named '2' (it used to create one)."""
+    """`--collection 1` means collection id 1 when no collection is named '1' (it used to create one)."""
     store = str(files / "s.duckdb")
     assert cli("--store", store, "load", "--collection", "toy", "--qrels", str(files / "q.txt")) == 0
-    assert cli("--store", store, "load", "--collection", "2", "--run", str(files / "a.run")) == 0
+    assert cli("--store", store, "load", "--collection", "1", "--run", str(files / "a.run")) == 0
     with Store.open(store) as s:
-        assert "2" not in set(s.collections()["name"])
+        assert "1" not in set(s.collections()["name"])
         assert list(s.runs("toy").name) == ["sysA"]
     capsys.readouterr()

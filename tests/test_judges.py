@@ -218,15 +218,15 @@ def test_cutting_stage_one_at_the_cutoff_changes_nothing(data):
     """The speed trick (judged rows kept only down to the measure's cutoff) against its plain equivalent."""
     import duckdb
 
-    from core import judges as J
     from core import judges_scores
+    from core.judges_input import runs_table, stack_qrels
     from core.measures import EvalOptions, parse_measure
 
     ref, judges, runs = data
     for name in ("nDCG@10", "P@5", "R@20", "AP@10", "RR@10", "Judged@10"):
         con = duckdb.connect()
-        J._stack(con, ref, list(judges.values()))
-        J._runs_table(con, list(runs.values()))
+        stack_qrels(con, ref, list(judges.values()))
+        runs_table(con, list(runs.values()))
         m = parse_measure(name)
         out = []
         for depth in (None, int(m.cutoff)):
@@ -305,3 +305,23 @@ def test_a_judge_identical_to_the_reference_agrees_perfectly(data):
     assert (rep.shifts["shift"] == 0).all() and not rep.shifts["significant"].any()
     assert np.allclose(rep.filled["copy"], rep.reference_scores)
     assert (rep.per_topic["agreement"] == 1).all()
+
+
+def test_ranks_from_numpy_equal_the_sql_window(data):
+    """runs_table's canonical ranks (core.stage1.order, numpy) against the plain equivalent, the SQL window."""
+    import duckdb
+
+    from core import judges_scores
+    from core.judges_input import runs_table, stack_qrels
+
+    ref, judges, runs = data
+    got = []
+    for ranked in (True, False):
+        con = duckdb.connect()
+        stack_qrels(con, ref, list(judges.values()))
+        runs_table(con, list(runs.values()), ranked=ranked)
+        st = judges_scores.table_stage1(con, "jr", "jq", list(runs), None)
+        order = np.lexsort((st.rank, st.topic, st.run, st.s))
+        got.append((st.s[order], st.run[order], st.topic[order], st.rank[order], st.rel[order], st.num_ret))
+    for a, b in zip(*got):
+        assert np.array_equal(a, b)

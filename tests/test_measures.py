@@ -5,16 +5,13 @@ the seeds' arithmetic slips), not copied from the engine.
 """
 from __future__ import annotations
 
-import math
-
 import pandas as pd
 import pytest
 
 from core.errors import EvalError, UnknownMeasureError
 from core.evaluate import EvalOptions, evaluate_frames
 from core.measures import parse_measure
-
-L2 = math.log2
+from tests.cases.measures import WORKED
 
 
 def ranking(pattern: str, total_rel: int | None = None, grades=None, qid="q1", extra_judged=0):
@@ -34,78 +31,6 @@ def value(qrels, run, measure, **options):
     res = evaluate_frames(qrels, run, [measure], EvalOptions(**options))
     s = res.summary
     return float(s.loc[s["measure"] == parse_measure(measure).name, "value"].iloc[0])
-
-
-EX81 = "R R N N N N N N R N R N N N R N N N N R"          # seed 004, exercise 8/1 (ERRATA 4), R = 8
-SEED1 = "R N R R R R N N N R"                               # seed 001: precisions 1, .67, .75, .8, .83, .6
-GRADES = [3, 2, 3, 0, 0, 1, 2, 2, 3, 0]                     # seeds 000/002 DCG example
-
-# (measure, ranking kwargs, expected) -- families exercised here count as "worked examples" in test_registry
-WORKED = [
-    ("P@20", dict(pattern=EX81, total_rel=8), 6 / 20),
-    ("R@20", dict(pattern=EX81, total_rel=8), 6 / 8),
-    ("Rcap@20", dict(pattern=EX81, total_rel=8), 6 / 8),
-    ("Rcap@5", dict(pattern=EX81, total_rel=8), 2 / 5),
-    ("F@20", dict(pattern=EX81, total_rel=8), 2 * 0.3 * 0.75 / (0.3 + 0.75)),
-    ("E(beta=1)@20", dict(pattern=EX81, total_rel=8), 1 - 2 * 0.3 * 0.75 / (0.3 + 0.75)),
-    ("F(beta=2)@20", dict(pattern=EX81, total_rel=8), 5 * 0.3 * 0.75 / (4 * 0.3 + 0.75)),
-    ("SetF(beta=0.5)", dict(pattern=EX81, total_rel=8), 1.5 * 0.3 * 0.75 / (0.5 * 0.3 + 0.75)),   # trec_eval's b = beta^2
-    ("set_F_0.25", dict(pattern=EX81, total_rel=8), 1.25 * 0.3 * 0.75 / (0.25 * 0.3 + 0.75)),
-    ("SetFbeta(beta=0.5)", dict(pattern=EX81, total_rel=8), 1.25 * 0.3 * 0.75 / (0.25 * 0.3 + 0.75)),
-    ("set_F", dict(pattern=EX81, total_rel=8), 2 * 0.3 * 0.75 / (0.3 + 0.75)),
-    ("SetP", dict(pattern=EX81, total_rel=8), 0.3),
-    ("SetR", dict(pattern=EX81, total_rel=8), 0.75),
-    ("SetRelP", dict(pattern=EX81, total_rel=8), 6 / 8),
-    ("SetAP", dict(pattern=EX81, total_rel=8), 36 / (20 * 8)),
-    ("AP@20", dict(pattern=EX81, total_rel=8), (1 + 1 + 3 / 9 + 4 / 11 + 5 / 15 + 6 / 20) / 8),
-    ("AP(norm='found')@20", dict(pattern=EX81, total_rel=8), (1 + 1 + 3 / 9 + 4 / 11 + 5 / 15 + 6 / 20) / 6),
-    ("RR@20", dict(pattern=EX81, total_rel=8), 1.0),
-    ("IPrec@0.33", dict(pattern=EX81, total_rel=8), 4 / 11),        # 9.x: (long)(0.33*8+0.9) = 3 rel docs
-    ("Success@1", dict(pattern="N R", total_rel=1), 0.0),
-    ("RR@1", dict(pattern="N R", total_rel=1), 0.0),
-    ("RR", dict(pattern="N R", total_rel=1), 0.5),
-    ("AP", dict(pattern=SEED1), (1 + 2 / 3 + 3 / 4 + 4 / 5 + 5 / 6 + 6 / 10) / 6),
-    ("AP(norm='found')@5", dict(pattern=SEED1), (1 + 2 / 3 + 3 / 4 + 4 / 5) / 4),
-    ("AP@5", dict(pattern=SEED1), (1 + 2 / 3 + 3 / 4 + 4 / 5) / 6),
-    ("DCG(dcg='jk')@4", dict(pattern="", grades=GRADES), 3 + 2 + 3 / L2(3)),
-    ("nDCG(dcg='jk')@4", dict(pattern="", grades=GRADES), (3 + 2 + 3 / L2(3)) / (3 + 3 + 3 / L2(3) + 2 / 2)),
-    ("DCG@2", dict(pattern="", grades=GRADES), 3 + 2 / L2(3)),
-    ("nDCG@2", dict(pattern="", grades=GRADES), (3 + 2 / L2(3)) / (3 + 3 / L2(3))),
-    ("nDCG(dcg='exp-log2')@3", dict(pattern="", grades=GRADES),
-     (7 + 3 / L2(3) + 7 / 2) / (7 + 7 / L2(3) + 7 / 2)),
-    ("DCG(dcg='exp-log2')@3", dict(pattern="", grades=GRADES), 7 + 3 / L2(3) + 7 / 2),
-    ("Judged@4", dict(pattern="", grades=[1, None, 0, None]), 2 / 4),
-    ("Judged@10", dict(pattern="", grades=[1, None, 0, None]), 2 / 4),     # ir_measures: over min(k, |ret|)
-    ("Judged", dict(pattern="", grades=[1, None, 0, None]), 2 / 4),
-    ("Judged@1", dict(pattern="", grades=[1, None, 0, None]), 1.0),
-    ("JudgedK@10", dict(pattern="", grades=[1, None, 0, None]), 2 / 10),  # textbook: over k
-    ("Unj@4", dict(pattern="", grades=[1, None, 0, None]), 2 / 4),
-    ("NumQ", dict(pattern=EX81, total_rel=8), 1),
-    ("hits@5", dict(pattern=EX81, total_rel=8), 2),
-    ("hits", dict(pattern=EX81, total_rel=8), 6),
-    ("ERR@3", dict(pattern="", grades=GRADES), 7 / 16 + (9 / 16) * (3 / 16) / 2 + (9 / 16) * (13 / 16) * (7 / 16) / 3),
-    ("ERR@1", dict(pattern="", grades=[6]), 15 / 16),                     # grades above gdeval's 4 count as 4
-    ("Accuracy", dict(pattern="R N R N"), 1 - (0 + 1) / (2 * 2)),
-    ("Accuracy@2", dict(pattern="R N R N"), 1.0),
-    ("Accuracy", dict(pattern="N N"), 0.0),
-    ("Compat", dict(pattern="N R", total_rel=1), (0.95 / 2) / (1 + 0.95 / 2)),
-    ("Compat(normalize=False)", dict(pattern="N R", total_rel=1), (0.95 / 2) / (1 + 0.95)),
-    ("Compat", dict(pattern="R N", total_rel=1), 1 / (1 + 0.95 / 2) * (1 + 0.95 / 2)),
-    ("NumRet", dict(pattern=EX81, total_rel=8), 20),
-    ("NumRel", dict(pattern=EX81, total_rel=8), 8),
-    ("NumRelRet", dict(pattern=EX81, total_rel=8), 6),
-    ("NumNonRelJudgedRet", dict(pattern=EX81, total_rel=8), 14),
-    ("Rprec", dict(pattern=EX81, total_rel=8), 2 / 8),
-    ("Rprec(mult=2)", dict(pattern=EX81, total_rel=8), 5 / 16),
-    # AUC: positives at ranks 1, 3; negatives at 2, 4 and one unretrieved judged negative (tied last)
-    ("AUC", dict(pattern="R N R N", extra_judged=1), (3 + 2) / (2 * 3)),
-    ("Bpref", dict(pattern="R N R N", extra_judged=1), (1 + (1 - 1 / 2)) / 2),
-    ("binG", dict(pattern="R N R", total_rel=2), (1 / L2(2) + 1 / L2(3)) / 2),
-    ("RBP", dict(pattern="R N R", total_rel=2), 0.1 * (1 + 0.81)),
-    ("RBP(p=0.5)", dict(pattern="R N R", total_rel=2), 0.5 * (1 + 0.25)),
-    ("utility", dict(pattern="R N R", total_rel=3), 2 - 1),
-    ("infAP", dict(pattern="R N R", total_rel=2), (1 + 1 / 3 + (2 / 3) * (2 / 2) * ((1 + 1e-5) / (2 + 2e-5))) / 2),
-]
 
 
 @pytest.mark.parametrize("measure,kw,expected", WORKED, ids=[w[0] for w in WORKED])

@@ -47,7 +47,7 @@ def test_empty_frame_without_complete_evaluates_nothing_and_says_so():
     assert res.per_query.empty and any("-c" in w for w in res.warnings)
 
 
-@pytest.mark.parametrize("content", [b"", b"\n  \n", gzip.compress(b"", mtime=0)])
+@pytest.mark.parametrize("content", [b"", b"\n  \n", gzip.compress(b"", mtime=0)], ids=["empty", "blank", "gzip"])
 def test_empty_run_file_with_c(tmp_path, qrels_file, content):
     run = tmp_path / "empty.run"
     run.write_bytes(content)
@@ -74,3 +74,24 @@ def test_cli_empty_run_with_c(tmp_path, qrels_file):
                           str(qrels_file), str(run)], capture_output=True, text=True, check=True).stdout
     lines = [line.split() for line in out.splitlines()]
     assert ["map", "1", "0.0000"] in lines and ["map", "all", "0.0000"] in lines and ["num_rel", "all", "2"] in lines
+
+
+def test_values_cached_by_an_older_rankboard_are_not_shown(tmp_path):
+    """Judged, SetF and custom-gain nDCG changed numbers under the same names: the cache key carries the measures'
+    version, so a value stored under the old key (no m=) is recomputed, not read back."""
+    from core.evaluate import evaluate_stored
+    from tests.fixtures_store import SAMPLE_COLLECTION, sample_store
+
+    with sample_store(tmp_path) as store:
+        coll = SAMPLE_COLLECTION
+        run_id = int(store.runs(coll)["run_id"].iloc[0])
+        fresh = evaluate_stored(store, coll, [run_id], ["Judged@10"]).per_query
+        old_key = EvalOptions().key().rsplit(";m=", 1)[0]
+        with store.session() as con:
+            qrels_id = int(con.execute("SELECT DISTINCT qrels_id FROM results").fetchone()[0])
+            con.execute("DELETE FROM results")
+            con.execute("INSERT INTO results SELECT $r, $q, $o, qid, 'Judged@10', 99.0 FROM "
+                        "(SELECT DISTINCT qid FROM run_rows WHERE run_id = $r)", {"r": run_id, "q": qrels_id, "o": old_key})
+        again = evaluate_stored(store, coll, [run_id], ["Judged@10"]).per_query
+        assert (again["value"] != 99.0).all()
+        assert again.sort_values("qid")["value"].tolist() == fresh.sort_values("qid")["value"].tolist()

@@ -95,3 +95,14 @@ def test_set_nickname_matches_trec_eval_reference(shared):
     got = [line.split() for line in out.splitlines()]
     assert [g[0] for g in got] == names
     assert {g[0]: g[2] for g in got} == reference
+
+
+def test_ranx_rbp_uses_raw_grades():
+    """ranx's rank_biased_precision: (1 - p) * sum of grade_i * p^(i-1) over the ranking, grades >= 1 only."""
+    assert parse_measure("rbp.95") == parse_measure("RBP(gain='grade',p=0.95)")
+    assert parse_measure("rbp@8").name == "RBP(gain='grade',p=0.8)"
+    qrels = {"1": {"a": 3, "b": 1, "c": 0, "d": -1}}
+    got = per_query(qrels, {"1": ["x", "a", "d", "b", "c"]}, "rbp.5")["1"]
+    assert got == pytest.approx(0.5 * (3 * 0.5 + 1 * 0.5 ** 3))
+    with pytest.raises(EvalError, match="-l2 on rbp is not supported"):
+        parse_measure("rbp.95-l2")

@@ -10,10 +10,10 @@ import pandas as pd
 import pytest
 from scipy import stats as sp
 from scipy.stats import studentized_range
-from statsmodels.formula.api import ols
 from statsmodels.stats.multitest import multipletests
 
 from core import multisys, stats
+from tests.oracle_stats import tukey_oracle
 
 
 def _matrix(n=30, k=5, seed=0, spread=0.05):
@@ -22,24 +22,10 @@ def _matrix(n=30, k=5, seed=0, spread=0.05):
     return np.clip(topic + spread * np.arange(k)[None, :] + 0.1 * rng.standard_normal((n, k)), 0, 1)
 
 
-def _tukey_oracle(X):
-    """Fit x ~ C(run) + C(topic) with statsmodels OLS; p from scipy's studentized range."""
-    n, k = X.shape
-    df = pd.DataFrame({"value": X.ravel(), "topic": np.repeat(np.arange(n), k).astype(str),
-                       "run": np.tile(np.arange(k), n).astype(str)})
-    fit = ols("value ~ C(run) + C(topic)", data=df).fit()
-    means = df.groupby("run")["value"].mean().reindex([str(j) for j in range(k)]).to_numpy()
-    out = np.full((k, k), np.nan)
-    for a, b in itertools.combinations(range(k), 2):
-        q = abs(means[a] - means[b]) / np.sqrt(fit.mse_resid / n)
-        out[a, b] = out[b, a] = studentized_range.sf(q, k, fit.df_resid)
-    return out, fit
-
-
 @pytest.mark.parametrize("n,k,seed", [(30, 5, 0), (12, 3, 1), (50, 8, 2)])
 def test_tukey_matches_statsmodels_two_way_anova(n, k, seed):
     X = _matrix(n, k, seed)
-    expected, fit = _tukey_oracle(X)
+    expected, fit = tukey_oracle(X)
     means, mse, df = multisys.two_way_anova(X)
     assert df == fit.df_resid == (k - 1) * (n - 1)
     assert mse == pytest.approx(fit.mse_resid, rel=1e-10)
@@ -161,3 +147,20 @@ def test_incomplete_matrix_is_refused():
     X[0, 0] = np.nan
     with pytest.raises(ValueError, match="complete topics x runs matrix"):
         multisys.tukey_hsd(X)
+
+
+def test_t_pairs_from_the_covariance_equal_scipy_also_for_near_identical_runs():
+    """The covariance shortcut against scipy's ttest_rel on every pair, with an identical run, a run
+    that differs by 1e-9 on every topic and one that differs on a single topic."""
+    X = _matrix(40, 4, 12)
+    near = X[:, [0]] + 1e-9 * np.random.default_rng(1).standard_normal((40, 1))
+    one = X[:, [1]].copy()
+    one[7] += 0.25
+    X = np.hstack([X, X[:, [0]], near, one])
+    got = multisys.pairwise(X, "t")
+    for i, j in itertools.combinations(range(X.shape[1]), 2):
+        expected = sp.ttest_rel(X[:, i], X[:, j]).pvalue
+        if np.isnan(expected):
+            assert np.isnan(got[i, j]), (i, j)
+        else:
+            assert got[i, j] == pytest.approx(expected, rel=1e-6, abs=1e-300), (i, j)

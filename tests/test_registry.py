@@ -6,17 +6,9 @@ import pytest
 
 from core.measures import ALL_TREC_9, ALL_TREC_10, OFFICIAL, REGISTRY, labelled, parse_measure, parse_measures
 from core.measures.base import make
-from tests.test_golden import CASES
-from tests.test_measures import WORKED
-
-
-def _worked_example_measures() -> set[str]:
-    """Canonical names exported by the worked-example table (tests/test_worked_examples.py), if present."""
-    try:
-        from tests.test_worked_examples import WORKED_EXAMPLE_MEASURES
-    except ImportError:
-        return set()
-    return set(WORKED_EXAMPLE_MEASURES)
+from tests.cases.golden import CASES
+from tests.cases.measures import WORKED
+from tests.cases.worked_examples import WORKED_EXAMPLE_MEASURES
 
 
 def _covered_families() -> set[str]:
@@ -24,7 +16,7 @@ def _covered_families() -> set[str]:
     for case in CASES:
         golden |= {m.family.name for _, m in labelled(list(case.measures), compat=case.compat)}
     worked = {parse_measure(m).family.name for m, _, _ in WORKED}
-    worked |= {parse_measure(m).family.name for m in _worked_example_measures()}
+    worked |= {parse_measure(m).family.name for m in WORKED_EXAMPLE_MEASURES}
     return golden | worked
 
 
@@ -35,14 +27,17 @@ def test_family_is_documented(family):
     assert family.reference.strip(), "needs a reference"
     assert family.agg in ("mean", "sum", "gm", "text")
     for p in family.params:
-        p.coerce(family.name, p.default)          # defaults pass their own validation
+        if p.default is not None:                 # None: required (max_rel) or chosen at compute time (RBP's p)
+            p.coerce(family.name, p.default)      # defaults pass their own validation
+        else:
+            assert p.required or p.help, f"{p.name}: a None default needs required=True or a help text saying why"
 
 
 @pytest.mark.parametrize("family", REGISTRY, ids=[f.name for f in REGISTRY])
 def test_family_has_golden_or_worked_row(family):
     assert family.name in _covered_families(), (
         f"{family.name} has no golden (trec_eval reference) or worked-example row; add one to "
-        "tests/test_measures.py WORKED or tests/test_worked_examples.py")
+        "tests/cases/measures.py WORKED or tests/cases/worked_examples.py ROWS")
 
 
 def test_all_trec_sets():

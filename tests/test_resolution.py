@@ -64,3 +64,23 @@ def test_permutation_matrix_does_not_depend_on_the_run_order():
                 n_resamples=300)["AP"]
     assert b.p_frame().loc[list(a.runs), list(a.runs)].equals(a.p_frame())
     assert [b.of(r) for r in a.runs] == [a.of(r) for r in a.runs]
+
+
+def test_a_repeated_row_keeps_its_first_value():
+    pq, X = _per_query(10, 3)
+    twice = pd.concat([pq, pq.assign(value=-1.0)], ignore_index=True)
+    np.testing.assert_array_equal(complete_matrix(twice, "AP", ["run0", "run1", "run2"])[0],
+                                  complete_matrix(pq, "AP", ["run0", "run1", "run2"])[0])
+
+
+def test_wide_tables_equal_pivot_table():
+    from core.resolution import wide_tables
+    pq, _ = _per_query(12, 4, 3)
+    pq = pq[~((pq["run"] == "run2") & (pq["qid"].isin(["q01", "q07"])))].sample(frac=1.0, random_state=1)
+    pq = pd.concat([pq, pq.head(5).assign(value=9.0)], ignore_index=True)       # repeated keys: the first wins
+    runs = ["run3", "run0", "run2", "run1"]
+    for m, wide in wide_tables(pq, ["AP", "P@10"], runs).items():
+        sub = pq[pq["measure"] == m]
+        expected = sub.pivot_table(index="qid", columns="run", values="value", aggfunc="first").reindex(columns=runs)
+        pd.testing.assert_frame_equal(wide.sort_index(), expected.sort_index(), check_names=False)
+    assert wide_tables(pq, ["nDCG"], runs)["nDCG"].empty

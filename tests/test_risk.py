@@ -125,3 +125,9 @@ def test_contributions_frame_sums_to_trisk_and_skips_unpaired_topics():
     assert list(c["qid"]) == ["q3", "q1", "q2"]
     _, t = risk.urisk_trisk((RUN - BASE)[1:, None], np.ones((3, 1), bool), alpha=1)
     assert c["contribution"].sum() == pytest.approx(t[0])
+
+
+def test_contributions_of_the_baseline_itself_and_of_an_unknown_measure_are_empty():
+    from core.riskeval import contributions
+    assert contributions(_pq(), run="base", baseline="base", measure="AP").empty
+    assert contributions(_pq(), run="run", baseline="base", measure="nDCG").empty

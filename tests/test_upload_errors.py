@@ -10,7 +10,7 @@ import pytest
 
 from core.errors import UploadError
 from core.formats import read_qrels, read_run, read_topics
-from tests.fixtures_store import fresh_store
+from tests.fixtures_store import fresh_store, snapshot
 
 GOOD_RUN = b"301 Q0 d1 1 2.5 tagA\n301 Q0 d2 2 1.5 tagA\n302 Q0 d3 1 0.5 tagA\n"
 QRELS = b"301 0 d1 1\n301 0 d2 0\n302 0 d3 2\n"
@@ -20,13 +20,6 @@ def _parquet(columns: dict) -> bytes:
     buf = io.BytesIO()
     pq.write_table(pa.table(columns), buf)
     return buf.getvalue()
-
-
-def snapshot(store) -> dict:
-    """Every row of every table, so a test can check that nothing changed."""
-    cur = store.cursor()
-    tables = [r[0] for r in cur.execute("SELECT table_name FROM information_schema.tables ORDER BY 1").fetchall()]
-    return {t: cur.execute(f"SELECT * FROM {t} ORDER BY ALL").fetchall() for t in tables}
 
 
 @pytest.fixture

@@ -35,7 +35,7 @@ def _chosen(argv: list[str]) -> str | None:
     """The command named in argv (the first positional token, after the global `--store PATH`)."""
     tokens = iter(argv)
     for token in tokens:
-        if token == "--store":
+        if token in ("--store", "--wait"):
             next(tokens, None)
         elif not token.startswith("-"):
             return token if token in COMMANDS else None
@@ -48,6 +48,9 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m core", description="Rankboard: IR evaluation over DuckDB.")
     parser.add_argument("--store", metavar="PATH", default=None,
                         help="DuckDB store file (default: $RANKBOARD_STORE, else data/rankboard.duckdb)")
+    parser.add_argument("--wait", metavar="SECONDS", type=float, default=None,
+                        help="how long to wait while another process (the dashboard, another load) uses the store "
+                             "(default: $RANKBOARD_WAIT, else 120)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, command in COMMANDS.items():
         p = sub.add_parser(name, help=command.help, description=command.help)
@@ -61,10 +64,19 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser(argv)
     args = parser.parse_args(argv)
+    from core import store_access, store_health
+    store_access.set_notice(lambda message: print(message, file=sys.stderr, flush=True))
+    store_access.set_default_timeout(args.wait)
     try:
         return int(args._run(args) or 0)
     except RankboardError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # a damaged store file can fail any query: say so, not a traceback
+        if not store_health.is_damage(exc):
+            raise
+        from core.store import resolve_path
+        print(f"error: {store_health.damaged(resolve_path(args.store), exc)}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # e.g. `python -m core evaluate ... | head`
         return 0

@@ -32,6 +32,10 @@ def add_arguments(p) -> None:
                    help="number of documents in the collection (utility, AUC)")
     p.add_argument("--compat", type=int, choices=(9, 10), default=9,
                    help="trec_eval version to match: 9 (9.0.8, default) or 10 (10.0 interpolation rounding)")
+    p.add_argument("-Z", dest="zscores", metavar="ZFILE", default=None,
+                   help="print per-topic values as z-scores against ZFILE (lines: qid measure mean stddev)")
+    p.add_argument("-R", dest="rel_format", choices=("qrels", "qrels_jg"), default="qrels",
+                   help="qrels format: qrels (default) or qrels_jg (column 2 is a judgment group; use -m qrels_jg)")
     p.add_argument("--format", choices=("trec", "csv", "json"), default="trec")
     add_engine_arguments(p)
 
@@ -41,17 +45,23 @@ def run(args) -> int:
                           judged_only=args.judged_only, num_docs=args.num_docs, compat=args.compat)
     names = args.measures or ["official"]
     pairs = labelled(names, compat=args.compat)
-    if use_dask(args):
+    if args.rel_format == "qrels_jg":
+        from core.avgjg import evaluate_jg_files
+        result = evaluate_jg_files(args.qrels, args.runs, [m for _, m in pairs], options)
+    elif use_dask(args):
         from core.distributed import evaluate_distributed
         result = evaluate_distributed(args.qrels, args.runs, [m for _, m in pairs], options, **dask_kwargs(args))
     else:
         result = evaluate_files(args.qrels, args.runs, [m for _, m in pairs], options)
+    if args.zscores:
+        from core.zscores import read_zscores, to_zscores
+        result = to_zscores(result, pairs, read_zscores(args.zscores))
     for w in result.warnings:
         print(f"warning: {w}", file=sys.stderr)
     out = sys.stdout
     if args.format == "trec":
-        header = any(n.strip() in ("official", "all_trec", "set") for n in names)
-        out.write(format_trec(result, pairs, per_query=args.per_query, header=header))
+        header = any(n.strip() in ("official", "all_trec", "set", "qrels_jg") for n in names)
+        out.write(format_trec(result, pairs, per_query=args.per_query, header=header, z=bool(args.zscores)))
     elif args.format == "csv":
         table = result.per_query if args.per_query else result.summary.assign(qid="all")
         table[["run", "qid", "measure", "value"]].to_csv(out, index=False)
@@ -70,16 +80,16 @@ def _fmt(label: str, qid: str, value, ints: bool) -> str:
     return f"{label:<22s}\t{qid}\t{text}\n"
 
 
-def _column(label: str, m, qids, values) -> list[str]:
-    head = f"{label:<22s}\t"
+def _column(label: str, m, qids, values, z: bool = False) -> list[str]:
+    head = f"{label:<22s}\t" if not z or m.family.agg == "text" else f"Z{label:<22s}\t"
     if m.family.agg == "text":
         return [f"{head}{q}\t'{v}'\n" for q, v in zip(qids, values)]
-    if m.family.ints:
+    if m.family.ints and not z:
         return [f"{head}{q}\t{int(round(v))}\n" for q, v in zip(qids, values)]
     return [f"{head}{q}\t{v:.4f}\n" for q, v in zip(qids, values)]
 
 
-def _per_query_lines(result: EvalResult, pairs, run: str) -> list[str]:
+def _per_query_lines(result: EvalResult, pairs, run: str, z: bool = False) -> list[str]:
     pq = result.per_query[result.per_query["run"] == run]
     tx = result.text[result.text["run"] == run] if result.text is not None and len(result.text) else None
     values = pq.pivot(index="qid", columns="measure", values="value") if len(pq) else None
@@ -90,22 +100,25 @@ def _per_query_lines(result: EvalResult, pairs, run: str) -> list[str]:
         if m.family.summary_only:
             continue
         table = texts if m.family.agg == "text" else values
-        columns.append(_column(label, m, qids, table[m.name].reindex(qids).to_numpy()))
+        columns.append(_column(label, m, qids, table[m.name].reindex(qids).to_numpy(), z))
     return ["".join(row) for row in zip(*columns)]
 
 
-def format_trec(result: EvalResult, pairs, per_query: bool = False, header: bool = True) -> str:
+def format_trec(result: EvalResult, pairs, per_query: bool = False, header: bool = True, z: bool = False) -> str:
     """trec_eval's layout, one block per run (in the order given): per-topic lines (-q), then "all".
-    `header`: the runid and num_q lines, which trec_eval prints for the official and all_trec sets."""
+    `header`: the runid and num_q lines, which trec_eval prints for the official and all_trec sets.
+    `z` (-Z): every numeric measure is printed as "Z<name>" with four decimals, num_q too."""
     lines: list[str] = []
     sm = result.summary.set_index(["run", "measure"])["value"]
     for run in result.runs:
         if per_query:
-            lines += _per_query_lines(result, pairs, run)
+            lines += _per_query_lines(result, pairs, run, z)
         if header:
             lines.append(f"{'runid':<22s}\tall\t{run}\n")
-            lines.append(f"{'num_q':<22s}\tall\t{result.num_q.get(run, 0)}\n")
+            lines.append(f"Z{'num_q':<22s}\tall\t{float(result.num_q.get(run, 0)):.4f}\n" if z else
+                         f"{'num_q':<22s}\tall\t{result.num_q.get(run, 0)}\n")
         for label, m in pairs:
             if m.family.agg != "text":
-                lines.append(_fmt(label, "all", sm[(run, m.name)], m.family.ints))
+                lines.append(_fmt(("Z" + f"{label:<22s}") if z else label, "all", sm[(run, m.name)],
+                                  m.family.ints and not z))
     return "".join(lines)

@@ -34,24 +34,27 @@ def add_arguments(parser) -> None:
 
 
 def read_inputs(reference: str, judge_paths: list[str], run_paths: list[str]):
-    """(reference table, {judge name: table}, {run name: table}, warnings), parsed with core.formats."""
+    """(reference table, {judge name: table}, {run name: table}, warnings), parsed with core.formats, two files
+    at a time (much of a parse runs in pyarrow without the GIL). The first bad file in argument order is the
+    error reported, as if they were read one by one."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from core.cli.compare import name_runs
     from core.formats import read_qrels, read_run
 
     missing = [p for p in [reference, *judge_paths, *run_paths] if not Path(p).is_file()]
     if missing:
         raise EvalError(f"{missing[0]}: no such file. Check the path.")
-    ref = read_qrels(reference, filename=Path(reference).name)
-    warnings, judges = list(ref.warnings), {}
+    jobs = [(read_qrels, p) for p in [reference, *judge_paths]] + [(read_run, p) for p in run_paths]
+    with ThreadPoolExecutor(2) as pool:
+        futures = [pool.submit(fn, p, filename=Path(p).name) for fn, p in jobs]
+        parsed = [f.result() for f in futures]
+    ref, qrels, runs = parsed[0], parsed[1:len(judge_paths) + 1], parsed[len(judge_paths) + 1:]
     files = [Path(p).name for p in judge_paths]
-    for p, name in zip(judge_paths, files):
-        parsed = read_qrels(p, filename=name)
-        warnings += parsed.warnings
-        judges[name if files.count(name) == 1 else str(p)] = parsed.table
-    parsed_runs = [read_run(p, filename=Path(p).name) for p in run_paths]
-    names = name_runs([r.tag for r in parsed_runs], [str(p) for p in run_paths])
-    warnings += [w for r in parsed_runs for w in r.warnings]
-    return ref.table, judges, {n: r.table for n, r in zip(names, parsed_runs)}, warnings
+    judges = {(n if files.count(n) == 1 else str(p)): q.table for p, n, q in zip(judge_paths, files, qrels)}
+    names = name_runs([r.tag for r in runs], [str(p) for p in run_paths])
+    warnings = [w for q in parsed for w in q.warnings]
+    return ref.table, judges, {n: r.table for n, r in zip(names, runs)}, warnings
 
 
 def run(args) -> int:

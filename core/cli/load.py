@@ -3,7 +3,9 @@
     python -m core --store PATH load [--collection NAME] [--qrels FILE [--assessor NAME]]...
         [--run FILE [--name NAME]]... [--topics FILE] [--docs FILE] [--on-conflict error|replace|rename]
 
-A `load` is one transaction: if any file is rejected, nothing from this command is stored.
+A `load` is one transaction: if any file is rejected, nothing from this command is stored. The files are
+read and checked before the store is taken, so other processes wait only for the inserts; while another
+process holds the store, `load` says "waiting for the store..." and waits (--wait SECONDS, default 120).
 """
 from __future__ import annotations
 
@@ -13,7 +15,8 @@ import time
 from pathlib import Path
 
 from core import ingest
-from core.formats._text import file_error
+from core.formats import read_documents, read_qrels, read_topics
+from core.formats._text import GZIP_MAGIC, file_error, max_text_bytes, too_big
 from core.store import Store
 
 CHUNK = 4 << 20
@@ -57,6 +60,9 @@ def read_with_progress(path: str, out=None) -> bytes:
     out = out or sys.stderr
     try:
         size = Path(path).stat().st_size
+        with open(path, "rb") as f:
+            if f.read(2) != GZIP_MAGIC and size > max_text_bytes():    # refused before it is read
+                raise too_big(Path(path).name, "holds")
         if size < PROGRESS_MIN_BYTES:
             return Path(path).read_bytes()
         return _read_chunks(path, size, out)
@@ -77,6 +83,26 @@ def _read_chunks(path: str, size: int, out) -> bytes:
     return b"".join(parts)
 
 
+def _prepare(kind: str, data: bytes, name: str, args):
+    """Parse (and for a run, check and rank) one file: the work done before the store is taken."""
+    if kind == "run":
+        return ingest.prepare_run(data, filename=name)
+    if kind == "qrels":
+        return read_qrels(data, filename=name, judgment_groups=args.judgment_groups)
+    return (read_topics if kind == "topics" else read_documents)(data, filename=name)
+
+
+def _insert(cur, cid: int, kind: str, name: str, label, parsed, args):
+    if kind == "run":
+        return ingest.add_run(cur, cid, None, filename=name, name=label, on_conflict=args.on_conflict,
+                              prepared=parsed)
+    if kind == "qrels":
+        return ingest.add_qrels(cur, cid, None, filename=name, assessor=label,
+                                judgment_groups=args.judgment_groups, parsed=parsed)
+    adder = ingest.add_topics if kind == "topics" else ingest.add_documents
+    return adder(cur, cid, None, filename=name, frame=parsed)
+
+
 def run(args) -> int:
     jobs = [("topics", args.topics, None)] if args.topics else []
     jobs += [("qrels", q["file"], q["label"]) for q in args.qrels or []]
@@ -85,25 +111,24 @@ def run(args) -> int:
     if not jobs:
         print("Nothing to load: give --run, --qrels, --topics or --docs.", file=sys.stderr)
         return 2
-    store = Store.open(args.store)
+    # Every file is read and checked first, without the store, so the store is held only for the inserts
+    # and a bad file is reported before anyone else is made to wait.
+    prepared = []
+    for kind, path, label in jobs:
+        start = time.perf_counter()
+        name = Path(path).name
+        prepared.append((kind, name, label, _prepare(kind, read_with_progress(path), name, args),
+                         time.perf_counter() - start))
+    store = Store.open(args.store, load_sample=False)
     try:
         with store.transaction() as cur:
             cid = ingest.collection_id(cur, args.collection, create=True)
-            for i, (kind, path, label) in enumerate(jobs, 1):
+            for i, (kind, name, label, parsed, spent) in enumerate(prepared, 1):
                 start = time.perf_counter()
-                data, name = read_with_progress(path), Path(path).name
-                if kind == "run":
-                    rep = ingest.add_run(cur, cid, data, filename=name, name=label, on_conflict=args.on_conflict)
-                elif kind == "qrels":
-                    rep = ingest.add_qrels(cur, cid, data, filename=name, assessor=label,
-                                           judgment_groups=args.judgment_groups)
-                elif kind == "topics":
-                    rep = ingest.add_topics(cur, cid, data, filename=name)
-                else:
-                    rep = ingest.add_documents(cur, cid, data, filename=name)
+                rep = _insert(cur, cid, kind, name, label, parsed, args)
                 label = f" as '{rep.name}'" if rep.name else ""
                 print(f"[{i}/{len(jobs)}] {kind} {name}{label}: {rep.n_rows} rows in "
-                      f"{time.perf_counter() - start:.2f}s", file=sys.stderr)
+                      f"{spent + time.perf_counter() - start:.2f}s", file=sys.stderr)
                 for w in rep.warnings:
                     print(f"  warning: {w}", file=sys.stderr)
         print(f"Loaded {len(jobs)} file(s) into collection '{args.collection}' of {store.path}.")

@@ -5,7 +5,7 @@ and the only Python-level work is per *problem*, never per line.
 """
 from __future__ import annotations
 
-import gzip
+import os
 import re
 import zlib
 from dataclasses import dataclass, field
@@ -41,13 +41,36 @@ def file_error(path, exc: OSError, file: str | None = None) -> UploadError:
                                "Check the path and try again"))
 
 
+def max_text_bytes() -> int:
+    """The largest (decompressed) input accepted: $RANKBOARD_MAX_TEXT_MB megabytes, default 1024."""
+    return int(float(os.environ.get("RANKBOARD_MAX_TEXT_MB", "1024")) * (1 << 20))
+
+
+def max_line_bytes() -> int:
+    """The longest line accepted: $RANKBOARD_MAX_LINE_MB megabytes, default 8 (a run line is ~50 bytes)."""
+    return int(float(os.environ.get("RANKBOARD_MAX_LINE_MB", "8")) * (1 << 20))
+
+
+def too_big(file: str, what: str) -> UploadError:
+    limit = max_text_bytes()
+    return UploadError(Problem(file, None, f"the file {what} more than the limit of {limit >> 20} MB of text",
+                               "Split it into smaller files, or raise the limit: set RANKBOARD_MAX_TEXT_MB "
+                               f"(now {limit >> 20}) to a larger number of megabytes, if the machine has the "
+                               "memory for it"))
+
+
 def read_source(source, file: str | None = None) -> bytes:
-    """Path, bytes, or a file-like object (e.g. a Streamlit UploadedFile) -> raw bytes."""
+    """Path, bytes, or a file-like object (e.g. a Streamlit UploadedFile) -> raw bytes. An uncompressed file
+    larger than the text limit is refused before it is read (a gzip file is checked as it expands)."""
     if isinstance(source, (bytes, bytearray, memoryview)):
         return bytes(source)
     if isinstance(source, (str, Path)):
         try:
-            return Path(source).read_bytes()
+            with open(source, "rb") as f:
+                head = f.read(2)
+                if head != GZIP_MAGIC and os.fstat(f.fileno()).st_size > max_text_bytes():
+                    raise too_big(file or Path(source).name, "holds")
+                return head + f.read()
         except OSError as exc:
             raise file_error(source, exc, file) from None
     if hasattr(source, "getvalue"):
@@ -57,15 +80,70 @@ def read_source(source, file: str | None = None) -> bytes:
     raise TypeError(f"cannot read {type(source).__name__}; pass a path, bytes or a file object")
 
 
+CHUNK = 4 << 20
+
+
 def decompress(data: bytes, file: str) -> bytes:
-    """Gunzip when the gzip magic bytes are present, whatever the file is called."""
+    """Gunzip when the gzip magic bytes are present, whatever the file is called; then check the text as it
+    comes (screen): binary data and over-long lines are refused within the first megabytes, and a file that
+    expands past the text limit (a gzip bomb) is refused when it gets there, so memory stays bounded."""
     if not data.startswith(GZIP_MAGIC):
+        if len(data) > max_text_bytes():
+            raise too_big(file, "holds")
+        screen(data, file)
         return data
+    out, limit, rest = bytearray(), max_text_bytes(), bytes(data)
     try:
-        return gzip.decompress(data)
+        while rest:
+            z = zlib.decompressobj(wbits=31)         # one gzip member; concatenated members follow in unused_data
+            while True:
+                piece = z.decompress(rest, CHUNK)
+                rest = z.unconsumed_tail
+                start = len(out)
+                out += piece
+                if len(out) > limit:
+                    raise too_big(file, "expands to")
+                screen(out, file, start)
+                if z.eof or not piece and not rest:
+                    break
+            if not z.eof:
+                raise EOFError("Compressed file ended before the end-of-stream marker was reached")
+            rest = z.unused_data
+            if rest and not rest.startswith(GZIP_MAGIC):
+                break                                 # trailing garbage after the last member: ignored, as gzip does
     except (OSError, EOFError, zlib.error) as exc:
         raise UploadError(Problem(file, None, f"the file looks gzip-compressed but cannot be "
                                   f"decompressed ({exc})", "Upload the complete file, or an uncompressed copy"))
+    return bytes(out)
+
+
+def screen(data, file: str, start: int = 0) -> None:
+    """Refuse binary data and lines longer than max_line_bytes() in data[start:] (a line may begin before
+    `start`), so a wrong or hostile file is refused after its first megabytes, not after it has been parsed.
+    Cheap: one regex over the new bytes and one memrchr per window of the line limit. Parquet (binary by
+    design) and UTF-16 text (refused with its own message by `decode`) are left alone."""
+    if bytes(data[:4]) == PARQUET_MAGIC or bytes(data[:2]) in (b"\xff\xfe", b"\xfe\xff"):
+        return
+    bad = _BINARY.search(data, start)
+    if bad:
+        p = bad.start()
+        first, last = data.rfind(b"\n", 0, p) + 1, data.find(b"\n", p, p + 200)
+        line = bytes(data[first:min(last if last >= 0 else p + 200, first + 200)])
+        raise UploadError(Problem(file, data.count(b"\n", 0, p) + 1, f"the file contains binary data "
+                                  f"(byte 0x{data[p]:02x}), not text", "Upload a plain-text or gzip-compressed file",
+                                  line.decode("utf-8", "replace")))
+    longest, end = max_line_bytes(), len(data)
+    pos = data.rfind(b"\n", 0, start) + 1 if start else 0
+    while end - pos > longest:
+        nl = data.rfind(b"\n", pos, pos + longest + 1)     # the last line end within reach of this line's start
+        if nl < 0:
+            n = data.count(b"\n", 0, pos) + 1
+            raise UploadError(Problem(file, n, f"the line is longer than {longest >> 20} MB (this may not be a "
+                                      "run, qrels or topics file, or its lines are not separated by newlines)",
+                                      "Check that this is the right file; if its lines really are this long, raise "
+                                      f"RANKBOARD_MAX_LINE_MB (now {longest >> 20})",
+                                      bytes(data[pos:pos + 80]).decode("utf-8", "replace") + "..."))
+        pos = nl + 1
 
 
 def line_of(data: bytes, pos: int) -> tuple[int, bytes]:

@@ -118,6 +118,18 @@ register(Family("11pt_avg", "Mean of interpolated precision at the 11 recall lev
                               help="recall levels to average, default 0.0,0.1,...,1.0"),)))
 
 
+def _yaap(ctx, m):
+    """trec_eval 10.0 m_yaap.c: log((1 + S) / (1 + R - S)), S = the sum of the precisions at the relevant ranks."""
+    s = ctx.segsum(np.where(ctx.isrel, ctx.prec_at_rel, 0.0))
+    return np.log((1.0 + s) / (1.0 + ctx.R - s))
+
+
+register(Family("yaap", "Yet another average precision (Robertson): AP smoothed onto a log-odds scale, so it averages "
+                "better over topics.", r"yaap = \log \frac{1 + \sum_{rel\ i} P@i}{1 + R - \sum_{rel\ i} P@i}",
+                "Robertson, On smoothing average precision, ECIR 2012; trec_eval 10.0 (m_yaap.c)", _yaap,
+                trec=("yaap",), rel_param=True))
+
+
 def _bing(ctx, m):
     term = 1.0 / np.log2(2.0 + ctx.rank - ctx.relcum)
     return safe_div(ctx.segsum(np.where(ctx.isrel, term, 0.0)), ctx.R)

@@ -13,6 +13,7 @@ from typing import Callable
 from core.errors import EvalError
 
 REGISTRY: list["Family"] = []
+MEASURES_VERSION = 2
 _BY_NAME: dict[str, "Family"] = {}
 
 
@@ -35,9 +36,11 @@ class EvalOptions:
             raise EvalError(f"num_docs (-N) must not be negative, not {self.num_docs!r}.")
 
     def key(self) -> str:
-        """Stable string used as the cache key in the `results` table."""
+        """Stable string used as the cache key in the `results` table. `m` is the measures' version: raised when a
+        measure's number changes under the same name (2: Judged, SetF and custom-gain nDCG follow the peers), so
+        values cached by an older Rankboard are recomputed instead of shown."""
         return (f"l={self.rel_level};c={int(self.complete)};M={self.max_depth or 0};"
-                f"J={int(self.judged_only)};N={self.num_docs or 0};v={self.compat}")
+                f"J={int(self.judged_only)};N={self.num_docs or 0};v={self.compat};m={MEASURES_VERSION}")
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,7 @@ class Param:
     help: str = ""
     pattern: str | None = None    # regex for this value inside a trec_eval name (str params)
     convert: Callable | None = None   # another accepted spelling -> this type (e.g. ir_measures' gains dict)
+    required: bool = False        # must be given (ir_measures' max_rel for the C/W/L family)
 
     def coerce(self, family: str, value):
         if self.convert is not None and not isinstance(value, self.type):
@@ -158,6 +162,9 @@ def make(family: Family, params: dict | None = None, cutoff=None) -> Measure:
         v = p.coerce(family.name, v)
         if v != p.default:
             clean[k] = v
+    missing = [p.name for p in family.params if p.required and p.name not in clean]
+    if missing:
+        raise EvalError(f"{family.name} needs {missing[0]}=..., e.g. {family.name}({missing[0]}=3) for grades 0-3.")
     if cutoff is not None:
         if family.cutoff == "none":
             raise EvalError(f"{family.name} takes no @cutoff. Write {family.name} alone.")

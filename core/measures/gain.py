@@ -111,8 +111,19 @@ register(Family("nDCG", "Normalised discounted cumulative gain (ideal ranking fr
                 FORMULA, KJ + "; " + TREC + "; seeds 000/002/004", _ndcg, cutoff="optional",
                 params=(DCG_PARAM, GAINS_PARAM, JUDGED_ONLY),
                 trec=("ndcg", "ndcg_cut_{cutoff}", "ndcg_{gains}"), trec_defaults=CUTS, aliases=("NDCG", "ndcg")))
-register(Family("DCG", "Discounted cumulative gain, not normalised.", FORMULA, KJ + "; seeds 000/002",
-                _dcg, cutoff="optional", params=(DCG_PARAM,)))
+register(Family("DCG", "Discounted cumulative gain, not normalised (trec_eval 10.0's dcg without a cutoff).", FORMULA,
+                KJ + "; seeds 000/002; trec_eval 10.0 (m_ndcg.c dcg)", _dcg, cutoff="optional",
+                params=(DCG_PARAM, GAINS_PARAM), trec=("dcg", "dcg_{gains}")))
+
+
+def _idcg(ctx, m):
+    return _dcg_parts(ctx, m)[1]
+
+
+register(Family("IDCG", "Ideal DCG: the DCG of the best ordering of every judged document of the topic "
+                "(trec_eval 10.0's ideal_dcg).", r"IDCG@k = \sum_{i \le k} \frac{g(rel^{*}_i)}{d(i)}",
+                KJ + "; trec_eval 10.0 (m_ndcg.c ideal_dcg)", _idcg, cutoff="optional", params=(DCG_PARAM, GAINS_PARAM),
+                trec=("ideal_dcg", "ideal_dcg_{gains}")))
 
 
 def _ndcg_rel(ctx, m):
@@ -176,8 +187,16 @@ register(Family("G", "trec_eval's normalised gain G: each gain discounted by log
                 _g, trec=("G",)))
 
 
+TREC_RBP_P, IRM_RBP_P = 0.9, 0.8       # the default persistence of trec_eval's rbp and of ir_measures' RBP
+
+
 def _rbp(ctx, m):
-    p = m.get("p")
+    if m.get("rel") is not None:        # ir_measures' RBP(rel=r): binary gains, through cwl_eval
+        from core.measures.cwl import rbp_binary
+        return rbp_binary(ctx, m, IRM_RBP_P if m.get("p") is None else m.get("p"))
+    p = TREC_RBP_P if m.get("p") is None else m.get("p")
+    if m.get("gain") == "grade":        # ranx's rbp: the raw grade (grades >= 1), not scaled
+        return (1.0 - p) * ctx.segsum(np.where(ctx.rel > 0, ctx.rel, 0) * np.power(p, ctx.rank - 1.0))
     lv = ctx.d.levels
     present = lv > 0
     max_level = np.where(present.any(axis=1), lv.shape[1] - 1 - np.argmax(present[:, ::-1], axis=1), 0)
@@ -194,9 +213,13 @@ def _rbp_resid(ctx, m):
 
 
 register(Family("RBP", "Rank-biased precision with persistence p; grades scaled into [0, 1] by the topic's top grade "
-                "(trec_eval 10.0 rbp).",
+                "(trec_eval 10.0 rbp, default p=0.9). RBP(rel=r) is ir_measures' binary form (cwl_eval; default p=0.8, "
+                "weights normalised over 1000 ranks).",
                 r"RBP = (1-p)\sum_i g_i\, p^{i-1}", "Moffat & Zobel, ACM TOIS 27(1) 2008; trec_eval 10.0 (m_rbp.c)",
-                _rbp, params=(Param("p", float, 0.9, minimum=0.0),), trec=("rbp",), aliases=("rbp",)))
+                _rbp, params=(Param("p", float, None, minimum=0.0, help="persistence; default 0.9 (trec_eval), 0.8 with rel="),
+                              Param("gain", str, "scaled", choices=("scaled", "grade"),
+                                    help="'scaled': grade / top grade (trec_eval); 'grade': the raw grade (ranx's rbp)")),
+                trec=("rbp",), aliases=("rbp",), rel_param=True))
 register(Family("rbp_resid", "RBP residual: the weight (1-p) p^(i-1) carried by unjudged ranks plus the tail p^n "
                 "(0 when every retrieved document is judged).",
                 r"p^{n} + (1-p)\sum_{i\ unjudged} p^{i-1}", "trec_eval 10.0 (m_rbp_resid.c)", _rbp_resid,

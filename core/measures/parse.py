@@ -26,6 +26,8 @@ ALL_TREC_9 = (["num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "b
 ALL_TREC_10 = ALL_TREC_9 + ["rbp", "rbp_resid", "unj_5", "unj_10", "unj_20"]
 # trec_eval's `set` nickname (measures.c set_names; runid and num_q are the header lines), in its output order
 SET = ["num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_relative_P", "set_recall", "set_map", "set_F"]
+_MULTS = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
+QRELS_JG = (["map_avgjg"] + [f"P_avgjg_{k}" for k in _CUT] + [f"Rprec_mult_avgjg_{x:.2f}" for x in _MULTS])
 
 
 def nickname(name: str, compat: int = 9) -> list[str] | None:
@@ -35,6 +37,8 @@ def nickname(name: str, compat: int = 9) -> list[str] | None:
         return list(ALL_TREC_10 if compat >= 10 else ALL_TREC_9)
     if name == "set":
         return list(SET)
+    if name == "qrels_jg":
+        return list(QRELS_JG)
     return None
 
 
@@ -73,6 +77,8 @@ def parse_measure(name) -> Measure:
     m = _from_trec(text)
     if m is not None:
         return m
+    if _RANX_RBP.match(text):                     # ranx's rbp.95 / rbp@95 (before RBP's own @cutoff check)
+        return parse_measure(ranx_name(text))
     mt = _IR.match(text)
     fam = family_named(mt.group("name")) if mt else None
     if fam is None:
@@ -110,8 +116,18 @@ RANX = {
 _RANX = re.compile(r"(?P<name>[a-z0-9_\-]+?)(?:@(?P<k>\d+))?(?:-l(?P<level>\d+))?\Z")
 
 
+_RANX_RBP = re.compile(r"rbp[.@](?P<p>\d+)(?:-l(?P<level>\d+))?\Z")
+
+
 def ranx_name(text: str) -> str | None:
-    """A ranx metric name ('ndcg_burges@10', 'hits@5-l2', 'r-precision') as a Rankboard measure string, or None."""
+    """A ranx metric name ('ndcg_burges@10', 'hits@5-l2', 'r-precision', 'rbp.95') as a Rankboard measure string,
+    or None."""
+    rbp = _RANX_RBP.match(text)
+    if rbp:                                  # ranx reads rbp.95 as p = 0.95, with raw grades as gains
+        if rbp.group("level") not in (None, "1"):
+            raise EvalError(f"{text!r}: ranx's -l{rbp.group('level')} on rbp is not supported. Drop it, or use "
+                            f"ir_measures' binary RBP(rel={rbp.group('level')}).")
+        return f"RBP(gain='grade',p={float('0.' + rbp.group('p'))!r})"
     mt = _RANX.match(text)
     if not mt or mt.group("name") not in RANX:
         return None
@@ -133,7 +149,27 @@ def ranx_name(text: str) -> str | None:
     return out
 
 
+# Peer measures Rankboard does not compute (yet): named plainly instead of a "did you mean" guess.
+NOT_BUILT = {
+    **{n: "ir_measures' diversity family (ndeval, subtopic qrels)" for n in (
+        "alpha_nDCG", "alpha_DCG", "α_nDCG", "α_DCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "P_IA", "AP_IA", "MAP_IA",
+        "StRecall")},
+    "prefs": "trec_eval's preference measures (-R prefs / -R qrels_prefs)",
+}
+
+
+def _not_built(text: str) -> str | None:
+    name = re.split(r"[(@]", text, maxsplit=1)[0].strip()
+    family = NOT_BUILT.get(name) or (NOT_BUILT["prefs"] if name.startswith("prefs_") or name == "all_prefs" else None)
+    if family is None:
+        return None
+    return f"{text!r} is one of {family}, which Rankboard does not compute yet. See the Measures page for what it does."
+
+
 def _unknown(text: str) -> str:
+    plain = _not_built(text)
+    if plain:
+        return plain
     names = sorted(set(all_names()))
     base, at, cut = text.partition("@")
     close = []
@@ -153,7 +189,8 @@ def _unknown(text: str) -> str:
 def _expand_trec(text: str, compat: int) -> list[str] | None:
     """trec_eval's `-m P` (default cutoffs) and `-m P.5,10` forms."""
     base, _, params = text.partition(".")
-    if params and _from_trec(f"{base}_{params}") is not None and base in ("utility", "ndcg", "11pt_avg"):
+    if params and _from_trec(f"{base}_{params}") is not None and base in (
+            "utility", "ndcg", "11pt_avg", "dcg", "ideal_dcg"):
         return [f"{base}_{params}"]
     for fam in REGISTRY:
         for t in fam.trec:
@@ -172,9 +209,9 @@ def _expand_trec(text: str, compat: int) -> list[str] | None:
             return [f"SetF(beta={float(params)!r})"]
         except ValueError:
             return None
-    if base == "Rprec_mult":
-        vals = [float(c) for c in params.split(",") if c] if params else [0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0]
-        return [f"Rprec_mult_{v:.2f}" for v in vals]
+    if base in ("Rprec_mult", "Rprec_mult_avgjg"):
+        vals = [float(c) for c in params.split(",") if c] if params else list(_MULTS)
+        return [f"{base}_{v:.2f}" for v in vals]
     return None
 
 

@@ -12,7 +12,8 @@ from core.measures.parse import RANX
 # ir_measures 0.4.3's registry names that Rankboard computes with ir_measures' number
 IR_MEASURES = frozenset({
     "AP", "P", "R", "RR", "Rprec", "Bpref", "infAP", "IPrec", "NumRel", "NumRet", "NumRelRet", "NumQ", "nDCG",
-    "SetP", "SetR", "SetF", "SetAP", "SetRelP", "Success", "Judged", "ERR", "Compat", "Accuracy",
+    "SetP", "SetR", "SetF", "SetAP", "SetRelP", "Success", "Judged", "ERR", "Compat", "Accuracy", "RBP",
+    "INST", "INSQ", "BPM", "SDCG", "NERR8", "NERR9", "NERR10", "NERR11",
 })
 TEXTBOOK = frozenset({"F", "E", "SetFbeta", "JudgedK", "DCG", "AUC"})
 ORDER = ("trec_eval", "ir_measures", "ranx", "textbook")
@@ -31,8 +32,12 @@ DIFFERENCES = (
     "Compat puts unretrieved relevant documents after the retrieved ones of their grade; ir_measures gives them "
     "score 0, which differs only for runs with negative scores.",
     "ERR counts grades above 4 as 4 (gdeval refuses them).",
-    "RBP: the bare name is trec_eval 10.0's rbp (p=0.9, grades scaled by the topic's top grade). ir_measures' "
-    "RBP(rel=r) (binary, p=0.8, cwl_eval) and ranx's rbp.95 (raw grades) are not offered yet.",
+    "RBP: the bare name is trec_eval 10.0's rbp (default p=0.9, grades scaled by the topic's top grade); RBP(rel=r) "
+    "is ir_measures' (binary gain, default p=0.8, cwl_eval's weights over 1000 ranks); ranx's rbp.95 is "
+    "RBP(gain='grade',p=0.95) (raw grades).",
+    "The C/W/L family cuts rankings at 1000 documents, as cwl_eval does when ir_measures runs it.",
+    "Not computed yet: ir_measures' diversity family (alpha_nDCG, ERR_IA, NRBP, P_IA, AP_IA, StRecall; ndeval) and "
+    "trec_eval's preference measures (-R prefs, prefs_*). Asking for one says so instead of guessing a name.",
     "ranx: bare recall keeps trec_eval's -m recall meaning (recall at its cutoffs; ranx's bare recall is SetR); "
     "@0 is refused (write the name without @k); -lN works for measures with rel=, not for ndcg/dcg.",
 )

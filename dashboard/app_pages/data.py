@@ -53,12 +53,12 @@ render_counts(row, qrels=qrels_sets, key="data_counts")
 
 
 def _then_refresh(fn):
-    """A store write under the store lock, then drop the cached run and qrels lists (even on failure)."""
+    """A store write, then drop the cached run and qrels lists (even on failure). The store parses the file
+    before it takes its turn on the store file, so other sessions keep reading while an upload is parsed."""
     def call(*args, **kw):
         access.require_editor()
         try:
-            with store_resource.db_lock():
-                return fn(*args, **kw)
+            return fn(*args, **kw)
         finally:
             catalogue.changed()
     return call

@@ -62,7 +62,7 @@ with st.expander("Judges: leave some out, or upload more", expanded=bool(st.sess
 chosen = [j for j in others if j not in left_out] or others
 run_ids = tuple(int(r) for r in runs["run_id"])
 
-with guard("compare the judges"), st.spinner(f"Scoring {len(runs)} runs under {len(chosen) + 1} qrels sets..."):
+with guard("compare the judges"), st.spinner(md_escape(f"Scoring {len(runs)} runs under {len(chosen) + 1} qrels sets...")):
     rep = cached_judges.report(store, str(store.path), coll["id"], by_name[reference],
                                tuple(by_name[j] for j in chosen), run_ids, measure, int(level), correction, 0.05, ver)
     tab_table, tab_heat, tab_scatter, tab_topic, tab_holes = st.tabs(

@@ -43,16 +43,16 @@ if not chosen or not measures:
 
 run_ids = [ids[n] for n in chosen]
 with guard("evaluate the runs"):
-    with st.spinner(md_format("Evaluating {} runs ({})...", len(chosen), ", ".join(measures))):
-        baselines = [baseline or chosen[0], *more]
-        result, comparisons = cached.compared_many(coll["id"], run_ids, measures, baselines=baselines, test=test,
-                                                   correction=correction, alpha=float(alpha), ver=ver)
-        comparison = comparisons[0]
-        judged = cached.judged_at_10(result)
-    with st.spinner(md_format("Ranking {} runs on {} ({} bootstrap resamples)...", len(chosen), measures[0],
-                              f"{cached.RANK_RESAMPLES:,}")):
+    with st.spinner(md_format("Evaluating {} runs ({}) and ranking them on {} ({} bootstrap resamples)...",
+                              len(chosen), ", ".join(measures), measures[0], f"{cached.RANK_RESAMPLES:,}")):
         resolution = cached.resolved(coll["id"], run_ids, measures, runs=chosen, measure=measures[0], test=test,
                                      correction=correction, alpha=float(alpha), ver=ver)
+        baselines = [baseline or chosen[0], *more]
+        result, comparisons = cached.compared_many(coll["id"], run_ids, measures, baselines=baselines, test=test,
+                                                   correction=correction, alpha=float(alpha), ver=ver,
+                                                   resolution=resolution)
+        comparison = comparisons[0]
+        judged = cached.judged_at_10(result)
     show_warnings(result.warnings, title="Evaluation warnings")
     low = [f"{r} ({v:.0%})" for r, v in judged.items() if v < 0.9]
     if low:

@@ -6,7 +6,7 @@ import logging
 
 import streamlit as st
 
-from core.errors import RankboardError
+from core.errors import RankboardError, StoreError
 from dashboard.escape import md_escape, md_format  # md_escape also re-exported for older imports
 from dashboard.pages import page_file
 
@@ -16,8 +16,12 @@ UNEXPECTED = "Unexpected error"
 
 def show_error(err: BaseException | str, *, title: str = "That did not work") -> None:
     """Core's message verbatim, in a code block so file quotes keep their spacing; the title is
-    plain text (it may name a file or a run)."""
+    plain text (it may name a file or a run). A store problem (damaged, busy) is shown in plain words
+    without paths or process ids; its full text goes to the server's log."""
     st.error(md_escape(title), icon=":material/error:")
+    if isinstance(err, StoreError):
+        log.error("%s: %s", title, err)
+        err = err.public
     st.code(str(err), language=None, wrap_lines=True)
 
 

@@ -12,6 +12,7 @@ from core import multisys
 from dashboard.components.charts import chart_text, show, style
 from dashboard.components.palette import NEGATIVE, NEUTRAL, POSITIVE
 from dashboard.components.table import table as show_table
+from dashboard.escape import md_escape
 
 SIGNIFICANT, CLOSE, APART = "#1d4ed8", "#93c5fd", "#f3f4f6"
 ANNOTATE_UP_TO = 15          # runs; beyond this the cells carry no printed p-value (hover shows it)
@@ -46,7 +47,7 @@ def render_heatmap(resolution, *, key: str) -> None:
         return
     show(heatmap_figure(resolution), key=key, filename=f"pairs_{resolution.measure}")
     st.caption(f"Blue: significantly different at α = {resolution.alpha:g} "
-               f"({multisys.adjusted_label(resolution.test, resolution.correction)}). Runs ordered by rank; "
+               f"({md_escape(multisys.adjusted_label(resolution.test, resolution.correction))}). Runs ordered by rank; "
                "hover a cell for its p-value.")
     st.download_button("Download p-values (CSV)", resolution.p_frame().to_csv(float_format="%.6g"),
                        file_name=f"pvalues_{resolution.measure}.csv".replace("/", "_"), mime="text/csv",

@@ -65,7 +65,8 @@ def render_registry(families, *, key: str, source_of=lambda f: ()) -> None:
                 show_table(pd.DataFrame([{"Parameter": p.name, "Type": p.type.__name__, "Default": repr(p.default),
                                             "Choices": ", ".join(map(repr, p.choices)), "Help": p.help}
                                            for p in f.params]), hide_index=True, key=f"{key}_{f.name}_params")
-            st.caption(f"Source: {', '.join(source_of(f))} · Reference: {f.reference}" + (f" · aggregated as {f.agg} over topics" if f.agg != "mean" else ""))
+            st.caption(md_format("Source: {} · Reference: {}", ", ".join(source_of(f)), f.reference)
+                       + (md_format(" · aggregated as {} over topics", f.agg) if f.agg != "mean" else ""))
 
 
 def render_statistics(entries, *, key: str) -> None:

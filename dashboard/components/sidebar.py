@@ -14,7 +14,10 @@ def render_sidebar(collections, *, key: str) -> dict | None:
             st.caption("No collection yet: create one on the Data page.")
             return None
         names = list(collections["name"])
-        name = state.select_one("Collection", names, key=f"{key}_collection", param="collection",
+        latest = None       # without a choice in the URL or this session: the most recently changed collection
+        if "changed_at" in collections.columns and collections["changed_at"].notna().any():
+            latest = collections.loc[collections["changed_at"].idxmax(), "name"]
+        name = state.select_one("Collection", names, key=f"{key}_collection", param="collection", default=latest,
                                 help="Every page shows this collection's runs and qrels.")
         row = collections[collections["name"] == name].iloc[0]
         parts = []

@@ -267,6 +267,23 @@ class App:
         assert not self.errors, f"JavaScript errors on the page: {self.errors}"
 
 
+def run_names_on_data_page(app) -> list[str]:
+    """The runs of the collection as the Data page lists them: the options of the 'Run' selectbox in
+    the 'Rename or delete a run' expander (the run table itself is a canvas)."""
+    from playwright.sync_api import expect
+    if not app.key("data_manage_run").is_visible():
+        app.page.get_by_test_id("stExpander").filter(has_text="Rename or delete a run") \
+            .locator("summary").click()
+        expect(app.key("data_manage_run")).to_be_visible()
+    return app.options("data_manage_run")
+
+
+def nav(app, title: str) -> None:
+    """Go to another page through the sidebar (same session, URL state carried by the app)."""
+    link = app.page.get_by_test_id("stSidebarNav").get_by_test_id("stSidebarNavLink").filter(has_text=title)
+    app.rerun_after(lambda: link.first.click())
+
+
 @pytest.fixture
 def new_context(browser):
     made = []

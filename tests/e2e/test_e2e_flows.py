@@ -13,6 +13,7 @@ from playwright.sync_api import expect
 
 from core.errors import UploadError
 from core.formats import read_run
+from tests.e2e.conftest import nav, run_names_on_data_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("e2e")]
 
@@ -24,28 +25,12 @@ def _norm(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
-def nav(app, title: str) -> None:
-    """Go to another page through the sidebar (same session, URL state carried by the app)."""
-    link = app.page.get_by_test_id("stSidebarNav").get_by_test_id("stSidebarNavLink").filter(has_text=title)
-    app.rerun_after(lambda: link.first.click())
-
-
 def plotly_traces(app, key: str) -> list[str]:
     """Trace names of the plotly chart in the keyed container, once plotly has drawn it."""
     sel = f".st-key-{key} .js-plotly-plot"
     app.page.wait_for_function(f"() => {{ const d = document.querySelector('{sel}'); "
                                "return d && Array.isArray(d.data) && d.data.length > 0; }")
     return app.page.evaluate(f"() => document.querySelector('{sel}').data.map(t => t.name)")
-
-
-def run_names_on_data_page(app) -> list[str]:
-    """The runs of the collection as the Data page lists them: the options of the 'Run' selectbox in
-    the 'Rename or delete a run' expander (the run table itself is a canvas)."""
-    if not app.key("data_manage_run").is_visible():
-        app.page.get_by_test_id("stExpander").filter(has_text="Rename or delete a run") \
-            .locator("summary").click()
-        expect(app.key("data_manage_run")).to_be_visible()
-    return app.options("data_manage_run")
 
 
 def upload_run(app, path: Path) -> None:

@@ -19,6 +19,7 @@ from playwright.sync_api import expect
 
 from tests.e2e.conftest import Server
 
+UI_WAIT_MS = 120_000     # a loaded CI machine can take long over a rerun
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("e2e")]
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -149,10 +150,10 @@ def test_hostile_file_name_in_upload_messages(app, offline, tmp_path):
     app.key("data_runs_files").locator('input[type="file"]').set_input_files(
         files=[{"name": name, "mimeType": "text/plain", "buffer": body}])
     button = app.key("data_runs_load").locator("button")
-    expect(button).to_be_enabled()
+    expect(button).to_be_enabled(timeout=UI_WAIT_MS)
     app.rerun_after(button.click)
     success = app.page.get_by_test_id("stAlertContentSuccess").first
-    expect(success).to_be_visible()
+    expect(success).to_be_visible(timeout=UI_WAIT_MS)
     assert f"Loaded {name}" in success.inner_text().replace("\u2060", "")
     assert _unwritten_markup(app) == []
     assert offline == []

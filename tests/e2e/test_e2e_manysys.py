@@ -57,7 +57,7 @@ def check_letters_against_heatmap(groups, names, z, alpha=0.05) -> None:
 
 
 def test_rank_intervals_letters_and_heatmap(app):
-    app.goto("/?baseline=humR03dc")
+    app.goto("/?baseline=humR03dc&measures=AP&measures=nDCG@10")
     app.choose("lb_test", "Tukey HSD (all runs)")
     assert "test=tukey" in app.page.url
     groups = ranks_and_groups(app)
@@ -85,6 +85,20 @@ def test_rank_intervals_letters_and_heatmap(app):
     names, z = heatmap(app, "lb_pairs")
     check_letters_against_heatmap(groups, names, z)
     assert all(v is None or v >= 1 / 1001 for row in z for v in row)    # (b + 1) / (B + 1), B = 1,000
+    app.key("lb_pairs").scroll_into_view_if_needed()
+    app.shot("heatmap_randomization_all")
+
+    app.page.get_by_role("tab", name="Deltas, wins/ties/losses, p-values").click()
+    rows = table_rows(app, "lb_details")
+    header = rows[0]
+    p_col = header.index("p")
+    base = names.index("humR03dc")
+    checked = 0
+    for row in rows[1:]:
+        if row[header.index("Measure")] == "AP":                   # the baseline's p-values are the heatmap's row
+            assert float(row[p_col]) == pytest.approx(z[base][names.index(row[0])], abs=6e-5)
+            checked += 1
+    assert checked == 4, rows
     app.assert_healthy()
 
 

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import Server
-from tests.e2e.test_e2e_flows import nav
+from tests.e2e.conftest import Server, nav
 
+UI_WAIT_MS = 120_000     # a loaded CI machine can take long over a rerun
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("e2e")]
 
 def _run(tmp_path: Path, name: str, *, topics: int, depth: int) -> Path:
@@ -40,7 +40,7 @@ def _big_run(tmp_path: Path, name: str, topics: int = 600) -> Path:
 def _choose_files(app, *paths: Path) -> None:
     app.key("data_runs_files").locator('input[type="file"]').set_input_files([str(p) for p in paths])
     for p in paths:
-        expect(app.key("data_runs_files").get_by_text(p.name, exact=True)).to_be_visible()
+        expect(app.key("data_runs_files").get_by_text(p.name, exact=True)).to_be_visible(timeout=UI_WAIT_MS)
 
 
 def _alerts(app) -> str:
@@ -49,17 +49,19 @@ def _alerts(app) -> str:
 
 def test_leaving_the_page_mid_upload_reports_this_upload_not_the_last(app, tmp_path):
     first, second = _small_run(tmp_path, "first_upload.run"), _big_run(tmp_path, "second_upload.run")
-    app.goto("/data")
+    app.goto("/data?collection=robust03-sample")     # the runs' topics are the sample's
     _choose_files(app, first)
     app.rerun_after(app.key("data_runs_load").locator("button").click)
-    expect(app.page.get_by_test_id("stAlert").filter(has_text="Loaded first_upload.run")).to_be_visible()
+    loaded = app.page.get_by_test_id("stAlert").filter(has_text="Loaded first_upload.run")
+    expect(loaded).to_be_visible(timeout=UI_WAIT_MS)
 
     app.rerun_after(app.key("data_runs_files").get_by_test_id("stFileChipDeleteBtn").first.click)
     _choose_files(app, second)
     app.key("data_runs_load").locator("button").click()
-    expect(app.page.get_by_test_id("stProgress")).to_be_visible()
+    done = app.page.get_by_test_id("stAlert").filter(has_text="second_upload.run")
+    expect(app.page.get_by_test_id("stProgress").or_(done)).to_be_visible(timeout=UI_WAIT_MS)   # the click took
     nav(app, "Curves")                                   # leave while the run is read
-    expect(app.page.get_by_role("heading", name="Precision-recall and ROC")).to_be_visible()
+    expect(app.page.get_by_role("heading", name="Precision-recall and ROC")).to_be_visible(timeout=UI_WAIT_MS)
     nav(app, "Data")
     app.wait_idle()
     text = _alerts(app)
@@ -83,10 +85,10 @@ def test_server_killed_mid_upload_tells_the_reconnected_tab(new_context, own_ser
 
     small, big = _small_run(tmp_path, "small_first.run"), _big_run(tmp_path, "big_second.run", topics=900)
     app = App(new_context().new_page(), own_server, "server_killed_mid_upload")
-    app.goto("/data")
+    app.goto("/data?collection=robust03-sample")
     _choose_files(app, small, big)
     app.key("data_runs_load").locator("button").click()
-    expect(app.page.get_by_test_id("stProgress")).to_contain_text("big_second.run (2 of 2)")
+    expect(app.page.get_by_test_id("stProgress")).to_contain_text("big_second.run (2 of 2)", timeout=UI_WAIT_MS)
     os.kill(own_server.proc.pid, signal.SIGKILL)
     own_server.proc.wait(timeout=20)
     assert "upload=" in app.page.url

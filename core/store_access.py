@@ -1,0 +1,321 @@
+"""Taking turns on the store file: every process opens it only for as long as it works on it.
+
+DuckDB lets one process at a time hold a database file for writing, and it refuses (rather than waits for)
+anyone else. So a process holds the file only inside a *session*: the first session of a process takes the
+file, and the file is let go when the last one ends (after `linger` seconds of idleness, or at once when
+another process is waiting). Two lock files beside the store decide who is next:
+
+- `<store>.lock`: held shared by read-only sessions (many at once, e.g. a distributed engine's workers) and
+  exclusively by read-write sessions; it mirrors DuckDB's own lock but can be waited on;
+- `<store>.gate`: held by whoever is waiting for the store. A process already inside checks it before
+  letting a new session join; when someone waits, new sessions queue until the file is free, so a busy
+  dashboard cannot starve a loader.
+
+A waiter says so once ("waiting for the store...") through `notice`, and gives up after `timeout` seconds
+with a StoreBusyError. Closing the last connection checkpoints DuckDB's write-ahead log into the file.
+"""
+from __future__ import annotations
+
+import atexit
+import fcntl
+import logging
+import os
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Callable
+
+import duckdb
+
+from core.errors import StoreBusyError
+
+LOG = logging.getLogger("rankboard.store")
+POLL = 0.02          # seconds between tries of a busy lock
+NOTICE_AFTER = 0.3   # a wait shorter than this is not worth a message
+
+
+_TIMEOUT: float | None = None
+
+
+def default_timeout() -> float:
+    """set_default_timeout's value (the command line's --wait), else $RANKBOARD_WAIT, else 120 s."""
+    return _TIMEOUT if _TIMEOUT is not None else float(os.environ.get("RANKBOARD_WAIT", "120"))
+
+
+def set_default_timeout(seconds: float | None) -> None:
+    global _TIMEOUT
+    _TIMEOUT = seconds
+
+
+def _log_notice(message: str) -> None:
+    LOG.info(message)
+
+
+# What a waiting process says; the command line prints it to stderr (core.cli sets it).
+notice: Callable[[str], None] = _log_notice
+
+
+def set_notice(fn: Callable[[str], None]) -> None:
+    global notice
+    notice = fn
+
+
+def _try_lock(fd: int, mode: int) -> bool:
+    try:
+        fcntl.flock(fd, mode | fcntl.LOCK_NB)
+        return True
+    except BlockingIOError:
+        return False
+
+
+class Access:
+    """The sessions of this process on one store file (one Access per path and mode, see `access`)."""
+
+    def __init__(self, path: Path, config: dict, *, read_only: bool, linger: float):
+        self.path, self.config, self.read_only, self.linger = path, config, read_only, linger
+        self.con: duckdb.DuckDBPyConnection | None = None
+        self._cond = threading.Condition()
+        self._depth: dict[int, int] = {}       # open sessions per thread (a thread may nest sessions)
+        self._opening = self._draining = False
+        self._idle_since = 0.0
+        self._lock_fd: int | None = None
+        self.write_lock = threading.RLock()    # one write transaction of this process at a time
+
+    # -- the lock files ----------------------------------------------------------------------------
+    def _open_fd(self, suffix: str) -> int:
+        return os.open(self.path.with_name(self.path.name + suffix), os.O_RDWR | os.O_CREAT, 0o666)
+
+    def others_waiting(self) -> bool:
+        """True when another process (or another Access of this one) waits at the gate."""
+        fd = self._open_fd(".gate")
+        try:
+            if _try_lock(fd, fcntl.LOCK_EX):
+                fcntl.flock(fd, fcntl.LOCK_UN)
+                return False
+            return True
+        finally:
+            os.close(fd)
+
+    def _take_file(self, deadline: float, waited: list) -> duckdb.DuckDBPyConnection:
+        """Wait at the gate, then for the lock file, then connect (retrying while DuckDB's own lock is held by
+        a process that does not use these lock files)."""
+        gate, lock = self._open_fd(".gate"), self._open_fd(".lock")
+        mode = fcntl.LOCK_SH if self.read_only else fcntl.LOCK_EX
+        try:
+            self._wait(lambda: _try_lock(gate, fcntl.LOCK_EX), deadline, waited)
+            try:
+                self._wait(lambda: _try_lock(lock, mode), deadline, waited)
+            finally:
+                fcntl.flock(gate, fcntl.LOCK_UN)
+            con = self._wait(self._connect, deadline, waited)
+        except BaseException:
+            os.close(lock)
+            raise
+        finally:
+            os.close(gate)
+        self._lock_fd = lock
+        return con
+
+    def _connect(self):
+        try:
+            return duckdb.connect(str(self.path), read_only=self.read_only, config=self.config)
+        except duckdb.IOException as exc:
+            if "lock" in str(exc).lower():
+                LOG.info("store %s locked outside Rankboard's lock files: %s", self.path, exc)
+                return None
+            raise
+
+    def _wait(self, attempt, deadline: float, waited: list):
+        start = time.monotonic()
+        while not (result := attempt()):
+            now = time.monotonic()
+            if not waited and now - start >= NOTICE_AFTER:
+                waited.append(now)
+                notice("waiting for the store (another process is using it)...")
+            if now >= deadline:
+                raise StoreBusyError(
+                    f"{self.path.name}: the store stayed busy for {now - start:.0f} s (another process is using "
+                    "it), so nothing was done. Try again, or wait longer with --wait SECONDS "
+                    "(or RANKBOARD_WAIT).")
+            time.sleep(POLL)
+        return result
+
+    # -- sessions ------------------------------------------------------------------------------------
+    @contextmanager
+    def session(self, timeout: float | None = None):
+        """Hold the store file for the block; yields the process's connection (take cursors from it)."""
+        me = threading.get_ident()
+        con = self._enter(default_timeout() if timeout is None else timeout)
+        try:
+            yield con
+        finally:
+            self._exit(me)
+
+    def in_session(self) -> bool:
+        with self._cond:
+            return self._depth.get(threading.get_ident(), 0) > 0
+
+    def _enter(self, timeout: float) -> duckdb.DuckDBPyConnection:
+        me, deadline, waited = threading.get_ident(), time.monotonic() + timeout, []
+        with self._cond:
+            while True:
+                if self.con is not None and self._depth.get(me):            # nested: always joins
+                    break
+                if self.con is not None and not self._draining:
+                    if not self._depth and self.others_waiting() or self._depth and self._gate_check():
+                        self._draining = True
+                        if not self._depth:
+                            self._close()
+                        continue
+                    break
+                if self.con is None and not self._opening:
+                    self._opening = True
+                    break
+                if time.monotonic() >= deadline:
+                    raise StoreBusyError(f"{self.path.name}: the store stayed busy for {timeout:.0f} s, so nothing "
+                                         "was done. Try again, or wait longer with --wait SECONDS (or RANKBOARD_WAIT).")
+                self._cond.wait(POLL)
+            if not self._opening:
+                self._depth[me] = self._depth.get(me, 0) + 1
+                return self.con
+        try:
+            con = self._take_file(deadline, waited)
+        except BaseException:
+            with self._cond:
+                self._opening = False
+                self._cond.notify_all()
+            raise
+        if waited:
+            LOG.info("store %s: waited %.2f s", self.path, time.monotonic() - waited[0] + NOTICE_AFTER)
+        with self._cond:
+            self.con, self._opening, self._draining = con, False, False
+            self._depth[me] = 1
+            self._cond.notify_all()
+            return con
+
+    def _gate_check(self) -> bool:
+        """While sessions are running, look at the gate at most every POLL seconds."""
+        now = time.monotonic()
+        if now - getattr(self, "_checked", 0.0) < POLL:
+            return False
+        self._checked = now
+        return self.others_waiting()
+
+    def _exit(self, me: int) -> None:
+        with self._cond:
+            self._depth[me] -= 1
+            if not self._depth[me]:
+                del self._depth[me]
+            if not self._depth:
+                if self._draining or self.linger <= 0:
+                    self._close()
+                else:
+                    self._idle_since = time.monotonic()
+                    threading.Thread(target=self._watch, daemon=True, name="rankboard-store-linger").start()
+            self._cond.notify_all()
+
+    def _watch(self) -> None:
+        """Let the file go once idle for `linger` seconds, or at once when another process waits."""
+        while True:
+            time.sleep(POLL)
+            with self._cond:
+                if self.con is None or self._depth or self._opening:
+                    return
+                if time.monotonic() - self._idle_since >= self.linger or self.others_waiting():
+                    self._close()
+                    self._cond.notify_all()
+                    return
+
+    def _close(self) -> None:
+        """(with the condition held) close the connection, which checkpoints the WAL, then unlock."""
+        con, self.con = self.con, None
+        try:
+            if con is not None:
+                con.close()
+        finally:
+            if self._lock_fd is not None:
+                os.close(self._lock_fd)       # closing the descriptor releases its flock
+                self._lock_fd = None
+            self._draining = False
+
+    def close(self) -> None:
+        with self._cond:
+            if not self._depth:
+                self._close()
+
+
+_ACCESS: dict[tuple[str, bool], Access] = {}
+_ACCESS_LOCK = threading.Lock()
+
+
+@atexit.register
+def _close_all() -> None:
+    """At exit, close lingering connections here rather than leave them to daemon threads being torn down."""
+    for acc in list(_ACCESS.values()):
+        with acc._cond:
+            acc.linger = 0.0
+            if not acc._depth:
+                acc._close()
+
+
+def access(path: Path, config: dict, *, read_only: bool = False, linger: float = 0.0) -> Access:
+    """The one Access of this process for (path, mode): Store objects on the same file share it."""
+    key = (str(Path(path).resolve()), read_only)
+    with _ACCESS_LOCK:
+        acc = _ACCESS.get(key)
+        if acc is None:
+            acc = _ACCESS[key] = Access(Path(path), config, read_only=read_only, linger=linger)
+        acc.linger = max(acc.linger, linger)
+        return acc
+
+
+class SessionCursor:
+    """A DuckDB cursor taken outside a session: it holds its own session until it is closed."""
+
+    def __init__(self, session):
+        self._session = session
+        self._cur = session.__enter__().cursor()
+
+    def __getattr__(self, name):
+        attr = getattr(self._cur, name)
+        if not callable(attr):
+            return attr
+
+        def call(*args, **kwargs):     # execute() etc. return the cursor: return this wrapper, which keeps it open
+            out = attr(*args, **kwargs)
+            return self if out is self._cur else out
+        return call
+
+    def close(self) -> None:
+        session, self._session = self._session, None
+        if session is not None:
+            try:
+                self._cur.close()
+            finally:
+                session.__exit__(None, None, None)
+
+    def __del__(self):
+        if getattr(self, "_session", None) is not None:
+            LOG.warning("a store cursor was not closed; closing it now")
+            self.close()
+
+
+def version_hint_path(path: Path) -> Path:
+    return path.with_name(path.name + ".version")
+
+
+def write_version_hint(path: Path) -> None:
+    """Touch `<store>.version` after a commit, so an open dashboard notices new data without opening the
+    store (a hint only: the truth is meta's data_version, which readers key their caches on)."""
+    hint = version_hint_path(path)
+    tmp = hint.with_name(f"{hint.name}.{os.getpid()}.{threading.get_ident()}")
+    tmp.write_text(f"{time.time_ns()} {os.getpid()}\n")
+    os.replace(tmp, hint)
+
+
+def read_version_hint(path: Path) -> str:
+    try:
+        return version_hint_path(path).read_text().strip()
+    except OSError:
+        return ""

@@ -1,0 +1,54 @@
+"""A damaged store file: recognising it, saying what to do, and the copies that can replace it.
+
+DuckDB reports a damaged file in a few ways: a file that is not a database ("not a valid DuckDB database
+file"), a block whose checksum fails ("Corrupt database file"), and a truncated file ("Could not read enough
+bytes"). Each becomes a StoreDamagedError that says the file is damaged and names the way back: the last
+good copy (one is written before every schema migration, `<store>.v<N>-backup`) or a new store.
+"""
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import duckdb
+
+from core.errors import StoreDamagedError
+
+DAMAGE = ("not a valid duckdb database file", "corrupt database file", "could not read enough bytes",
+          "checksum", "failed to read database header", "failed to deserialize")
+
+
+def is_damage(exc: BaseException) -> bool:
+    return isinstance(exc, duckdb.Error) and any(s in str(exc).lower() for s in DAMAGE)
+
+
+def backups(path: Path) -> list[Path]:
+    """The copies written before schema migrations, newest first."""
+    found = [p for p in path.parent.glob(path.name + ".v*-backup") if p.is_file()]
+    return sorted(found, key=lambda p: p.stat().st_mtime, reverse=True)
+
+
+def damaged(path: Path, exc: BaseException) -> StoreDamagedError:
+    """The message for a damaged store: what is wrong, then how to restore the last good copy or start anew."""
+    copies = backups(path)
+    if copies:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(copies[0].stat().st_mtime))
+        fix = (f"Restore the last good copy, {copies[0].name} (written {when}, before a schema upgrade; later "
+               f"changes are not in it): mv {copies[0]} {path}. Or start a new store: move the damaged file "
+               f"away (mv {path} {path}.damaged) and load your data again, or pass a different --store PATH.")
+    else:
+        fix = (f"There is no earlier copy of it. Start a new store: move the damaged file away (mv {path} "
+               f"{path}.damaged) and load your data again, or pass a different --store PATH.")
+    detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return StoreDamagedError(f"{path}: this store file is damaged ({detail}). Nothing was changed.\n\n{fix}")
+
+
+def copy_before_migration(con, path: Path, version: int) -> Path:
+    """Checkpoint (so the file holds every committed change), then copy it to `<store>.v<version>-backup`."""
+    con.execute("CHECKPOINT").fetchall()
+    target = path.with_name(f"{path.name}.v{version}-backup")
+    tmp = target.with_name(target.name + ".partial")
+    shutil.copyfile(path, tmp)
+    tmp.replace(target)          # a copy interrupted half-way never looks like a good one
+    return target

@@ -1,0 +1,1 @@
+"""Test cases shared by several test modules (so that no test module imports another)."""

@@ -1,0 +1,162 @@
+"""A damaged store file, and hostile inputs under a memory cap: a clear error, exit status 2, no traceback,
+and the store exactly as it was.
+
+The command line runs in a subprocess whose address space is capped with resource.setrlimit, so a loader
+that tried to hold a gzip bomb or a gigantic line in memory would die instead of passing.
+"""
+from __future__ import annotations
+
+import gzip
+import os
+import random
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from core.store import ROOT, Store
+from tests.fixtures_store import fresh_store
+
+CAP_GB = 3          # address space of the capped loader (imports of numpy, pyarrow, DuckDB take about 1.2 GB)
+CAPPED = f"""
+import resource, runpy, sys
+resource.setrlimit(resource.RLIMIT_AS, ({CAP_GB} << 30, {CAP_GB} << 30))
+sys.argv = ['core'] + sys.argv[1:]
+sys.path.insert(0, {str(ROOT)!r})
+runpy.run_module('core', run_name='__main__')
+"""
+LINE = b"301 Q0 FBIS3-10082 1 12.5 bomb\n"
+
+
+def capped_cli(*args, env=None):
+    return subprocess.run([sys.executable, "-c", CAPPED, *map(str, args)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600, env={**os.environ, **(env or {})})
+
+
+def snapshot(path):
+    with Store.open(path) as store, store.session() as con:
+        return {t: con.execute(f"SELECT * FROM {t} ORDER BY ALL").fetchall()
+                for t in ("collections", "runs", "run_docs", "qrels", "judged_rows", "meta")}
+
+
+@pytest.fixture
+def store_file(tmp_path):
+    with fresh_store(tmp_path, "s.duckdb") as store:
+        store.add_qrels("c", b"301 0 FBIS3-10082 1\n", filename="q.txt")
+        store.add_run("c", LINE.replace(b"bomb", b"good"), filename="good.run")
+    return tmp_path / "s.duckdb"
+
+
+def bomb(path, gigabytes: float, piece: bytes) -> None:
+    """A small gzip file (concatenated members) that expands to `gigabytes` of `piece` repeated."""
+    block = gzip.compress(piece * ((64 << 20) // len(piece)), 9)
+    with open(path, "wb") as f:
+        for _ in range(int(gigabytes * 16)):
+            f.write(block)
+
+
+def test_a_gzip_bomb_of_valid_lines_stops_at_the_limit_under_a_memory_cap(store_file, tmp_path):
+    path = tmp_path / "bomb.run.gz"
+    bomb(path, 5, LINE)                        # 5 GB of valid run lines in a few MB
+    assert path.stat().st_size < 30 << 20
+    before = snapshot(store_file)
+    out = capped_cli("--store", store_file, "load", "--collection", "c", "--run", path)
+    assert out.returncode == 2, out.stderr[-2000:]
+    assert "Traceback" not in out.stderr
+    assert out.stderr.strip().splitlines()[-1] == ("error: bomb.run.gz: the file expands to more than the limit of 1024 MB of text. "
+                                  "Split it into smaller files, or raise the limit: set RANKBOARD_MAX_TEXT_MB (now "
+                                  "1024) to a larger number of megabytes, if the machine has the memory for it.")
+    assert snapshot(store_file) == before
+
+
+def test_the_text_limit_is_configurable(store_file, tmp_path):
+    path = tmp_path / "mid.run"
+    path.write_bytes(LINE * ((3 << 20) // len(LINE)))
+    out = capped_cli("--store", store_file, "load", "--collection", "c", "--run", path,
+                     env={"RANKBOARD_MAX_TEXT_MB": "2"})
+    assert out.returncode == 2 and "the file holds more than the limit of 2 MB of text" in out.stderr
+
+
+@pytest.mark.parametrize("gz", [False, True], ids=["plain", "gzip"])
+def test_an_over_long_line_is_refused_in_the_first_megabytes_under_a_memory_cap(store_file, tmp_path, gz):
+    path = tmp_path / ("long.run.gz" if gz else "long.run")
+    if gz:
+        bomb(path, 2.5, b"x" * 4096)            # one 2.5 GB line without a newline
+    else:
+        with open(path, "wb") as f:            # a 1 GB line after a good one
+            f.write(LINE)
+            for _ in range(256):
+                f.write(b"y" * (4 << 20))
+    before = snapshot(store_file)
+    out = capped_cli("--store", store_file, "load", "--collection", "c", "--run", path,
+                     env={"RANKBOARD_MAX_TEXT_MB": "4096"})
+    assert out.returncode == 2, out.stderr[-2000:]
+    assert "Traceback" not in out.stderr
+    line = 1 if gz else 2
+    assert out.stderr.splitlines()[-2].lstrip().startswith(f"error: {path.name}, line {line}: the line is longer than 8 MB (this may not be "
+                                 "a run, qrels or topics file, or its lines are not separated by newlines). Check "
+                                 "that this is the right file; if its lines really are this long, raise "
+                                 "RANKBOARD_MAX_LINE_MB (now 8).")
+    assert snapshot(store_file) == before
+
+
+def test_binary_data_is_refused_at_once(store_file, tmp_path):
+    path = tmp_path / "zeros.run.gz"
+    bomb(path, 2.5, b"\0" * 4096)
+    out = capped_cli("--store", store_file, "load", "--collection", "c", "--run", path)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert out.stderr.splitlines()[-2].lstrip().startswith("error: zeros.run.gz, line 1: the file contains binary data (byte 0x00), not text. "
+                                 "Upload a plain-text or gzip-compressed file.")
+
+
+def damage(path, how: str) -> None:
+    size = path.stat().st_size
+    if how == "truncated":
+        os.truncate(path, size // 2)
+    elif how == "not a database":
+        path.write_bytes(b"this is not a DuckDB file\n" * 100)
+    else:                                      # 4 KB of random bytes over a block of the file
+        with open(path, "r+b") as f:
+            f.seek({"header": 4096, "middle": size // 2}[how])
+            f.write(random.Random(7).randbytes(4096))
+
+
+@pytest.mark.parametrize("how", ["truncated", "not a database", "header", "middle"])
+def test_a_damaged_store_is_a_clear_error_with_what_to_do(store_file, how):
+    damage(store_file, how)
+    for args in (["list"], ["load", "--collection", "c", "--run", str(ROOT / "data/runs/input.pircRBa1.gz")]):
+        out = subprocess.run([sys.executable, "-m", "core", "--store", str(store_file), *args], cwd=ROOT,
+                             capture_output=True, text=True, timeout=300)
+        assert out.returncode == 2, (how, args, out.stdout, out.stderr)
+        assert "Traceback" not in out.stderr
+        assert out.stderr.startswith(f"error: {store_file}: this store file is damaged ("), out.stderr
+        assert out.stderr.rstrip().endswith(f"There is no earlier copy of it. Start a new store: move the damaged "
+                                            f"file away (mv {store_file} {store_file}.damaged) and load your data "
+                                            "again, or pass a different --store PATH."), out.stderr
+
+
+def test_a_copy_is_written_before_a_migration_and_offered_when_the_store_is_damaged(tmp_path, monkeypatch):
+    path = tmp_path / "old.duckdb"
+    with fresh_store(tmp_path, "old.duckdb") as store:
+        store.add_qrels("c", b"301 0 d1 1\n", filename="q.txt")
+        store.add_run("c", b"301 Q0 d1 1 1.0 r\n", filename="r.run")
+        with store.session() as con:               # make it look like a schema-2 store
+            con.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'").fetchall()
+    import core.schema
+    monkeypatch.setitem(core.schema.MIGRATIONS, 2, lambda cur: None)     # a stand-in migration from schema 2
+    Store.open(path).close()
+    copy = tmp_path / "old.duckdb.v2-backup"
+    assert copy.exists()
+    with Store.open(copy, read_only=True) as backup, backup.session() as con:
+        assert con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall() == [("2",)]
+        assert con.execute("SELECT name FROM runs").fetchall() == [("r",)]
+    damage(path, "truncated")
+    out = subprocess.run([sys.executable, "-m", "core", "--store", str(path), "list"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert f"Restore the last good copy, old.duckdb.v2-backup (written " in out.stderr
+    assert f"mv {copy} {path}" in out.stderr
+    shutil.copyfile(copy, path)                     # what the message says to do works
+    with Store.open(path) as store:
+        assert list(store.runs("c").name) == ["r"]
