@@ -55,14 +55,6 @@ def main(argv=None) -> int:
     print(f"{args.shape}: {run_path}, reps {args.reps}, load {os.getloadavg()}")
     print("| trick | with it, s | plain, s | saves, s | load |\n|---|---|---|---|---|")
 
-    def parse(overlap: bool):
-        def go():
-            fast.OVERLAP = overlap
-            read_run(run_path, filename="r")
-        return go
-    pair("read_columns parses beside the byte checks (OVERLAP)", parse(True), parse(False), args.reps)
-    fast.OVERLAP = True
-
     pair("qrels read beside the run (read_first)", lambda: read_first(qrels_path, run_path),
          lambda: (read_qrels(qrels_path, filename="q"), read_run(run_path, filename="r")), args.reps)
 

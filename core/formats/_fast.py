@@ -10,7 +10,6 @@ for every file it accepts, it returns exactly the table the tolerant parser woul
 from __future__ import annotations
 
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 
 import duckdb
 import numpy as np
@@ -23,7 +22,6 @@ from core.formats._text import FLOAT_RE, GZIP_MAGIC, PARQUET_MAGIC
 from core.duck import scratch
 from core.sqltext import ident
 
-OVERLAP = True          # read_columns parses while it checks the bytes (False: the plain order, check then parse)
 _CODED = pa.dictionary(pa.int32(), pa.string())
 _BOM = b"\xef\xbb\xbf"
 _NOT_CONTROL = bytes(b for b in range(256) if b >= 0x20 and b != 0x7f)
@@ -73,23 +71,13 @@ def read_columns(box: list[bytes], names: list[str], coded: tuple[str, ...] = ()
         buf = buf.slice(3)
         if data[3:4] == b"#":
             return None
-    # Speed trick (benchmarks/PROFILE.md, "parse beside the checks"): the parse (pyarrow, both threads, without
-    # the GIL) starts at once with the first line's delimiter and the unused columns left out, while this thread
-    # checks the bytes (holding the GIL); it is redone when the checks disagree with that guess (e.g. a non-ASCII
-    # file must keep every column). Plain equivalent (OVERLAP = False): check, then parse once.
-    guess = "\t" if b"\t" in data[:data.find(b"\n")] else " "
-    guessed = [n for n in names if n not in unused]
-    with ThreadPoolExecutor(1) as pool:
-        parse = pool.submit(_parse, buf, names, coded, floats, guessed, guess) if OVERLAP else None
-        delim = _delimiter(data)
-        if unused and delim is not None and not (data.isascii() and not _doubled(data, delim)):
-            unused = ()
-        table = parse.result() if parse is not None else None
+    delim = _delimiter(data)
     if delim is None:
         return None
+    if unused and not (data.isascii() and not _doubled(data, delim)):
+        unused = ()
     kept = [n for n in names if n not in unused]
-    if parse is None or (delim, kept) != (guess, guessed):
-        table = _parse(buf, names, coded, floats, kept, delim)
+    table = _parse(buf, names, coded, floats, kept, delim)
     if table is None:
         return None
     box.clear()
