@@ -220,8 +220,12 @@ def test_curves_have_one_trace_per_selected_run(app):
             assert drop not in app.tags("cv_runs")
         chosen = app.tags("cv_runs")
         assert chosen
-        pr = plotly_traces(app, "cv_pr")
+        # the charts redraw after the rerun that changed the selection: read them once they have settled
+        pr = app.settled(lambda: plotly_traces(app, "cv_pr"), chosen)
+        n_roc = app.settled(lambda: len([n for n in plotly_traces(app, "cv_roc") if not n.startswith("chance")]),
+                            len(chosen))
         roc = [n for n in plotly_traces(app, "cv_roc") if not n.startswith("chance")]
+        assert n_roc == len(chosen)
         assert len(pr) == len(chosen), (pr, chosen)
         assert pr == chosen, (pr, chosen)
         assert len(roc) == len(chosen), (roc, chosen)
