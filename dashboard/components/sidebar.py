@@ -6,6 +6,17 @@ import streamlit as st
 from dashboard import state
 
 
+def opening_collection(collections, samples=()) -> str | None:
+    """The collection a session opens on without a choice in its URL: the user's most recently changed
+    collection (`changed_at`), else the first one (the first bundled sample) when only `samples` are there."""
+    if collections.empty:
+        return None
+    own = collections[~collections["name"].isin(list(samples))]
+    if "changed_at" in own.columns and own["changed_at"].notna().any():
+        return str(own.loc[own["changed_at"].idxmax(), "name"])
+    return str(collections["name"].iloc[0])
+
+
 def render_sidebar(collections, *, key: str, samples=()) -> dict | None:
     """The collection picker over `collections` (collection_id, name, n_runs, ...), bound to the URL
     parameter `collection`; returns the chosen {'id': int, 'name': str}, or None when there is none.
@@ -16,10 +27,7 @@ def render_sidebar(collections, *, key: str, samples=()) -> dict | None:
             st.caption("No collection yet: create one on the Data page.")
             return None
         names = list(collections["name"])
-        latest = names[0]
-        own = collections[~collections["name"].isin(list(samples))]
-        if "changed_at" in own.columns and own["changed_at"].notna().any():
-            latest = own.loc[own["changed_at"].idxmax(), "name"]
+        latest = opening_collection(collections, samples)
         name = state.select_one("Collection", names, key=f"{key}_collection", param="collection", default=latest,
                                 help="Every page shows this collection's runs and qrels.")
         row = collections[collections["name"] == name].iloc[0]
