@@ -1,4 +1,5 @@
 """`python -m core evaluate QRELS RUN [RUN ...]`: trec_eval-compatible evaluation of run files.
+`python -m core evaluate --collection NAME [--stored RUN ...]`: the same of runs stored in the store.
 
 With `--format trec` the output is laid out exactly as trec_eval's (`%-22s\\t%s\\t%.4f`, counts without
 decimals, per-query lines first when -q, then the runid/num_q/"all" block), so `diff` against
@@ -10,13 +11,16 @@ import json
 import sys
 
 from core.cluster import add_engine_arguments, dask_kwargs, use_dask
+from core.errors import EvalError
 from core.evaluate import EvalOptions, EvalResult, evaluate_files
+from core.cli import stored
 from core.measures import labelled
 
 
 def add_arguments(p) -> None:
-    p.add_argument("qrels", help="qrels file (qid iter docno rel)")
-    p.add_argument("runs", nargs="+", metavar="RUN", help="run file(s) in TREC format (gzip is fine)")
+    p.add_argument("qrels", nargs="?", help="qrels file (qid iter docno rel)")
+    p.add_argument("runs", nargs="*", metavar="RUN", help="run file(s) in TREC format (gzip is fine)")
+    stored.add_arguments(p)
     p.add_argument("-m", dest="measures", action="append", metavar="MEASURE",
                    help="measure or set: nDCG@10, P(rel=2)@10, map, ndcg_cut_10, official, all_trec "
                         "(repeatable; default official)")
@@ -45,7 +49,11 @@ def run(args) -> int:
                           judged_only=args.judged_only, num_docs=args.num_docs, compat=args.compat)
     names = args.measures or ["official"]
     pairs = labelled(names, compat=args.compat)
-    if args.rel_format == "qrels_jg":
+    if stored.check(args, [f for f in [args.qrels, *args.runs] if f]):
+        if args.rel_format == "qrels_jg" or use_dask(args):
+            raise EvalError("-R qrels_jg and --engine dask read files; evaluate stored runs without them.")
+        result = stored.evaluate(args, [m for _, m in pairs], options)
+    elif args.rel_format == "qrels_jg":
         from core.avgjg import evaluate_jg_files
         result = evaluate_jg_files(args.qrels, args.runs, [m for _, m in pairs], options)
     elif use_dask(args):

@@ -1,0 +1,70 @@
+"""Stored runs for `evaluate` and `compare`: `--collection NAME [--stored RUN ...] [--assessor NAME]` instead of
+files. The runs are evaluated by core/results.py (its per-query cache in the store), inside one session of
+the store, taken in turn with the dashboard and loads like `load` (core/store_access.py)."""
+from __future__ import annotations
+
+from core import edits
+from core.errors import EvalError
+from core.ingest import one
+
+
+def add_arguments(p) -> None:
+    p.add_argument("--collection", metavar="NAME", default=None,
+                   help="evaluate runs stored in this collection of the store (instead of QRELS and RUN files)")
+    p.add_argument("--stored", metavar="RUN", nargs="+", action="extend", default=None,
+                   help="with --collection: these stored runs (names, or ids as `list` prints them; default: all)")
+    p.add_argument("--assessor", metavar="NAME", default=None,
+                   help="with --collection: the qrels set of this assessor (default: the collection's default set)")
+
+
+def check(args, files: list) -> bool:
+    """True when the stored runs are asked for; an EvalError when files and --collection are mixed or missing."""
+    if args.collection is None:
+        if args.stored or args.assessor:
+            raise EvalError("--stored and --assessor need --collection NAME (the runs of a collection in the store).")
+        if not files:
+            raise EvalError("Give a QRELS file and RUN files, or --collection NAME to evaluate stored runs.")
+        return False
+    if files:
+        raise EvalError("Give either QRELS and RUN files or --collection NAME, not both.")
+    return True
+
+
+def _ids(store, args) -> tuple[list[int], int | None]:
+    cur = store.cursor()
+    try:
+        cid = edits.collection(cur, args.collection)
+        if args.stored:
+            runs = [edits.run_id(cur, cid, args.collection, r) for r in args.stored]
+        else:
+            runs = [r[0] for r in cur.execute("SELECT run_id FROM runs WHERE collection_id = ? ORDER BY run_id",
+                                              [cid]).fetchall()]
+            if not runs:
+                raise EvalError(f"Collection '{args.collection}' has no runs. Load some with `python -m core load "
+                                f"--collection {args.collection} --run FILE`.")
+        qrels = None
+        if args.assessor is not None:
+            row = one(cur, "SELECT qrels_id FROM qrels_sets WHERE collection_id = ? AND assessor = ? "
+                           "ORDER BY qrels_id LIMIT 1", [cid, args.assessor])
+            if row is None:
+                have = ", ".join(f"'{r[0]}'" for r in cur.execute(
+                    "SELECT assessor FROM qrels_sets WHERE collection_id = ? ORDER BY qrels_id", [cid]).fetchall())
+                raise EvalError(f"Collection '{args.collection}' has no qrels set by assessor '{args.assessor}'. "
+                                f"Its qrels sets: {have or 'none'}.")
+            qrels = int(row[0])
+        return runs, qrels
+    finally:
+        cur.close()
+
+
+def evaluate(args, measures, options):
+    """EvalResult of the stored runs (named as stored), in the order asked for."""
+    from core.results import evaluate_stored
+    from core.store import Store
+    store = Store.open(args.store, load_sample=False)
+    try:
+        with store.session():
+            runs, qrels = _ids(store, args)
+            return evaluate_stored(store, args.collection, runs, measures, qrels_id=qrels, options=options)
+    finally:
+        store.close()
