@@ -142,16 +142,17 @@ def test_cli_and_api_share_the_store_with_an_open_dashboard(app, server, tmp_pat
     fresh.assert_healthy()
 
 
-def test_an_open_session_sees_a_run_loaded_from_the_command_line(app, server, tmp_path):
+def test_an_open_session_sees_a_run_loaded_from_the_command_line(app, server, tmp_path, new_context):
     from tests.e2e.conftest import run_names_on_data_page
 
+    app.goto("/data")       # run alone, this first page creates the store (with the samples)
     # A new session opens on the user's most recently changed collection: here one the command line creates now.
     # (This test used to rely on 'big' from the test above; run alone, or after that test failed before loading
     # it, the store held no collection of the user's and the page rightly opened on the sample.)
     made = cli(server.store, "load", "--collection", "from-cli", "--run", str(run_file(tmp_path, "cli-new", 5)))
     assert made.returncode == 0, made.stderr
-    app.goto("/data")
-    assert app.settled(lambda: app.selected("sidebar_collection"), "from-cli") == "from-cli"
+    fresh = app.reopen(new_context(), f"{server.url}/data", "_new_session")
+    assert fresh.settled(lambda: fresh.selected("sidebar_collection"), "from-cli") == "from-cli"
     app.goto(f"/data?collection={SAMPLE}")
     before = run_names_on_data_page(app)
     assert "cli-late" not in before
