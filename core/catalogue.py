@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from core import ingest
+from core import edits, ingest
 from core.formats import read_documents, read_qrels, read_topics
 from core.formats._text import source_name
 
@@ -114,6 +114,15 @@ class Catalogue:
     def delete_run(self, run_id: int) -> None:
         with self.transaction() as cur:
             ingest.delete_run(cur, run_id)
+
+    def rename_collection(self, collection, new_name: str) -> None:
+        with self.transaction() as cur:
+            edits.rename_collection(cur, ingest.collection_id(cur, collection), new_name)
+
+    def delete_collection(self, collection) -> dict[str, int]:
+        """Remove the collection and all it holds; returns what it held ({'runs': n, 'qrels sets': n, ...})."""
+        with self.transaction() as cur:
+            return edits.delete_collection(cur, ingest.collection_id(cur, collection))
 
     def get_note(self, collection, qid: str) -> str:
         df = self._query("SELECT note FROM query_notes WHERE collection_id = ? AND qid = ?",
