@@ -10,10 +10,12 @@ from __future__ import annotations
 import os
 import signal
 from pathlib import Path
+from urllib.parse import parse_qs, urlparse
 
 import pytest
 from playwright.sync_api import expect
 
+from dashboard import uploads
 from tests.e2e.conftest import Server, nav
 
 UI_WAIT_MS = 120_000     # a loaded CI machine can take long over a rerun
@@ -71,27 +73,91 @@ def test_leaving_the_page_mid_upload_reports_this_upload_not_the_last(app, tmp_p
     app.assert_healthy()
 
 
+def _store_state(path: Path) -> tuple[dict, dict]:
+    """({run name: rows}, {run name: AP}) of the sample collection, with every derived row belonging to a run
+    whose row count it matches (no half-loaded run anywhere)."""
+    from core.results import evaluate_stored
+    from core.store import Store
+    with Store.open(path, load_sample=False) as store:
+        with store.session() as con:
+            rows = con.execute("SELECT r.name, r.n_rows, (SELECT count(*) FROM run_docs d WHERE d.run_id = r.run_id) "
+                               "FROM runs r JOIN collections c USING (collection_id) WHERE c.name = ?",
+                               ["robust03-sample"]).fetchall()
+            assert all(n == stored for _, n, stored in rows), rows
+            for table in ("run_docs", "run_topics", "judged_rows", "results"):
+                orphans = con.execute(f"SELECT count(*) FROM {table} WHERE run_id NOT IN (SELECT run_id FROM runs)"
+                                      ).fetchall()[0][0]
+                assert orphans == 0, f"{orphans} rows of {table} belong to no run"
+        ids = store.runs("robust03-sample")["run_id"].tolist()
+        summary = evaluate_stored(store, "robust03-sample", ids, ["AP"]).summary
+    return {name: n for name, n, _ in rows}, dict(zip(summary["run"], summary["value"].round(12)))
+
+
 @pytest.fixture
-def own_server(tmp_path):
+def own_server(tmp_path, monkeypatch):
+    monkeypatch.setenv("RANKBOARD_LINGER", "0")   # the server holds the store only while it works on it
     srv = Server(tmp_path)
     srv.start()
     yield srv
     srv.stop()
 
 
-def test_server_killed_mid_upload_tells_the_reconnected_tab(new_context, own_server, tmp_path):
+def _has_store_open(pid: int, store: Path) -> bool:
+    """True while process `pid` has the DuckDB file itself open (it is connected: inside a session)."""
+    fds = Path(f"/proc/{pid}/fd")
+    names = []
+    for fd in fds.iterdir():
+        try:
+            names.append(os.readlink(fd))
+        except OSError:       # closed meanwhile
+            pass
+    return str(store) in names
+
+
+def _wait_for(what, check, timeout_s: float, poll_s: float) -> None:
+    import time
+    deadline = time.monotonic() + timeout_s
+    while not check():
+        assert time.monotonic() < deadline, f"gave up waiting for {what}"
+        time.sleep(poll_s)    # poll interval of a bounded wait
+
+
+@pytest.mark.parametrize("moment", ["parsing", "inserting"])
+def test_server_killed_mid_upload_tells_the_reconnected_tab(new_context, own_server, tmp_path, moment):
+    """Killed while the second file loads: while it is parsed (the store untouched), or once the server has
+    opened the store and begun writing the insert into it (inside the transaction; Linux's /proc tells when
+    the file is open, its size when the insert's blocks land). Either way the journal has the first file's outcome
+    and not the second's, the store holds the first run whole and nothing of the second, every earlier run
+    evaluates as before, and the reconnected tab says so after the restart."""
     from core.store import Store
     from tests.e2e.conftest import App
 
     small, big = _small_run(tmp_path, "small_first.run"), _big_run(tmp_path, "big_second.run", topics=900)
-    app = App(new_context().new_page(), own_server, "server_killed_mid_upload")
+    app = App(new_context().new_page(), own_server, f"server_killed_mid_upload_{moment}")
     app.goto("/data?collection=robust03-sample")
+    runs_before, values_before = _store_state(own_server.store)
     _choose_files(app, small, big)
     app.key("data_runs_load").locator("button").click()
     expect(app.page.get_by_test_id("stProgress")).to_contain_text("big_second.run (2 of 2)", timeout=UI_WAIT_MS)
-    os.kill(own_server.proc.pid, signal.SIGKILL)
+    if moment == "inserting":     # the big file is parsed without the store; the server takes it to insert
+        pid, store = own_server.proc.pid, own_server.store
+        _wait_for("the store to be closed during the parse", lambda: not _has_store_open(pid, store), 60, 0.01)
+        size = store.stat().st_size
+        _wait_for("the server to open the store", lambda: _has_store_open(pid, store), UI_WAIT_MS / 1000, 0.002)
+        # DuckDB writes a large insert's blocks into the file before the commit: kill once they start to land
+        _wait_for("the insert to write", lambda: store.stat().st_size > size or Path(f"{store}.wal").exists(),
+                  UI_WAIT_MS / 1000, 0.002)
+    killed = own_server.proc.pid
+    os.kill(killed, signal.SIGKILL)
     own_server.proc.wait(timeout=20)
     assert "upload=" in app.page.url
+    token = parse_qs(urlparse(app.page.url).query)["upload"][0]
+    entry = uploads.read(own_server.store, token)         # the journal beside the store, as the kill left it
+    assert entry["pid"] == killed and entry["files"] == ["small_first.run", "big_second.run"]
+    assert [o["file"] for o in entry["outcomes"]] == ["small_first.run"] and not entry["finished"]
+    runs_killed, values_killed = _store_state(own_server.store)     # the server is down: nothing half-loaded
+    assert runs_killed == {**runs_before, "small_first": 5_000}
+    assert {k: values_killed[k] for k in values_before} == values_before
 
     own_server.start()                                    # same store, same port
     warning = app.page.get_by_test_id("stAlert").filter(has_text="The server stopped")
@@ -104,3 +170,4 @@ def test_server_killed_mid_upload_tells_the_reconnected_tab(new_context, own_ser
     with Store.open(own_server.store, load_sample=False) as store:
         names = set(store.runs("robust03-sample")["filename"])
     assert "small_first.run" in names and "big_second.run" not in names
+    assert _store_state(own_server.store) == (runs_killed, values_killed)      # the restart changed nothing
