@@ -19,7 +19,6 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-import core.formats._fast as fast  # noqa: E402
 from core.duck import scratch  # noqa: E402
 from core.formats import read_qrels, read_run  # noqa: E402
 from core.stage1 import ArrowRun, Tables, rankings  # noqa: E402
