@@ -338,3 +338,29 @@ def test_binary_at_finds_what_the_regex_finds(data, start):
     want = hit.start() if hit else -1
     assert _text.binary_at(data, start) == want
     assert _text.binary_at(bytearray(data), start) == want
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.binary(max_size=3000), min_size=1, max_size=3), st.integers(min_value=1, max_value=9))
+def test_isal_gunzip_equals_zlib(members, level):
+    """`_text.decompress` with ISA-L gives what it gives with the standard library's zlib (its plain equivalent),
+    for one gzip member or several concatenated, on any bytes (the screen may refuse both alike)."""
+    import gzip
+    import zlib
+
+    from core.formats import _text
+    data = b"".join(gzip.compress(m, compresslevel=level) for m in members)
+
+    def run():
+        try:
+            return _text.decompress(data, "f")
+        except UploadError as exc:
+            return str(exc)
+    got = run()
+    old, _text.INFLATE = _text.INFLATE, zlib.decompressobj
+    try:
+        assert run() == got
+    finally:
+        _text.INFLATE = old
+    if isinstance(got, bytes):
+        assert got == b"".join(members)
