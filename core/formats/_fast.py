@@ -9,7 +9,6 @@ for every file it accepts, it returns exactly the table the tolerant parser woul
 """
 from __future__ import annotations
 
-import tempfile
 
 import duckdb
 import numpy as np
@@ -19,7 +18,7 @@ import pyarrow.csv as pacsv
 
 from core.formats._table import match_header
 from core.formats._text import FLOAT_RE, GZIP_MAGIC, PARQUET_MAGIC
-from core.duck import scratch
+from core.duck import shared_cursor
 from core.sqltext import ident
 
 _CODED = pa.dictionary(pa.int32(), pa.string())
@@ -119,15 +118,14 @@ def unique(table: pa.Table, keys: list[str]) -> bool:
     the keys, asked for any key held by two rows. False when DuckDB fails (e.g. out of memory): the tolerant
     parser then decides."""
     cols = ", ".join(ident(k) for k in keys)
-    with tempfile.TemporaryDirectory(prefix="rankboard-") as tmp:
-        con = scratch(tmp, table.nbytes)
-        try:
-            con.register("_rb_keys", table.select(keys))
-            repeated = con.execute("SELECT 1 FROM _rb_keys GROUP BY " + cols + " HAVING count(*) > 1 LIMIT 1").fetchall()
-        except duckdb.Error:
-            return False
-        finally:
-            con.close()
+    con = shared_cursor()
+    try:
+        con.register("_rb_keys", table.select(keys))
+        repeated = con.execute("SELECT 1 FROM _rb_keys GROUP BY " + cols + " HAVING count(*) > 1 LIMIT 1").fetchall()
+    except duckdb.Error:
+        return False
+    finally:
+        con.close()
     return not repeated
 
 
