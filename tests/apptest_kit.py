@@ -1,12 +1,46 @@
 """Helpers for the Streamlit AppTest modules: the app's path, opening a page as a link would, and
-reading what a page shows (texts, keyed containers, tables, URL parameters)."""
+reading what a page shows (texts, keyed containers, tables, URL parameters).
+
+The fixtures every AppTest module shares live here too; a module takes them by importing them:
+
+    from tests.apptest_kit import app, private_app, store_path  # noqa: F401  (pytest fixtures)
+
+`store_path`: one copy of the sample store per test module; `app`: an AppTest of the whole app on it;
+`private_app`: an AppTest on a copy of its own, for tests that change the data.
+"""
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "dashboard" / "app.py")
 TIMEOUT = 120
+
+
+@pytest.fixture(scope="module")
+def store_path(tmp_path_factory) -> str:
+    from tests.fixtures_store import sample_store
+    tmp = tmp_path_factory.mktemp("apptest")
+    sample_store(tmp).close()
+    return str(tmp / "sample.duckdb")
+
+
+@pytest.fixture
+def app(store_path, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+    monkeypatch.setenv("RANKBOARD_STORE", store_path)
+    return AppTest.from_file(APP, default_timeout=TIMEOUT)
+
+
+@pytest.fixture
+def private_app(tmp_path, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+    from tests.fixtures_store import sample_store
+    sample_store(tmp_path).close()
+    monkeypatch.setenv("RANKBOARD_STORE", str(tmp_path / "sample.duckdb"))
+    return AppTest.from_file(APP, default_timeout=TIMEOUT)
 
 
 def texts(at) -> str:

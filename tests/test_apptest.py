@@ -10,32 +10,12 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.apptest_kit import APP, TIMEOUT, assert_clean, frame, keyed, open_page, texts, url
+from tests.apptest_kit import app, private_app, store_path  # noqa: F401  (pytest fixtures)
 from tests.fixtures_store import SAMPLE_COLLECTION, sample_store
 
 PAGES = {"leaderboard": "Leaderboard", "perquery": "Per-query comparison", "curves": "Precision-recall and ROC",
          "agreement": "Judge agreement", "data": "Data", "measures": "Measures"}
 pytestmark = pytest.mark.xdist_group("apptest")   # one worker: the pages share Streamlit's caches
-
-
-@pytest.fixture(scope="module")
-def store_path(tmp_path_factory) -> str:
-    tmp = tmp_path_factory.mktemp("apptest")
-    sample_store(tmp).close()
-    return str(tmp / "sample.duckdb")
-
-
-@pytest.fixture
-def app(store_path, monkeypatch):
-    monkeypatch.setenv("RANKBOARD_STORE", store_path)
-    return AppTest.from_file(APP, default_timeout=TIMEOUT)
-
-
-@pytest.fixture
-def private_app(tmp_path, monkeypatch):
-    """An app on its own copy of the sample store, for tests that change the data."""
-    sample_store(tmp_path).close()
-    monkeypatch.setenv("RANKBOARD_STORE", str(tmp_path / "sample.duckdb"))
-    return AppTest.from_file(APP, default_timeout=TIMEOUT)
 
 
 @pytest.mark.parametrize("page", list(PAGES))

@@ -6,24 +6,12 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.apptest_kit import APP, TIMEOUT, assert_clean, frame, open_page, texts, url
+from tests.apptest_kit import app, store_path  # noqa: F401  (pytest fixtures)
 from tests.fixtures_store import sample_store
 
 pytestmark = pytest.mark.xdist_group("apptest")
 
 LLM_JUDGES = ["willia-umbrela1", "h2oloo-fewself", "Olz-gpt4o", "RMITIR-GPT4o", "TREMA-4prompts", "TREMA-nuggets"]
-
-
-@pytest.fixture(scope="module")
-def store_path(tmp_path_factory) -> str:
-    tmp = tmp_path_factory.mktemp("apptest_judges")
-    sample_store(tmp).close()
-    return str(tmp / "sample.duckdb")
-
-
-@pytest.fixture
-def app(store_path, monkeypatch):
-    monkeypatch.setenv("RANKBOARD_STORE", store_path)
-    return AppTest.from_file(APP, default_timeout=TIMEOUT)
 
 
 def test_judges_page_on_the_first_sample(app):

@@ -3,25 +3,11 @@ Leaderboard shows rank intervals, letters, the runs x runs heatmap and the risk 
 from __future__ import annotations
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from tests.fixtures_store import sample_store
-from tests.apptest_kit import APP, TIMEOUT, assert_clean, frame, open_page
+from tests.apptest_kit import assert_clean, frame, open_page
+from tests.apptest_kit import app, store_path  # noqa: F401  (pytest fixtures)
 
 pytestmark = pytest.mark.xdist_group("apptest")   # one worker: the pages share Streamlit's caches
-
-
-@pytest.fixture(scope="module")
-def store_path(tmp_path_factory) -> str:
-    tmp = tmp_path_factory.mktemp("apptest_manysys")
-    sample_store(tmp).close()
-    return str(tmp / "sample.duckdb")
-
-
-@pytest.fixture
-def app(store_path, monkeypatch):
-    monkeypatch.setenv("RANKBOARD_STORE", store_path)
-    return AppTest.from_file(APP, default_timeout=TIMEOUT)
 
 
 def test_measures_page_documents_risk_and_rank_statistics(app):
