@@ -160,3 +160,18 @@ def test_deletes_and_renames_while_other_processes_load_lose_nothing(store, tmp_
         got = evaluate_stored(s, "c", [2], ["AP", "P@2"]).per_query.drop(columns="run")
         assert got.reset_index(drop=True).equals(want_b.reset_index(drop=True))
         assert sorted(s.runs("c")["n_rows"]) == [5, 6, 6, 6]
+
+
+def test_compare_stored_runs_gives_the_files_numbers(store, tmp_path):
+    (tmp_path / "q.txt").write_bytes(QRELS)
+    (tmp_path / "a.run").write_bytes(RUN)
+    (tmp_path / "b.run").write_bytes(RUN.replace(b"2.0 sys", b"0.1 sys"))
+    common = ("-m", "AP", "-m", "P@2", "--test", "randomization", "--resamples", "200", "--format", "csv")
+    files = cli(store, "compare", str(tmp_path / "q.txt"), str(tmp_path / "a.run"), str(tmp_path / "b.run"),
+                "--baseline", "a.run", *common)
+    stored = cli(store, "compare", "--collection", "c", "--baseline", "a", *common)
+    assert stored.returncode == 0, stored.stderr
+    assert stored.stdout == files.stdout.replace("a.run", "a").replace("b.run", "b")
+    unknown = cli(store, "compare", "--collection", "c", "--baseline", "zz", "-m", "AP")
+    assert (unknown.returncode, unknown.stderr) == (
+        2, "error: The baseline 'zz' is not one of the runs. Pass a run tag or file name: a, b.\n")

@@ -1,4 +1,5 @@
 """`python -m core compare QRELS RUN [RUN ...] --baseline RUN [--baseline RUN ...] -m MEASURE ...`
+(or `--collection NAME [--stored RUN ...]` instead of QRELS and RUN files: runs stored in the store)
 
 Evaluates the runs with the measures engine, then compares each with every baseline
 (core.baselines.report over core.compare). A run is named by its run tag, or by its file name when
@@ -16,6 +17,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from core.cli import stored
 from core.cluster import add_engine_arguments, dask_kwargs, use_dask
 from core.errors import EvalError
 
@@ -24,8 +26,9 @@ DEFAULT_MEASURES = ["map", "P_10", "ndcg_cut_10"]
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("qrels", metavar="QRELS", help="qrels file (TREC format)")
-    parser.add_argument("runs", metavar="RUN", nargs="+", help="run files (TREC format, gzip is fine)")
+    parser.add_argument("qrels", metavar="QRELS", nargs="?", help="qrels file (TREC format)")
+    parser.add_argument("runs", metavar="RUN", nargs="*", help="run files (TREC format, gzip is fine)")
+    stored.add_arguments(parser)
     parser.add_argument("--baseline", "-b", required=True, metavar="RUN", action="append", dest="baselines",
                         help="a baseline: a run tag, or one of the RUN file names (repeat for several baselines; "
                              "every other run is tested against each)")
@@ -107,11 +110,17 @@ def run(args) -> int:
     measures = args.measures or DEFAULT_MEASURES
     check_alpha(args.alpha_risk)                      # a bad --alpha-risk fails before the evaluation
     options = EvalOptions(rel_level=args.rel_level, complete=args.complete)
-    if use_dask(args):
+    paths = [str(p) for p in args.runs]
+    if stored.check(args, [f for f in [args.qrels, *args.runs] if f]):
+        if use_dask(args):
+            raise EvalError("--engine dask reads files; compare stored runs without it.")
+        result, qrels_topics = stored.evaluate(args, measures, options, with_topics=True)
+        per_query, names, warnings, paths = result.per_query, list(result.runs), list(result.warnings), []
+    elif use_dask(args):
         per_query, names, qrels_topics, warnings = evaluate_on_dask(args.qrels, args.runs, measures, options, args)
     else:
         per_query, names, qrels_topics, warnings = evaluate_for_compare(args.qrels, args.runs, measures, options)
-    baselines = [_baseline(b, names, [str(p) for p in args.runs]) for b in args.baselines]
+    baselines = [_baseline(b, names, paths) for b in args.baselines]
     comparison = report(per_query, baselines=baselines, measures=measures, test=args.test,
                         correction=args.correction, alpha=args.alpha,
                         missing="zero" if args.complete else "skip",

@@ -57,14 +57,20 @@ def _ids(store, args) -> tuple[list[int], int | None]:
         cur.close()
 
 
-def evaluate(args, measures, options):
-    """EvalResult of the stored runs (named as stored), in the order asked for."""
+def evaluate(args, measures, options, *, with_topics: bool = False):
+    """EvalResult of the stored runs (named as stored), in the order asked for; with `with_topics`,
+    (EvalResult, the qrels set's topics) for `compare`."""
     from core.results import evaluate_stored
     from core.store import Store
     store = Store.open(args.store, load_sample=False)
     try:
         with store.session():
             runs, qrels = _ids(store, args)
-            return evaluate_stored(store, args.collection, runs, measures, qrels_id=qrels, options=options)
+            if qrels is None:
+                qrels = store.default_qrels_id(args.collection)
+            result = evaluate_stored(store, args.collection, runs, measures, qrels_id=qrels, options=options)
+            if not with_topics:
+                return result
+            return result, sorted(store.qrels(qrels)["qid"].astype(str).unique()) if qrels is not None else []
     finally:
         store.close()
