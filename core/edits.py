@@ -11,7 +11,7 @@ from core.errors import EvalError
 from core.ingest import one
 from core.sqltext import statement
 
-# The tables that hang off a collection, in the order a delete empties them (children first).
+# The tables that hang off a run, emptied before the runs themselves.
 _BY_RUN = ("results", "judged_rows", "run_topics", "run_docs")
 
 
@@ -31,10 +31,6 @@ def run_id(cur, cid: int, collection: str, name: str) -> int:
         raise EvalError(f"Collection '{collection}' has no run '{name}'. Its runs: {have}. "
                         f"Run `python -m core list --collection {collection}` to see them.")
     return int(row[0])
-
-
-def run_rows(cur, run: int) -> int:
-    return int(one(cur, "SELECT n_rows FROM runs WHERE run_id = ?", [run])[0])
 
 
 def rename_collection(cur, cid: int, new_name: str) -> None:
