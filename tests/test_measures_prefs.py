@@ -18,6 +18,7 @@ from core.evaluate import evaluate_frames
 from core.measures import EvalOptions, parse_measures
 from core.measures.prefs import ALL_PREFS
 from core.prefs import evaluate_prefs, evaluate_prefs_files
+from tests.cases.prefs import PREFS_GOLDEN
 from tests.prefs_oracle import reference
 
 DATA = Path(__file__).parent / "data" / "trec_eval"
@@ -28,17 +29,7 @@ def _cli(*args) -> str:
                           text=True, check=True).stdout
 
 
-@pytest.mark.parametrize("args,expected", [
-    (("-m", "all_prefs", "-q", "-R", "prefs", "prefs.test", "prefs.results.test"), "TE/out.test.prefs"),
-    (("-m", "all_prefs", "-q", "-R", "qrels_prefs", "qrels.test", "results.test"), "TE/out.test.qrels_prefs"),
-    (("-m", "prefs", "-q", "-R", "prefs", "prefs.test", "prefs.results.test"), "out.prefs.official_nick"),
-    (("-m", "all_prefs", "-q", "-R", "qrels_prefs", "qrels.rel_level", "results.test"), "out.qrels_prefs.rel_level"),
-    (("-m", "all_prefs", "-q", "-R", "qrels_prefs", "qrels.123", "results.test"), "out.qrels_prefs.123"),
-    (("-m", "all_prefs", "-q", "-c", "-M", "100", "-R", "qrels_prefs", "qrels.test", "results.trunc"),
-     "out.qrels_prefs.trunc_cM100"),
-    (("-m", "all_prefs", "-q", "-R", "qrels_prefs", "qrels.comment.test", "results.comment.test"),
-     "out.qrels_prefs.comment"),
-])
+@pytest.mark.parametrize("args,expected", PREFS_GOLDEN)
 def test_golden_trec_eval_output(shared, args, expected):
     te = shared / "reference" / "trec_eval_test"
     args = [te / a if (te / a).exists() else a for a in args]

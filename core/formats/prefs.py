@@ -6,6 +6,7 @@ may appear in several subgroups of a group (that is how partial orders are writt
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -60,7 +61,7 @@ def read_prefs(source, *, filename: str | None = None) -> ParsedPrefs:
 def _field_problem(lines: Lines, lineno: int, count: int):
     quote = lines.quote(lineno)
     msg = f"found {count} field{'s' if count != 1 else ''} but a prefs line needs 5 ({PREFS_FIELDS})"
-    if count == 4:
+    if count == 4 and re.fullmatch(FLOAT_RE, quote.split()[-1]):
         return (lineno, msg + "; this looks like a qrels file",
                 "Evaluate it with -R qrels_prefs (a qrels file read as preferences) instead", quote)
     return lineno, msg, "Separate the fields with spaces or tabs and remove extra fields", quote
