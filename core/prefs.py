@@ -70,11 +70,11 @@ def evaluate_prefs(prefs, run: pd.DataFrame, measures, options: EvalOptions = Ev
     ms = _check(measures, options)
     prefs = _prefs_table(prefs)
     judged_topics = sorted(set(prefs["qid"].to_pylist()))
-    runs = list(dict.fromkeys(run["run"]))
+    runs = run["run"].drop_duplicates().tolist()
     per_query, missing, notes, num_q, done = [], {}, list(warnings), {}, []
     for name in runs:
         part = run[run["run"] == name]
-        have = set(part["qid"])
+        have = set(part["qid"].unique().tolist())
         miss = [q for q in judged_topics if q not in have]
         topics = judged_topics if options.complete else [q for q in judged_topics if q in have]
         if miss:

@@ -13,7 +13,13 @@ import numpy as np
 
 from core.prefs_graph import Graph, expand, pa_group
 
-EDGES = 4_000_000
+EDGES = 1_000_000
+# A topic with one judgment group holds each document pair at most once, in one direction (an EC group puts a
+# document at one level; a PA group's closure is checked for contradictions), so its pair measures follow from the
+# five area counts (fulfilled pairs score 1, the others 0) without np.unique over its pairs. The plain form
+# (PAIR_SHORTCUT = False) sends every topic through _pairs; tests/test_measures_prefs.py compares the two and
+# benchmarks/prefs_timing.py times them.
+PAIR_SHORTCUT = True
 COUNTS = ("fr", "nr", "fi", "ni", "no", "num_rel", "num_nonrel", "num_rel_ret", "num_nonrel_ret",
           "rc_ful", "rc_poss", "rc_ful_ret", "rc_poss_ret")
 PAIRS = ("sum_ret", "n_ret", "sum_imp", "n_imp", "n_no")
@@ -114,7 +120,11 @@ def _count(graph: Graph, c: dict, p: dict, lo: int, hi: int, pa_edges) -> None:
     for key, mask in (("fr", (a < b) & (b < njr)), ("nr", (b < a) & (a < njr)), ("fi", (a < njr) & (b >= njr)),
                       ("ni", (a >= njr) & (b < njr)), ("no", (a >= njr) & (b >= njr))):
         c[key] += np.bincount(g[mask], minlength=G)
-    _pairs(graph, p, graph.group_topic[g], a, b)
+    t = graph.group_topic[g]
+    if PAIR_SHORTCUT:
+        several = (np.bincount(graph.group_topic, minlength=len(graph.topics)) > 1)[t]
+        t, a, b = t[several], a[several], b[several]
+    _pairs(graph, p, t, a, b)
 
 
 def _pairs(graph: Graph, p: dict, t: np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
@@ -172,6 +182,11 @@ def _measures(graph: Graph, c: dict, p: dict) -> dict[str, np.ndarray]:
     extra = R - N
     rr_num = np.where(extra >= 0, ful_ret + R * extra, c["rc_ful_ret"])
     rr_den = np.where(extra >= 0, poss_ret + c["num_rel"] * extra, c["rc_poss_ret"])
+    if PAIR_SHORTCUT:
+        one = n_jgs == 1
+        for key, v in (("sum_ret", ful_ret), ("n_ret", poss_ret), ("sum_imp", ful_imp), ("n_imp", poss_imp),
+                       ("n_no", notoccur)):
+            p[key] = np.where(one, per_topic(v), p[key])
     pairs_all = p["n_ret"] + p["n_imp"] + p["n_no"]
     return {
         "prefs_num_prefs_poss": per_topic(poss_ret + poss_imp + notoccur),

@@ -118,8 +118,22 @@ def test_counting_in_small_chunks_changes_nothing(monkeypatch_module, case):
         return
     monkeypatch_module.setattr(prefs_counts, "EDGES", 1)
     small = evaluate_prefs(prefs, run, ["all_prefs"], EvalOptions(complete=True)).per_query
-    monkeypatch_module.setattr(prefs_counts, "EDGES", 4_000_000)
+    monkeypatch_module.setattr(prefs_counts, "EDGES", 1_000_000)
     pd.testing.assert_frame_equal(whole, small)
+
+
+@settings(deadline=None, max_examples=20, suppress_health_check=[HealthCheck.too_slow])
+@given(_judgments())
+def test_pair_shortcut_for_single_group_topics_matches_the_plain_form(monkeypatch_module, case):
+    prefs, run = _frames(*case)
+    try:
+        fast = evaluate_prefs(prefs, run, ["all_prefs"], EvalOptions(complete=True)).per_query
+    except EvalError:
+        return
+    monkeypatch_module.setattr(prefs_counts, "PAIR_SHORTCUT", False)
+    plain = evaluate_prefs(prefs, run, ["all_prefs"], EvalOptions(complete=True)).per_query
+    monkeypatch_module.setattr(prefs_counts, "PAIR_SHORTCUT", True)
+    pd.testing.assert_frame_equal(fast, plain)
 
 
 @pytest.fixture(scope="module")
