@@ -52,15 +52,20 @@ def main() -> None:
                                      str(plain)], args.reps)
             line += f", trec_eval {theirs:.2f} s (load {_load()}), same output: {out_ours == out_te}"
         print(line, flush=True)
-    _memory(qrels, runs[0])
+    plain = Path("/tmp") / runs[0].name.removesuffix(".gz")
+    _memory(qrels, plain)
 
 
 def _memory(qrels: Path, run: Path) -> None:
+    """Peak traced memory and time of the speed/memory tricks in core.prefs_counts against their plain forms."""
     sys.path.insert(0, str(ROOT))
     from core import prefs_counts
     from core.prefs import evaluate_prefs_files
-    for edges, label in ((prefs_counts.EDGES, "chunks of EDGES pairs"), (10 ** 12, "one chunk (plain form)")):
-        prefs_counts.EDGES = edges
+    default = prefs_counts.EDGES
+    for edges, shortcut, label in ((default, True, "default (chunks of EDGES pairs, pair shortcut)"),
+                                   (default, False, "plain pairs (np.unique for every topic)"),
+                                   (10 ** 12, True, "one chunk (plain form of the chunking)")):
+        prefs_counts.EDGES, prefs_counts.PAIR_SHORTCUT = edges, shortcut
         tracemalloc.start()
         t = time.perf_counter()
         evaluate_prefs_files(qrels, [run], ["all_prefs"], kind="qrels_prefs")
@@ -68,6 +73,7 @@ def _memory(qrels: Path, run: Path) -> None:
         peak = tracemalloc.get_traced_memory()[1] / 2 ** 20
         tracemalloc.stop()
         print(f"{label}: peak {peak:.0f} MiB traced, {took:.2f} s (load {_load()})", flush=True)
+    prefs_counts.EDGES, prefs_counts.PAIR_SHORTCUT = default, True
 
 
 if __name__ == "__main__":
