@@ -54,6 +54,7 @@ def main() -> None:
         print(line, flush=True)
     plain = Path("/tmp") / runs[0].name.removesuffix(".gz")
     _memory(qrels, plain)
+    _tally_ab()
 
 
 def _memory(qrels: Path, run: Path) -> None:
@@ -74,6 +75,36 @@ def _memory(qrels: Path, run: Path) -> None:
         tracemalloc.stop()
         print(f"{label}: peak {peak:.0f} MiB traced, {took:.2f} s (load {_load()})", flush=True)
     prefs_counts.EDGES, prefs_counts.PAIR_SHORTCUT = default, True
+
+
+def _tally_ab() -> None:
+    """prefs_counts._tally (one bincount over (group, area) codes) against its plain form (one masked bincount per
+    area), alternating in one process on 1M random pairs of 800 groups."""
+    import numpy as np
+    sys.path.insert(0, str(ROOT))
+    from core.prefs_counts import AREA, _tally
+    rng = np.random.default_rng(0)
+    n, G = 1_000_000, 800
+    g, a, b = np.sort(rng.integers(0, G, n)), rng.integers(0, 1200, n), rng.integers(0, 1200, n)
+    b[a == b] += 1
+    njr = np.full(n, 300)
+
+    def tally():
+        return _tally(g, AREA[(a < njr) * 4 + (b < njr) * 2 + (a < b)], 5, G)
+
+    def plain():
+        masks = ((a < b) & (b < njr), (b < a) & (a < njr), (a < njr) & (b >= njr), (a >= njr) & (b < njr),
+                 (a >= njr) & (b >= njr))
+        return np.stack([np.bincount(g[m], minlength=G) for m in masks], 1)
+
+    times = {"tally": [], "plain": []}
+    for _ in range(15):
+        for name, fn in (("tally", tally), ("plain", plain)):
+            t = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - t)
+    print(f"area counts of 1M pairs: one bincount {1000 * np.median(times['tally']):.1f} ms, masked bincounts "
+          f"{1000 * np.median(times['plain']):.1f} ms (load {_load()})", flush=True)
 
 
 if __name__ == "__main__":

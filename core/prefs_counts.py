@@ -23,6 +23,9 @@ PAIR_SHORTCUT = True
 COUNTS = ("fr", "nr", "fi", "ni", "no", "num_rel", "num_nonrel", "num_rel_ret", "num_nonrel_ret",
           "rc_ful", "rc_poss", "rc_ful_ret", "rc_poss_ret")
 PAIRS = ("sum_ret", "n_ret", "sum_imp", "n_imp", "n_no")
+# area of a pair a > b from (a retrieved, b retrieved, a before b) = 4*ar + 2*br + ab: 0 fulfilled among retrieved,
+# 1 not fulfilled among retrieved, 2 implied fulfilled (only a retrieved), 3 implied not, 4 neither retrieved
+AREA = np.array([4, 4, 3, 3, 2, 2, 1, 0])
 
 
 def prefs_values(graph: Graph) -> dict[str, np.ndarray]:
@@ -101,13 +104,16 @@ def _count(graph: Graph, c: dict, p: dict, lo: int, hi: int, pa_edges) -> None:
     G = graph.n_groups
     njr = graph.njr[graph.group_topic[g_ec]]
     # Rnonrel's recount (EC groups): pairs into the lowest level keep only its first R (R_ret) rows
+    ar, br, ab = a_ec < njr, b_ec < njr, a_ec < b_ec
     b_last, b_pos = graph.last[b_row], graph.pos[b_row]
     keep = ~b_last | (b_pos < c["num_rel"][g_ec])
-    c["rc_ful"] += np.bincount(g_ec, weights=keep & (a_ec < b_ec) & (a_ec < njr), minlength=G)
-    c["rc_poss"] += np.bincount(g_ec, weights=keep, minlength=G)
-    keep = (a_ec < njr) & (b_ec < njr) & (~b_last | (b_pos < c["num_rel_ret"][g_ec]))
-    c["rc_ful_ret"] += np.bincount(g_ec, weights=keep & (a_ec < b_ec), minlength=G)
-    c["rc_poss_ret"] += np.bincount(g_ec, weights=keep, minlength=G)
+    k = _tally(g_ec, keep * (1 + (ab & ar)), 3, G)          # 0 left out, 1 kept, 2 kept and fulfilled
+    c["rc_ful"] += k[:, 2]
+    c["rc_poss"] += k[:, 1] + k[:, 2]
+    keep = ar & br & (~b_last | (b_pos < c["num_rel_ret"][g_ec]))
+    k = _tally(g_ec, keep * (1 + ab), 3, G)
+    c["rc_ful_ret"] += k[:, 2]
+    c["rc_poss_ret"] += k[:, 1] + k[:, 2]
     if len(pa_edges[0]):
         t0, t1 = graph.group_topic[graph.g[lo]], graph.group_topic[graph.g[hi - 1]]
         topic = graph.group_topic[pa_edges[0]]
@@ -115,16 +121,22 @@ def _count(graph: Graph, c: dict, p: dict, lo: int, hi: int, pa_edges) -> None:
         g = np.r_[g_ec, pa_edges[0][sel]]
         a, b = np.r_[a_ec, pa_edges[1][sel]], np.r_[b_ec, pa_edges[2][sel]]
         njr = graph.njr[graph.group_topic[g]]
+        ar, br, ab = a < njr, b < njr, a < b
     else:
         g, a, b = g_ec, a_ec, b_ec
-    for key, mask in (("fr", (a < b) & (b < njr)), ("nr", (b < a) & (a < njr)), ("fi", (a < njr) & (b >= njr)),
-                      ("ni", (a >= njr) & (b < njr)), ("no", (a >= njr) & (b >= njr))):
-        c[key] += np.bincount(g[mask], minlength=G)
+    k = _tally(g, AREA[ar * 4 + br * 2 + ab], 5, G)
+    for i, key in enumerate(("fr", "nr", "fi", "ni", "no")):
+        c[key] += k[:, i]
     t = graph.group_topic[g]
     if PAIR_SHORTCUT:
         several = (np.bincount(graph.group_topic, minlength=len(graph.topics)) > 1)[t]
         t, a, b = t[several], a[several], b[several]
     _pairs(graph, p, t, a, b)
+
+
+def _tally(g: np.ndarray, code: np.ndarray, n_codes: int, G: int) -> np.ndarray:
+    """(group, code) -> number of pairs: one bincount for all codes (plain form: one masked bincount per code)."""
+    return np.bincount(g * n_codes + code, minlength=G * n_codes).reshape(G, n_codes)
 
 
 def _pairs(graph: Graph, p: dict, t: np.ndarray, a: np.ndarray, b: np.ndarray) -> None:

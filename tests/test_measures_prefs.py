@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -134,6 +135,17 @@ def test_pair_shortcut_for_single_group_topics_matches_the_plain_form(monkeypatc
     plain = evaluate_prefs(prefs, run, ["all_prefs"], EvalOptions(complete=True)).per_query
     monkeypatch_module.setattr(prefs_counts, "PAIR_SHORTCUT", True)
     pd.testing.assert_frame_equal(fast, plain)
+
+
+def test_area_tally_matches_one_masked_bincount_per_area():
+    rng = np.random.default_rng(1)
+    g, a, b = np.sort(rng.integers(0, 7, 500)), rng.integers(0, 30, 500), rng.integers(0, 30, 500)
+    b[a == b] += 1                                    # a pair never joins a document to itself
+    njr = rng.integers(0, 30, 500)
+    got = prefs_counts._tally(g, prefs_counts.AREA[(a < njr) * 4 + (b < njr) * 2 + (a < b)], 5, 7)
+    masks = ((a < b) & (b < njr), (b < a) & (a < njr), (a < njr) & (b >= njr), (a >= njr) & (b < njr),
+             (a >= njr) & (b >= njr))
+    assert (got == np.stack([np.bincount(g[m], minlength=7) for m in masks], 1)).all()
 
 
 @pytest.fixture(scope="module")
