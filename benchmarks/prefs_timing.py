@@ -63,10 +63,10 @@ def _memory(qrels: Path, run: Path) -> None:
     from core import prefs_counts
     from core.prefs import evaluate_prefs_files
     default = prefs_counts.EDGES
-    for edges, shortcut, label in ((default, True, "default (chunks of EDGES pairs, pair shortcut)"),
-                                   (default, False, "plain pairs (np.unique for every topic)"),
+    for edges, shortcut, label in ((default, True, "default (pair-free counting of single-group topics, other pairs in chunks of EDGES)"),
+                                   (default, False, "plain pairs (PAIR_FREE = False: every pair listed, np.unique for every topic)"),
                                    (10 ** 12, True, "one chunk (plain form of the chunking)")):
-        prefs_counts.EDGES, prefs_counts.PAIR_SHORTCUT = edges, shortcut
+        prefs_counts.EDGES, prefs_counts.PAIR_FREE = edges, shortcut
         tracemalloc.start()
         t = time.perf_counter()
         evaluate_prefs_files(qrels, [run], ["all_prefs"], kind="qrels_prefs")
@@ -74,7 +74,7 @@ def _memory(qrels: Path, run: Path) -> None:
         peak = tracemalloc.get_traced_memory()[1] / 2 ** 20
         tracemalloc.stop()
         print(f"{label}: peak {peak:.0f} MiB traced, {took:.2f} s (load {_load()})", flush=True)
-    prefs_counts.EDGES, prefs_counts.PAIR_SHORTCUT = default, True
+    prefs_counts.EDGES, prefs_counts.PAIR_FREE = default, True
 
 
 def _tally_ab() -> None:

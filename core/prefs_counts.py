@@ -12,14 +12,16 @@ from __future__ import annotations
 import numpy as np
 
 from core.prefs_graph import Graph, expand, pa_group
+from core.prefs_levels import level_counts
 
 EDGES = 1_000_000
 # A topic with one judgment group holds each document pair at most once, in one direction (an EC group puts a
 # document at one level; a PA group's closure is checked for contradictions), so its pair measures follow from the
-# five area counts (fulfilled pairs score 1, the others 0) without np.unique over its pairs. The plain form
-# (PAIR_SHORTCUT = False) sends every topic through _pairs; tests/test_measures_prefs.py compares the two and
+# five area counts (fulfilled pairs score 1, the others 0) without np.unique over its pairs, and when that group is
+# an EC group core.prefs_levels counts its areas without listing its pairs at all. The plain form (PAIR_FREE =
+# False) lists every pair and sends every topic through _pairs; tests/test_measures_prefs.py compares the two and
 # benchmarks/prefs_timing.py times them.
-PAIR_SHORTCUT = True
+PAIR_FREE = True
 COUNTS = ("fr", "nr", "fi", "ni", "no", "num_rel", "num_nonrel", "num_rel_ret", "num_nonrel_ret",
           "rc_ful", "rc_poss", "rc_ful_ret", "rc_poss_ret")
 PAIRS = ("sum_ret", "n_ret", "sum_imp", "n_imp", "n_no")
@@ -35,8 +37,12 @@ def prefs_values(graph: Graph) -> dict[str, np.ndarray]:
     p = {k: np.zeros(T) for k in PAIRS}
     pa_edges = _pa_groups(graph, c)
     _ec_levels(graph, c)
-    for lo, hi in _chunks(graph):
-        _count(graph, c, p, lo, hi, pa_edges)
+    single = np.bincount(graph.group_topic, minlength=T) == 1
+    free = (PAIR_FREE & ~graph.is_pa & single[graph.group_topic])[graph.g]      # per row: counted by levels
+    level_counts(graph, c, np.flatnonzero(free))
+    listed = ~free & ~graph.is_pa[graph.g]                                       # per row: pairs listed here
+    for lo, hi in _chunks(graph, listed):
+        _count(graph, c, p, lo, hi, pa_edges, listed)
     return _measures(graph, c, p)
 
 
@@ -82,23 +88,23 @@ def _ec_levels(graph: Graph, c: dict) -> None:
     c["rc_poss_ret"] += np.where(pa, 0, k * m)
 
 
-def _chunks(graph: Graph):
+def _chunks(graph: Graph, listed: np.ndarray):
     """Row ranges of whole topics, a new range each time the running count of EC pairs passes a multiple of EDGES."""
     n = len(graph.g)
     if n == 0:
         return
     topic = graph.group_topic[graph.g]
     starts = np.flatnonzero(np.r_[True, topic[1:] != topic[:-1]])
-    counts = np.where(graph.is_pa[graph.g], 0, graph.end - graph.start)
+    counts = np.where(listed, graph.end - graph.start, 0)
     before = np.r_[0, np.cumsum(counts)][starts]            # pairs before each topic
     chunk = before // EDGES
     bounds = np.r_[starts[np.r_[True, chunk[1:] != chunk[:-1]]], n]
     yield from zip(bounds[:-1].tolist(), bounds[1:].tolist())
 
 
-def _count(graph: Graph, c: dict, p: dict, lo: int, hi: int, pa_edges) -> None:
+def _count(graph: Graph, c: dict, p: dict, lo: int, hi: int, pa_edges, listed) -> None:
     rows = np.arange(lo, hi)
-    rows = rows[~graph.is_pa[graph.g[rows]]]
+    rows = rows[listed[lo:hi]]
     a_row, b_row = expand(graph.start, graph.end, rows)
     g_ec, a_ec, b_ec = graph.g[a_row], graph.docid[a_row], graph.docid[b_row]
     G = graph.n_groups
@@ -128,7 +134,7 @@ def _count(graph: Graph, c: dict, p: dict, lo: int, hi: int, pa_edges) -> None:
     for i, key in enumerate(("fr", "nr", "fi", "ni", "no")):
         c[key] += k[:, i]
     t = graph.group_topic[g]
-    if PAIR_SHORTCUT:
+    if PAIR_FREE:
         several = (np.bincount(graph.group_topic, minlength=len(graph.topics)) > 1)[t]
         t, a, b = t[several], a[several], b[several]
     _pairs(graph, p, t, a, b)
@@ -194,7 +200,7 @@ def _measures(graph: Graph, c: dict, p: dict) -> dict[str, np.ndarray]:
     extra = R - N
     rr_num = np.where(extra >= 0, ful_ret + R * extra, c["rc_ful_ret"])
     rr_den = np.where(extra >= 0, poss_ret + c["num_rel"] * extra, c["rc_poss_ret"])
-    if PAIR_SHORTCUT:
+    if PAIR_FREE:
         one = n_jgs == 1
         for key, v in (("sum_ret", ful_ret), ("n_ret", poss_ret), ("sum_imp", ful_imp), ("n_imp", poss_imp),
                        ("n_no", notoccur)):

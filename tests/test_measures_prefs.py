@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core import prefs_counts
+from core import prefs_counts, prefs_levels
 from core.errors import EvalError
 from core.evaluate import evaluate_frames
 from core.measures import EvalOptions, parse_measures
@@ -118,22 +118,24 @@ def test_counting_in_small_chunks_changes_nothing(monkeypatch_module, case):
     except EvalError:
         return
     monkeypatch_module.setattr(prefs_counts, "EDGES", 1)
+    monkeypatch_module.setattr(prefs_levels, "ITEMS", 1)
     small = evaluate_prefs(prefs, run, ["all_prefs"], EvalOptions(complete=True)).per_query
     monkeypatch_module.setattr(prefs_counts, "EDGES", 1_000_000)
+    monkeypatch_module.setattr(prefs_levels, "ITEMS", 2_000_000)
     pd.testing.assert_frame_equal(whole, small)
 
 
 @settings(deadline=None, max_examples=20, suppress_health_check=[HealthCheck.too_slow])
 @given(_judgments())
-def test_pair_shortcut_for_single_group_topics_matches_the_plain_form(monkeypatch_module, case):
+def test_pair_free_counting_of_single_group_topics_matches_the_plain_form(monkeypatch_module, case):
     prefs, run = _frames(*case)
     try:
         fast = evaluate_prefs(prefs, run, ["all_prefs"], EvalOptions(complete=True)).per_query
     except EvalError:
         return
-    monkeypatch_module.setattr(prefs_counts, "PAIR_SHORTCUT", False)
+    monkeypatch_module.setattr(prefs_counts, "PAIR_FREE", False)
     plain = evaluate_prefs(prefs, run, ["all_prefs"], EvalOptions(complete=True)).per_query
-    monkeypatch_module.setattr(prefs_counts, "PAIR_SHORTCUT", True)
+    monkeypatch_module.setattr(prefs_counts, "PAIR_FREE", True)
     pd.testing.assert_frame_equal(fast, plain)
 
 
