@@ -60,15 +60,15 @@ def evaluate_prefs_files(prefs_path, run_paths, measures, options: EvalOptions =
                                     "docno": pc.cast(table["docno"], pa.string()).to_pandas(),
                                     "score": pc.cast(table["score"], pa.float64()).to_pandas()}))
         warnings += run.warnings
-    return evaluate_prefs(prefs, pd.concat(frames, ignore_index=True), ms, options, warnings)
+    return evaluate_prefs(prefs, pd.concat(frames, ignore_index=True), ms, options, warnings, checked=True)
 
 
 def evaluate_prefs(prefs, run: pd.DataFrame, measures, options: EvalOptions = EvalOptions(),
-                   warnings=()) -> EvalResult:
+                   warnings=(), checked: bool = False) -> EvalResult:
     """`prefs`: qid, jg, jsg, docno, rel (DataFrame or Arrow; one line per document per (topic, jg, jsg));
-    `run`: run, qid, docno, score."""
+    `run`: run, qid, docno, score. `checked`: the readers already refused a document twice in a subgroup."""
     ms = _check(measures, options)
-    prefs = _prefs_table(prefs)
+    prefs = _prefs_table(prefs, checked)
     judged_topics = sorted(set(prefs["qid"].to_pylist()))
     runs = run["run"].drop_duplicates().tolist()
     per_query, missing, notes, num_q, done = [], {}, list(warnings), {}, []
@@ -129,7 +129,7 @@ def prefs_ranks(run: pd.DataFrame, max_depth: int | None = None) -> pa.Table:
                      "rank": pa.array(rank[keep], pa.int64())})
 
 
-def _prefs_table(prefs) -> pa.Table:
+def _prefs_table(prefs, checked: bool = False) -> pa.Table:
     if isinstance(prefs, pd.DataFrame):
         prefs = pa.Table.from_pandas(prefs, preserve_index=False)
     cols = {"qid": pa.string(), "jg": pa.string(), "jsg": pa.string(), "docno": pa.string(), "rel": pa.float64()}
@@ -138,6 +138,8 @@ def _prefs_table(prefs) -> pa.Table:
         raise EvalError(f"The preference judgments lack column(s) {', '.join(missing)}. Give qid, jg, jsg, docno, "
                         f"rel (trec_eval's prefs format).")
     table = pa.table({c: pc.cast(prefs[c], t) for c, t in cols.items()})
+    if checked:
+        return table
     keys = table.group_by(["qid", "jg", "jsg", "docno"], use_threads=False).aggregate([])
     if keys.num_rows != table.num_rows:
         raise EvalError("A document appears twice in one (topic, jg, jsg) of the preference judgments. Give it one "

@@ -214,3 +214,10 @@ def test_topics_missing_from_the_run_are_skipped_with_a_warning_or_counted_with_
     res = evaluate_prefs(prefs, run, ["prefs_simp", "prefs_num_prefs_poss"], EvalOptions(complete=True))
     assert res.num_q == {"r": 2}
     assert res.summary.set_index("measure")["value"].to_dict() == {"prefs_simp": 0.5, "prefs_num_prefs_poss": 2}
+
+
+def test_a_document_twice_in_one_subgroup_is_refused_in_the_api():
+    prefs = pd.DataFrame({"qid": "1", "jg": "0", "jsg": "0", "docno": ["a", "a"], "rel": [1.0, 0.0]})
+    run = pd.DataFrame({"run": ["r"], "qid": ["1"], "docno": ["a"], "score": [1.0]})
+    with pytest.raises(EvalError, match="A document appears twice in one \\(topic, jg, jsg\\)"):
+        evaluate_prefs(prefs, run, ["prefs_simp"])
