@@ -8,6 +8,7 @@ from core.measures import ALL_TREC_9, ALL_TREC_10, OFFICIAL, REGISTRY, labelled,
 from core.measures.base import make
 from tests.cases.golden import CASES
 from tests.cases.measures import WORKED
+from tests.cases.prefs import PREFS_GOLDEN
 from tests.cases.worked_examples import WORKED_EXAMPLE_MEASURES
 
 
@@ -15,6 +16,8 @@ def _covered_families() -> set[str]:
     golden = set()
     for case in CASES:
         golden |= {m.family.name for _, m in labelled(list(case.measures), compat=case.compat)}
+    for args, _ in PREFS_GOLDEN:
+        golden |= {m.family.name for _, m in labelled([args[args.index("-m") + 1]])}
     worked = {parse_measure(m).family.name for m, _, _ in WORKED}
     worked |= {parse_measure(m).family.name for m in WORKED_EXAMPLE_MEASURES}
     return golden | worked
