@@ -52,8 +52,9 @@ def run(args) -> int:
     names = args.measures or ["official"]
     pairs = labelled(names, compat=args.compat)
     if stored.check(args, [f for f in [args.qrels, *args.runs] if f]):
-        if args.rel_format == "qrels_jg" or use_dask(args):
-            raise EvalError("-R qrels_jg and --engine dask read files; evaluate stored runs without them.")
+        if args.rel_format != "qrels" or use_dask(args):
+            raise EvalError("-R qrels_jg/prefs/qrels_prefs and --engine dask work on files only: evaluate stored "
+                            "runs without them, or give QRELS and RUN files.")
         result = stored.evaluate(args, [m for _, m in pairs], options)
     elif args.rel_format == "qrels_jg":
         from core.avgjg import evaluate_jg_files
