@@ -5,13 +5,14 @@
 with the tolerant parser, which reports the problems."""
 from __future__ import annotations
 
-import gzip
 import zlib
+from itertools import chain
 
 import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from isal import igzip, isal_zlib
 
 from core.formats._fast import _BOM, _delimiter, _run_columns, unique
 from core.formats._text import GZIP_MAGIC
@@ -22,52 +23,63 @@ class NotClean(Exception):
     """A part of the file is not clean (or cannot be read): the tolerant parser must read the whole file."""
 
 
-def run_chunks(path, chunk_bytes: int = 1 << 26):
-    """(qid, docno, score) table and distinct tags of each `chunk_bytes` piece of a clean TREC run file at `path`
-    (plain or gzip), cut at line ends, so the whole file is never in memory at once. Raises NotClean as soon
-    as a piece is not clean (no duplicate check: a document may repeat across pieces)."""
+def file_blocks(path, chunk_bytes: int = 1 << 26):
+    """The text of the file at `path` (plain or gzip, gunzipped with ISA-L: the same bytes as zlib), `chunk_bytes`
+    at a time. Raises OSError, EOFError or zlib errors as the file does."""
     with open(path, "rb") as raw:
         head = raw.read(2)
-    opener = gzip.open if head == GZIP_MAGIC else open
+    opener = igzip.open if head == GZIP_MAGIC else open
+    with opener(path, "rb") as f:
+        while block := f.read(chunk_bytes):
+            yield block
+
+
+def run_chunks(path, chunk_bytes: int = 1 << 26, *, blocks=None, check=None, max_line: int | None = None):
+    """(qid, docno, score) table and distinct tags of each `chunk_bytes` piece of a clean TREC run file at `path`
+    (plain or gzip), cut at line ends, so the whole file is never in memory at once. Raises NotClean as soon
+    as a piece is not clean (no duplicate check: a document may repeat across pieces).
+    `blocks`: the text as an iterable of byte blocks, instead of the file at `path`; `check(piece)`: called on
+    each piece's bytes before it is parsed (it raises NotClean to decline); `max_line`: NotClean when a line
+    grows longer than this many bytes (so a file without line ends is not gathered whole)."""
     delim, first = None, True
     try:
-        with opener(path, "rb") as f:
-            rest = b""
-            while True:
-                block = f.read(chunk_bytes)
-                if block:
-                    data = rest + block
-                    cut = data.rfind(b"\n") + 1
-                    if cut == 0:                       # no line end yet: read on
-                        rest = data
-                        continue
-                    data, rest = data[:cut], data[cut:]
-                else:
-                    data, rest = rest, b""
-                    if not data:
-                        break
-                if not first and data.startswith(_BOM):
-                    raise NotClean()
-                d = _delimiter(data)
-                if d is None or (delim is not None and d != delim):
-                    raise NotClean()
-                delim, first = d, False
-                got = _run_columns([data])
-                del data
-                if got is None:
-                    raise NotClean()
-                yield got
-                if not block:
+        rest = b""
+        for block in chain(blocks if blocks is not None else file_blocks(path, chunk_bytes), [b""]):
+            if block:
+                data = rest + block
+                cut = data.rfind(b"\n") + 1
+                if cut == 0:                       # no line end yet: read on
+                    rest = data
+                    if max_line is not None and len(rest) > max_line:
+                        raise NotClean()
+                    continue
+                data, rest = data[:cut], data[cut:]
+            else:
+                data, rest = rest, b""
+                if not data:
                     break
-    except (OSError, EOFError, ValueError, zlib.error):
+            if check is not None:
+                check(data)
+            if not first and data.startswith(_BOM):
+                raise NotClean()
+            d = _delimiter(data)
+            if d is None or (delim is not None and d != delim):
+                raise NotClean()
+            delim, first = d, False
+            got = _run_columns([data])
+            del data
+            if got is None:
+                raise NotClean()
+            yield got
+    except (OSError, EOFError, ValueError, zlib.error, isal_zlib.error):
         raise NotClean() from None
 
 
-def run_batches(path, chunk_bytes: int = 1 << 26):
+def run_batches(path, chunk_bytes: int = 1 << 26, **reading):
     """(qid, docno, score) table and distinct tags of each piece of a clean TREC run file, cut at topic ends, so
     every piece holds whole topics (runs are written topic by topic; the last topic of a piece waits for the
     next). Raises NotClean when a piece is not clean, a topic's lines are not contiguous, or a document repeats
-    within a topic: the caller then reads the file another way."""
+    within a topic: the caller then reads the file another way. `reading`: run_chunks' keywords."""
     done, pending = set(), None
 
     def whole(batch: pa.Table) -> pa.Table:
@@ -77,7 +89,7 @@ def run_batches(path, chunk_bytes: int = 1 << 26):
         done.update(names)
         return batch
 
-    for piece, tags in run_chunks(path, chunk_bytes):
+    for piece, tags in run_chunks(path, chunk_bytes, **reading):
         if pending is not None:
             piece = pa.concat_tables([pending, piece])
         last = piece["qid"][piece.num_rows - 1]
