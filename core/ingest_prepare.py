@@ -14,6 +14,7 @@ ways and compares every stored table).
 from __future__ import annotations
 
 import importlib
+import io
 import os
 import sys
 import tempfile
@@ -139,17 +140,30 @@ def _as_bytes(source):
     return None
 
 
-class _Memory:
-    """A read-only binary file over bytes in memory that hands out copies of at most `n` bytes at a time
-    (io.BytesIO would copy a bytearray or memoryview whole)."""
+class _Memory(io.RawIOBase):
+    """A read-only binary file over bytes in memory that copies out only what is read (io.BytesIO would copy a
+    bytearray or memoryview whole)."""
 
     def __init__(self, data):
+        super().__init__()
         self.view, self.pos = memoryview(data).cast("B"), 0
+
+    def readinto(self, buffer) -> int:
+        n = min(len(buffer), len(self.view) - self.pos)
+        buffer[:n] = self.view[self.pos:self.pos + n]
+        self.pos += n
+        return n
 
     def read(self, n: int = -1) -> bytes:
         end = len(self.view) if n is None or n < 0 else min(self.pos + n, len(self.view))
         out, self.pos = bytes(self.view[self.pos:end]), end
         return out
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
 
     def tell(self) -> int:
         return self.pos
@@ -158,14 +172,10 @@ class _Memory:
         self.pos = pos if whence == 0 else self.pos + pos if whence == 1 else len(self.view) + pos
         return self.pos
 
-    def readable(self) -> bool:
-        return True
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.view.release()
+    def close(self) -> None:
+        if not self.closed:
+            self.view.release()
+        super().close()
 
 
 def _text_blocks(raw, gz: bool, total: int, file: str, progress):
@@ -239,8 +249,8 @@ def _spool(blocks, file: str) -> SpooledRun | None:
     qids, counts, tags, n_rows, n_topics, done = [], [], [], 0, 0, False
     try:
         with pq.ParquetWriter(path, ROWS, compression="none", use_dictionary=["topic"]) as writer:
-            for batch, batch_tags in run_batches(None, CHUNK_BYTES, blocks=blocks, check=_screened(file),
-                                                 max_line=max_line_bytes()):
+            for batch, batch_tags in run_batches(None, CHUNK_BYTES, max_topic_bytes=4 * CHUNK_BYTES, blocks=blocks,
+                                                 check=_screened(file), max_line=max_line_bytes()):
                 tags.append(batch_tags)
                 if not batch.num_rows:
                     continue

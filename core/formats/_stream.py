@@ -75,11 +75,13 @@ def run_chunks(path, chunk_bytes: int = 1 << 26, *, blocks=None, check=None, max
         raise NotClean() from None
 
 
-def run_batches(path, chunk_bytes: int = 1 << 26, **reading):
+def run_batches(path, chunk_bytes: int = 1 << 26, *, max_topic_bytes: int | None = None, **reading):
     """(qid, docno, score) table and distinct tags of each piece of a clean TREC run file, cut at topic ends, so
     every piece holds whole topics (runs are written topic by topic; the last topic of a piece waits for the
     next). Raises NotClean when a piece is not clean, a topic's lines are not contiguous, or a document repeats
-    within a topic: the caller then reads the file another way. `reading`: run_chunks' keywords."""
+    within a topic: the caller then reads the file another way. `max_topic_bytes`: NotClean also when the rows
+    of one topic grow past this many bytes (a piece of whole topics would not fit); `reading`: run_chunks'
+    keywords."""
     done, pending = set(), None
 
     def whole(batch: pa.Table) -> pa.Table:
@@ -96,6 +98,8 @@ def run_batches(path, chunk_bytes: int = 1 << 26, **reading):
         tail = pc.equal(piece["qid"], last).to_numpy(zero_copy_only=False)
         start = piece.num_rows - int(np.argmin(tail[::-1])) if not tail.all() else 0
         pending = piece.slice(start)
+        if max_topic_bytes is not None and pending.nbytes > max_topic_bytes:
+            raise NotClean()
         yield (whole(piece.slice(0, start)) if start else piece.slice(0, 0)), tags
     if pending is not None and pending.num_rows:
         yield whole(pending), pa.array([], pa.string())
