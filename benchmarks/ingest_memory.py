@@ -31,11 +31,11 @@ def _lines(path: Path) -> int:
     return int(out.stdout.split()[0])
 
 
-def measure(store: Path, run: Path, env: dict) -> dict:
+def measure(store: Path, run: Path, env: dict, src: Path) -> dict:
     script = ("cat /proc/loadavg; /usr/bin/time -f 'TIME %M %e' \"$0\" -m core --store \"$1\" load "
               "--collection bench --run \"$2\" >/dev/null; echo rc=$?; cat /proc/loadavg")
     out = subprocess.run(["flock", LOCK, "sh", "-c", script, sys.executable, str(store), str(run)],
-                         capture_output=True, text=True, env=env, cwd=ROOT)
+                         capture_output=True, text=True, env=env, cwd=src)
     lines = out.stdout.splitlines() + out.stderr.splitlines()
     timing = [ln for ln in lines if ln.startswith("TIME ")][-1].split()
     loads = [ln for ln in out.stdout.splitlines() if ln.count(".") >= 3 and "/" in ln]
@@ -51,21 +51,25 @@ def main(argv=None) -> int:
     ap.add_argument("--runs", nargs="+", required=True, type=Path)
     ap.add_argument("--qrels", type=Path, default=HERE / "work" / "ingest" / "qrels.txt")
     ap.add_argument("--reps", type=int, default=1)
+    ap.add_argument("--src", type=Path, default=ROOT, help="the Rankboard source tree to measure (e.g. an export "
+                    "of an older commit: git archive COMMIT | tar -x -C DIR); default: this one")
+    ap.add_argument("--commit", help="the commit of --src, for the table (default: HEAD of this tree)")
     args = ap.parse_args(argv)
-    env = dict(os.environ, RANKBOARD_MAX_TEXT_MB="8192", PYTHONPATH=str(ROOT))
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                            cwd=ROOT).stdout.strip()
+    src = args.src.resolve()
+    env = dict(os.environ, RANKBOARD_MAX_TEXT_MB="8192", PYTHONPATH=str(src))
+    commit = args.commit or subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                                           cwd=ROOT).stdout.strip()
     results = []
     with tempfile.TemporaryDirectory(dir=HERE / "work") as tmp:
         base = Path(tmp) / "base.duckdb"
         subprocess.run([sys.executable, "-m", "core", "--store", str(base), "load", "--collection", "bench",
-                        "--qrels", str(args.qrels)], check=True, env=env, cwd=ROOT, capture_output=True)
+                        "--qrels", str(args.qrels.resolve())], check=True, env=env, cwd=src, capture_output=True)
         for run in args.runs:
             n = _lines(run)
             for _ in range(args.reps):
                 store = Path(tmp) / "s.duckdb"
                 shutil.copy(base, store)
-                got = measure(store, run, env)
+                got = measure(store, run.resolve(), env, src)
                 got.update(label=args.label, commit=commit, run=run.name, lines=n, bytes=run.stat().st_size,
                            at=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
                 results.append(got)

@@ -21,7 +21,6 @@ import tempfile
 import threading
 import weakref
 import zlib
-from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,6 +38,7 @@ from core.stage1.order import canonical_ranks, topic_codes
 
 CHUNK_BYTES = 1 << 26        # text per piece (a piece is then cut back to whole topics)
 READ_BYTES = 4 << 20         # bytes read (or gunzipped) at a time
+HEAD_BYTES = 64 << 20        # text screened before any parsing, so a wrong file is declined before threads start
 ROWS = pa.schema([("topic", pa.int32()), ("docno", pa.string()), ("score", pa.float64()), ("rank", pa.int32())])
 
 
@@ -225,19 +225,25 @@ def spool_run(source, file: str, *, progress=None, min_bytes: int | None = None)
         if not gz and (size < min_bytes or size > max_text_bytes()):
             return None                        # small, or refused by the whole-file path before it is read
         blocks = _text_blocks(raw, gz, size, file, progress)
-        head, n = deque(), 0
+        head, n = [], 0
         try:
-            while n < min_bytes and (block := next(blocks, None)) is not None:
+            while n < max(min_bytes, HEAD_BYTES) and (block := next(blocks, None)) is not None:
                 head.append(block)
                 n += len(block)
-            if n < min_bytes:
-                return b"".join(head)          # gunzipped whole, and small: the whole-file path parses the text
         except (OSError, EOFError, zlib.error, isal_zlib.error):
             return None                        # the whole-file path says what is wrong with the gzip data
+        head = b"".join(head)
+        if n < min_bytes:
+            return head                        # gunzipped whole, and small: the whole-file path parses the text
+        try:
+            screen(head, file)                 # binary data or an over-long line at the start: refused at once
+        except UploadError:
+            return None
 
         def text():
-            while head:
-                yield head.popleft()           # each block is let go once run_chunks has taken it
+            nonlocal head
+            block, head = head, None           # let go of the head once run_chunks has taken it
+            yield block
             yield from blocks
         return _spool(text(), file)
 
