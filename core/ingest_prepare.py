@@ -14,7 +14,6 @@ ways and compares every stored table).
 from __future__ import annotations
 
 import importlib
-import io
 import os
 import sys
 import tempfile
@@ -27,12 +26,12 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-from isal import igzip, isal_zlib
+from isal import isal_zlib
 
 from core.errors import UploadError
 from core.formats import read_run
-from core.formats._stream import NotClean, run_batches
-from core.formats._text import GZIP_MAGIC, max_line_bytes, max_text_bytes, screen, source_name, too_big
+from core.formats._stream import MemoryFile, NotClean, run_batches, text_blocks
+from core.formats._text import GZIP_MAGIC, max_line_bytes, max_text_bytes, screen, source_name
 from core.formats.runs import _build
 from core.stage1.order import canonical_ranks, topic_codes
 
@@ -140,59 +139,6 @@ def _as_bytes(source):
     return None
 
 
-class _Memory(io.RawIOBase):
-    """A read-only binary file over bytes in memory that copies out only what is read (io.BytesIO would copy a
-    bytearray or memoryview whole)."""
-
-    def __init__(self, data):
-        super().__init__()
-        self.view, self.pos = memoryview(data).cast("B"), 0
-
-    def readinto(self, buffer) -> int:
-        n = min(len(buffer), len(self.view) - self.pos)
-        buffer[:n] = self.view[self.pos:self.pos + n]
-        self.pos += n
-        return n
-
-    def read(self, n: int = -1) -> bytes:
-        end = len(self.view) if n is None or n < 0 else min(self.pos + n, len(self.view))
-        out, self.pos = bytes(self.view[self.pos:end]), end
-        return out
-
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def tell(self) -> int:
-        return self.pos
-
-    def seek(self, pos: int, whence: int = 0) -> int:
-        self.pos = pos if whence == 0 else self.pos + pos if whence == 1 else len(self.view) + pos
-        return self.pos
-
-    def close(self) -> None:
-        if not self.closed:
-            self.view.release()
-        super().close()
-
-
-def _text_blocks(raw, gz: bool, total: int, file: str, progress):
-    """The text of `raw` (a binary file object) READ_BYTES at a time, gunzipped (ISA-L) when `gz`. A text that
-    passes the text limit raises the parsers' own error (too_big) when it gets there, so a gzip bomb is refused
-    in bounded memory. `progress(done, total)` is told the raw bytes consumed."""
-    limit, seen = max_text_bytes(), 0
-    reader = igzip.GzipFile(fileobj=raw) if gz else raw
-    while block := reader.read(READ_BYTES):
-        seen += len(block)
-        if seen > limit:
-            raise too_big(file, "expands to" if gz else "holds")
-        if progress is not None:
-            progress(raw.tell(), total)
-        yield block
-
-
 def _screened(file: str):
     """run_chunks' check: the parsers' screen for binary data and over-long lines; a piece it would refuse makes
     the file unclean, and the whole-file path then reports the problem with its line number in the file."""
@@ -215,7 +161,7 @@ def spool_run(source, file: str, *, progress=None, min_bytes: int | None = None)
             raw = open(source, "rb")
             size = os.fstat(raw.fileno()).st_size
         else:
-            raw = _Memory(data)
+            raw = MemoryFile(data)
             size = len(raw.view)
     except (OSError, TypeError):
         return None
@@ -224,7 +170,7 @@ def spool_run(source, file: str, *, progress=None, min_bytes: int | None = None)
         raw.seek(0)
         if not gz and (size < min_bytes or size > max_text_bytes()):
             return None                        # small, or refused by the whole-file path before it is read
-        blocks = _text_blocks(raw, gz, size, file, progress)
+        blocks = text_blocks(raw, gz, size, file, progress, READ_BYTES)
         head, n = [], 0
         try:
             while n < max(min_bytes, HEAD_BYTES) and (block := next(blocks, None)) is not None:
@@ -250,7 +196,9 @@ def spool_run(source, file: str, *, progress=None, min_bytes: int | None = None)
 
 def _spool(blocks, file: str) -> SpooledRun | None:
     """Rank the run's pieces into a temporary Parquet file; None (and no file) when the run is not clean."""
-    fd, path = tempfile.mkstemp(prefix="rankboard-run-", suffix=".parquet", dir=os.environ.get("RANKBOARD_SPOOL_DIR"))
+    folder = os.environ.get("RANKBOARD_SPOOL_DIR") or tempfile.gettempdir()
+    _sweep(folder)
+    fd, path = tempfile.mkstemp(prefix=f"rankboard-run-{os.getpid()}-", suffix=".parquet", dir=folder)
     os.close(fd)
     qids, counts, tags, n_rows, n_topics, done = [], [], [], 0, 0, False
     try:
@@ -283,6 +231,17 @@ def _spool(blocks, file: str) -> SpooledRun | None:
                          Path(path), topics)
     spooled._cleanup = weakref.finalize(spooled, _unlink, path)
     return spooled
+
+
+def _sweep(folder: str) -> None:
+    """Remove the temporary files of loads whose process is gone (killed before it could remove its own)."""
+    for old in Path(folder).glob("rankboard-run-*-*.parquet"):
+        try:
+            os.kill(int(old.name.split("-")[2]), 0)
+        except ProcessLookupError:
+            _unlink(str(old))
+        except (ValueError, OSError):
+            pass
 
 
 def _ranked_piece(batch: pa.Table, first_topic: int) -> tuple[pa.Table, pa.Array, np.ndarray]:

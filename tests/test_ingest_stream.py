@@ -141,3 +141,18 @@ def test_a_failed_load_leaves_the_store_and_no_temporary_file(tmp_path, monkeypa
             s.add_run("c", good, filename="a.run")
     assert dump(tmp_path / "s.duckdb") == before
     assert sorted(p.name for p in tmp_path.iterdir() if p.suffix == ".parquet") == []
+
+
+def test_a_killed_loads_temporary_file_is_removed_by_the_next_load(tmp_path, monkeypatch):
+    """A load killed with -9 cannot remove its temporary file; the next load in pieces removes the files of
+    processes that are gone, and leaves those of running ones."""
+    monkeypatch.setenv("RANKBOARD_STREAM_MIN_MB", "0")
+    monkeypatch.setenv("RANKBOARD_SPOOL_DIR", str(tmp_path))
+    gone, alive = tmp_path / "rankboard-run-99999999-abc.parquet", tmp_path / f"rankboard-run-{os.getppid()}-x.parquet"
+    gone.write_bytes(b"x")
+    alive.write_bytes(b"x")
+    spooled = prep.prepare_run(b"1 Q0 d1 1 2.5 t\n1 Q0 d2 2 1.5 t\n", filename="a.run")
+    assert isinstance(spooled, prep.SpooledRun) and spooled.rows.exists() and spooled.run.n_rows == 2
+    assert not gone.exists() and alive.exists()
+    spooled.close()
+    assert not spooled.rows.exists()

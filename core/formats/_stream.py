@@ -5,6 +5,7 @@
 with the tolerant parser, which reports the problems."""
 from __future__ import annotations
 
+import io
 import zlib
 from itertools import chain
 
@@ -15,7 +16,7 @@ import pyarrow.compute as pc
 from isal import igzip, isal_zlib
 
 from core.formats._fast import _BOM, _delimiter, _run_columns, unique
-from core.formats._text import GZIP_MAGIC
+from core.formats._text import GZIP_MAGIC, max_text_bytes, too_big
 from core.sqltext import statement
 
 
@@ -32,6 +33,59 @@ def file_blocks(path, chunk_bytes: int = 1 << 26):
     with opener(path, "rb") as f:
         while block := f.read(chunk_bytes):
             yield block
+
+
+class MemoryFile(io.RawIOBase):
+    """A read-only binary file over bytes in memory that copies out only what is read (io.BytesIO would copy a
+    bytearray or memoryview whole)."""
+
+    def __init__(self, data):
+        super().__init__()
+        self.view, self.pos = memoryview(data).cast("B"), 0
+
+    def readinto(self, buffer) -> int:
+        n = min(len(buffer), len(self.view) - self.pos)
+        buffer[:n] = self.view[self.pos:self.pos + n]
+        self.pos += n
+        return n
+
+    def read(self, n: int = -1) -> bytes:
+        end = len(self.view) if n is None or n < 0 else min(self.pos + n, len(self.view))
+        out, self.pos = bytes(self.view[self.pos:end]), end
+        return out
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self.pos
+
+    def seek(self, pos: int, whence: int = 0) -> int:
+        self.pos = pos if whence == 0 else self.pos + pos if whence == 1 else len(self.view) + pos
+        return self.pos
+
+    def close(self) -> None:
+        if not self.closed:
+            self.view.release()
+        super().close()
+
+
+def text_blocks(raw, gz: bool, total: int, file: str, progress=None, read_bytes: int = 4 << 20):
+    """The text of `raw` (a binary file object) `read_bytes` at a time, gunzipped (ISA-L) when `gz`. A text that
+    passes the text limit raises the parsers' own error (too_big) when it gets there, so a gzip bomb is refused
+    in bounded memory. `progress(done, total)` is told the raw bytes consumed."""
+    limit, seen = max_text_bytes(), 0
+    reader = igzip.GzipFile(fileobj=raw) if gz else raw
+    while block := reader.read(read_bytes):
+        seen += len(block)
+        if seen > limit:
+            raise too_big(file, "expands to" if gz else "holds")
+        if progress is not None:
+            progress(raw.tell(), total)
+        yield block
 
 
 def run_chunks(path, chunk_bytes: int = 1 << 26, *, blocks=None, check=None, max_line: int | None = None):
