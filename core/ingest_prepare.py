@@ -35,8 +35,7 @@ from core.formats._text import GZIP_MAGIC, max_line_bytes, max_text_bytes, scree
 from core.formats.runs import _build
 from core.stage1.order import canonical_ranks, topic_codes
 
-CHUNK_BYTES = 1 << 26        # text per piece (a piece is then cut back to whole topics)
-READ_BYTES = 4 << 20         # bytes read (or gunzipped) at a time
+CHUNK_BYTES = 1 << 26        # text read (or gunzipped) at a time: a piece, then cut back to whole topics
 HEAD_BYTES = 64 << 20        # text screened before any parsing, so a wrong file is declined before threads start
 ROWS = pa.schema([("topic", pa.int32()), ("docno", pa.string()), ("score", pa.float64()), ("rank", pa.int32())])
 
@@ -170,7 +169,7 @@ def spool_run(source, file: str, *, progress=None, min_bytes: int | None = None)
         raw.seek(0)
         if not gz and (size < min_bytes or size > max_text_bytes()):
             return None                        # small, or refused by the whole-file path before it is read
-        blocks = text_blocks(raw, gz, size, file, progress, READ_BYTES)
+        blocks = text_blocks(raw, gz, size, file, progress, CHUNK_BYTES)
         head, n = [], 0
         try:
             while n < max(min_bytes, HEAD_BYTES) and (block := next(blocks, None)) is not None:
@@ -188,8 +187,13 @@ def spool_run(source, file: str, *, progress=None, min_bytes: int | None = None)
 
         def text():
             nonlocal head
-            block, head = head, None           # let go of the head once run_chunks has taken it
-            yield block
+            first, head = head, None           # let go of the head once run_chunks has taken it
+            if len(first) <= CHUNK_BYTES:
+                yield first
+            else:
+                for start in range(0, len(first), CHUNK_BYTES):
+                    yield first[start:start + CHUNK_BYTES]
+            del first
             yield from blocks
         return _spool(text(), file)
 

@@ -75,7 +75,6 @@ def _load_all(tmp_path, way, runs, monkeypatch, calls):
 
 def test_pieces_and_whole_files_store_the_same_rows(runs, tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(prep, "CHUNK_BYTES", 30011)
-    monkeypatch.setattr(prep, "READ_BYTES", 7919)
     monkeypatch.setenv("RANKBOARD_SPOOL_DIR", str(tmp_path / "spool"))
     (tmp_path / "spool").mkdir()
     spooled = []
