@@ -30,9 +30,10 @@ from isal import isal_zlib
 
 from core.errors import UploadError
 from core.formats import read_run
-from core.formats._stream import MemoryFile, NotClean, run_batches, text_blocks
+from core.formats._stream import MemoryFile, NotClean, NotContiguous, run_batches, text_blocks
 from core.formats._text import GZIP_MAGIC, max_line_bytes, max_text_bytes, screen, source_name
 from core.formats.runs import _build
+from core.ingest_spill import spill
 from core.stage1.order import canonical_ranks, topic_codes
 
 CHUNK_BYTES = 1 << 26        # text read (or gunzipped) at a time: a piece, then cut back to whole topics
@@ -195,46 +196,64 @@ def spool_run(source, file: str, *, progress=None, min_bytes: int | None = None)
                     yield first[start:start + CHUNK_BYTES]
             del first
             yield from blocks
-        return _spool(text(), file)
+        def again():
+            raw.seek(0)
+            return text_blocks(raw, gz, size, file, progress, CHUNK_BYTES)
+        return _spool(text(), file, again, size)
 
 
-def _spool(blocks, file: str) -> SpooledRun | None:
-    """Rank the run's pieces into a temporary Parquet file; None (and no file) when the run is not clean."""
+def _spool(blocks, file: str, again=None, size: int = 0) -> SpooledRun | None:
+    """Rank the run's pieces into a temporary Parquet file; None (and no file) when the run is not clean. When its
+    topics are not contiguous, `again()` (the text from the start, once more) goes through a spilling DuckDB table
+    instead (core/ingest_spill.py)."""
     folder = os.environ.get("RANKBOARD_SPOOL_DIR") or tempfile.gettempdir()
     _sweep(folder)
     fd, path = tempfile.mkstemp(prefix=f"rankboard-run-{os.getpid()}-", suffix=".parquet", dir=folder)
     os.close(fd)
-    qids, counts, tags, n_rows, n_topics, done = [], [], [], 0, 0, False
+    reading, got = {"check": _screened(file), "max_line": max_line_bytes()}, None
     try:
-        with pq.ParquetWriter(path, ROWS, compression="none", use_dictionary=["topic"]) as writer:
-            for batch, batch_tags in run_batches(None, CHUNK_BYTES, max_topic_bytes=4 * CHUNK_BYTES, blocks=blocks,
-                                                 check=_screened(file), max_line=max_line_bytes()):
-                tags.append(batch_tags)
-                if not batch.num_rows:
-                    continue
-                rows, batch_qids, batch_counts = _ranked_piece(batch, n_topics)
-                writer.write_table(rows)
-                qids.append(batch_qids)
-                counts.append(batch_counts)
-                n_topics += len(batch_counts)
-                n_rows += batch.num_rows
-                del batch, rows
-        if not n_rows:
-            return None
-        done = True
-    except NotClean:
-        return None
+        try:
+            got = _pieces(blocks, path, reading)
+        except NotContiguous:
+            if again is not None:
+                got = spill(again(), path, folder, size, **reading)
+        except NotClean:
+            pass
     finally:
-        if not done:
+        if got is None:
             _unlink(path)
+    if got is None:
+        return None
+    tags, topics, n_rows = got
     parsed = _build(None, pa.chunked_array(tags, pa.string()), None, {}, "trec")
-    counts = np.concatenate(counts)
-    topics = pa.table({"qid": pa.chunked_array(qids, pa.string()).combine_chunks(), "n": counts,
-                       "topic": np.arange(len(counts), dtype=np.int32)})
     spooled = SpooledRun(file, RunInfo(parsed.tag, parsed.metadata, parsed.warnings, parsed.format, n_rows),
                          Path(path), topics)
     spooled._cleanup = weakref.finalize(spooled, _unlink, path)
     return spooled
+
+
+def _pieces(blocks, path: str, reading: dict) -> tuple[list, pa.Table, int] | None:
+    """(tags of each piece, topics: qid, n, topic; rows) of a run read in pieces of whole topics, each ranked and
+    appended to the Parquet file `path`; None for an empty run. Raises NotClean (NotContiguous) as run_batches."""
+    qids, counts, tags, n_rows, n_topics = [], [], [], 0, 0
+    with pq.ParquetWriter(path, ROWS, compression="none", use_dictionary=["topic"]) as writer:
+        for batch, batch_tags in run_batches(None, CHUNK_BYTES, max_topic_bytes=4 * CHUNK_BYTES, blocks=blocks,
+                                             **reading):
+            tags.append(batch_tags)
+            if not batch.num_rows:
+                continue
+            rows, batch_qids, batch_counts = _ranked_piece(batch, n_topics)
+            writer.write_table(rows)
+            qids.append(batch_qids)
+            counts.append(batch_counts)
+            n_topics += len(batch_counts)
+            n_rows += batch.num_rows
+            del batch, rows
+    if not n_rows:
+        return None
+    counts = np.concatenate(counts)
+    return tags, pa.table({"qid": pa.chunked_array(qids, pa.string()).combine_chunks(), "n": counts,
+                           "topic": np.arange(len(counts), dtype=np.int32)}), n_rows
 
 
 def _sweep(folder: str) -> None:

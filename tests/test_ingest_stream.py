@@ -52,11 +52,13 @@ def runs(reference, tmp_path):
     crlf.write_bytes(text)
     gz_ties = tmp_path / "ties.run.gz"
     gz_ties.write_bytes(gzip.compress(ties.read_bytes()))
-    shuffled = tmp_path / "shuffled.run"                                 # topics not contiguous: parsed whole
+    shuffled = tmp_path / "shuffled.run"                                 # topics not contiguous: DuckDB ranks
     shuffled.write_bytes(b"".join(lines[i] for i in np.random.default_rng(5).permutation(len(lines))))
+    big = tmp_path / "bigtopic.run"                                      # one topic larger than 4 pieces: DuckDB
+    big.write_bytes(b"".join(b"303 Q0 doc%d 0 %d big\n" % (d * 7919 % 6007, d // 3) for d in range(6007)) + b"8 Q0 doc1 0 1 big\n")
     meta = tmp_path / "meta.run"                                         # a comment header: parsed whole
     meta.write_bytes(b"# ir_metadata: {tag: fromheader}\n" + lines[0] + b"".join(lines[1:200]))
-    return {"qrels": robust / "robust03_qrels.txt", "runs": [*gz, ties, crlf, gz_ties, shuffled, meta]}
+    return {"qrels": robust / "robust03_qrels.txt", "runs": [*gz, ties, crlf, gz_ties, shuffled, big, meta]}
 
 
 def _load_all(tmp_path, way, runs, monkeypatch, calls):
@@ -77,16 +79,19 @@ def test_pieces_and_whole_files_store_the_same_rows(runs, tmp_path, monkeypatch,
     monkeypatch.setattr(prep, "CHUNK_BYTES", 30011)
     monkeypatch.setenv("RANKBOARD_SPOOL_DIR", str(tmp_path / "spool"))
     (tmp_path / "spool").mkdir()
-    spooled = []
-    real = prep._spool
+    spooled, spilled = [], []
+    real, real_spill = prep._spool, prep.spill
     monkeypatch.setattr(prep, "_spool", lambda *a: spooled.append(got := real(*a)) or got)
+    monkeypatch.setattr(prep, "spill", lambda *a, **k: spilled.append(got := real_spill(*a, **k)) or got)
     got, err = {}, {}
     for way in WAYS:
         calls = []
         got[way] = (_load_all(tmp_path, way, runs, monkeypatch, calls), calls)
         err[way] = re.sub(r"in \d+\.\d+s", "", capsys.readouterr().err)
-    # the pieces path served the five clean topic-by-topic files (CLI and upload), and declined the other two
-    assert sum(s is not None for s in spooled) == 10 and sum(s is None for s in spooled) == 4
+    # pieces served the five clean topic-by-topic files (CLI and upload), DuckDB the shuffled one and the one with a
+    # topic larger than 4 pieces, and the file with a comment header was read whole
+    assert sum(s is not None for s in spooled) == 14 and sum(s is None for s in spooled) == 2
+    assert len(spilled) == 4 and all(s is not None for s in spilled)
     assert got["pieces"] == got["whole"]
     assert err["pieces"] == err["whole"]
     tables, calls = got["whole"]

@@ -24,6 +24,11 @@ class NotClean(Exception):
     """A part of the file is not clean (or cannot be read): the tolerant parser must read the whole file."""
 
 
+class NotContiguous(NotClean):
+    """The file's lines are clean so far, but a topic's lines are not one block (or one topic is too large for a
+    piece): run_batches cannot serve it, a reader that sorts (a DuckDB table) may."""
+
+
 def file_blocks(path, chunk_bytes: int = 1 << 26):
     """The text of the file at `path` (plain or gzip, gunzipped with ISA-L: the same bytes as zlib), `chunk_bytes`
     at a time. Raises OSError, EOFError or zlib errors as the file does."""
@@ -132,15 +137,17 @@ def run_chunks(path, chunk_bytes: int = 1 << 26, *, blocks=None, check=None, max
 def run_batches(path, chunk_bytes: int = 1 << 26, *, max_topic_bytes: int | None = None, **reading):
     """(qid, docno, score) table and distinct tags of each piece of a clean TREC run file, cut at topic ends, so
     every piece holds whole topics (runs are written topic by topic; the last topic of a piece waits for the
-    next). Raises NotClean when a piece is not clean, a topic's lines are not contiguous, or a document repeats
-    within a topic: the caller then reads the file another way. `max_topic_bytes`: NotClean also when the rows
-    of one topic grow past this many bytes (a piece of whole topics would not fit); `reading`: run_chunks'
-    keywords."""
+    next). Raises NotClean when a piece is not clean or a document repeats within a topic, NotContiguous (a
+    NotClean) when a topic's lines are not contiguous: the caller then reads the file another way.
+    `max_topic_bytes`: NotContiguous also when the rows of one topic grow past this many bytes (a piece of whole
+    topics would not fit); `reading`: run_chunks' keywords."""
     done, pending = set(), None
 
     def whole(batch: pa.Table) -> pa.Table:
         names = pc.unique(batch["qid"]).to_pylist()
-        if done.intersection(names) or not unique(batch, ["qid", "docno"]):
+        if done.intersection(names):
+            raise NotContiguous()
+        if not unique(batch, ["qid", "docno"]):
             raise NotClean()
         done.update(names)
         return batch
@@ -153,7 +160,7 @@ def run_batches(path, chunk_bytes: int = 1 << 26, *, max_topic_bytes: int | None
         start = piece.num_rows - int(np.argmin(tail[::-1])) if not tail.all() else 0
         pending = piece.slice(start)
         if max_topic_bytes is not None and pending.nbytes > max_topic_bytes:
-            raise NotClean()
+            raise NotContiguous()
         yield (whole(piece.slice(0, start)) if start else piece.slice(0, 0)), tags
     if pending is not None and pending.num_rows:
         yield whole(pending), pa.array([], pa.string())
