@@ -6,7 +6,7 @@ The file's pieces go into a table of a scratch DuckDB database, each row with it
 then checks that no document repeats within a topic (a run that repeats one is left to the whole-file parser,
 which names the lines), numbers the topics in the order they first appear (as core.ingest_prepare._ranked does),
 ranks each topic in trec_eval's order (core.stage1.order.rank_sql, tested equal to canonical_ranks) and writes the
-rows to the temporary Parquet file. Memory: the scratch database's limit (at most 2 GB) plus one piece.
+rows to the temporary Parquet file. Memory: the scratch database's limit (at most 1 GB) plus one piece.
 """
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from core.duck import scratch
 from core.formats._stream import NotClean, run_chunks
 from core.stage1.order import rank_sql
 
+SCRATCH_BYTES = 1 << 30      # DuckDB's memory limit here at most (it spills beyond), so a load stays near 2 GB
 TOPICS = """CREATE TABLE t AS SELECT qid, CAST(count(*) AS INTEGER) AS n,
     CAST(row_number() OVER (ORDER BY min(pos)) - 1 AS INTEGER) AS topic FROM r GROUP BY qid"""
 ROWS = f"""SELECT t.topic, r.docno, r.score, CAST({rank_sql("r.qid")} AS INTEGER) AS rank
@@ -30,9 +31,11 @@ ROWS = f"""SELECT t.topic, r.docno, r.score, CAST({rank_sql("r.qid")} AS INTEGER
 def spill(blocks, path: str, folder: str, size: int, **reading) -> tuple[list, pa.Table, int] | None:
     """(tags of each piece, topics: qid, n, topic; rows) of the clean run whose text `blocks` yields, its rows
     (topic, docno, score, rank) written to the Parquet file `path`; None when the run is not clean or repeats a
-    document. `size`: the file's size (for the scratch database's memory limit); `reading`: run_chunks' keywords."""
+    document. `size`: the file's size (for the scratch database's memory limit); `reading`: run_chunks' keywords.
+    Slower than the pieces (the file is read twice, and every row sorted): 37 s against 22 s for the whole-file
+    parser on a 4.9M-line shuffled run at load 15 (benchmarks/RESULTS.md), for bounded memory."""
     tmp = tempfile.mkdtemp(prefix="rankboard-spill-", dir=folder)
-    con = scratch(tmp, size)
+    con = scratch(tmp, min(size, SCRATCH_BYTES // 3))      # memory limit 3x size, between 500 MB and 1 GB
     try:
         con.execute("CREATE TABLE r (pos BIGINT, qid VARCHAR, docno VARCHAR, score DOUBLE)").fetchall()
         tags, n = [], 0
