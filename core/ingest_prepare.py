@@ -5,11 +5,12 @@ the file's size.
 A run whose text is at least `stream_min_bytes()` (RANKBOARD_STREAM_MIN_MB, default 64), clean and written topic
 by topic (core.formats._stream.run_batches), is read in pieces of whole topics; each piece is ranked (its topics
 are whole, so its ranks are the canonical ranks of the whole file) and appended to a temporary Parquet file, all
-before the store is taken. The store then inserts from that file, which DuckDB reads a row group at a time,
-inside the load's one transaction (`core.ingest._insert_run`). Everything else (a smaller file, a file that is not
-clean, not topic by topic, or an MS MARCO run) is parsed whole by `read_run`, which reports the problems; either
-way the store ends up with the same rows, warnings and metadata (tests/test_ingest_stream.py loads files both
-ways and compares every stored table).
+before the store is taken; a clean run whose topics are not contiguous is ranked in a spilling DuckDB table
+instead (core/ingest_spill.py). The store then inserts from that file, which DuckDB reads a row group at a time,
+inside the load's one transaction (`core.ingest._insert_run`). Everything else (a smaller file, a file that is
+not clean, or an MS MARCO run) is parsed whole by `read_run`, which reports the problems; either way the store
+ends up with the same rows, warnings and metadata (tests/test_ingest_stream.py loads files both ways and
+compares every stored table).
 """
 from __future__ import annotations
 
@@ -196,6 +197,7 @@ def spool_run(source, file: str, *, progress=None, min_bytes: int | None = None)
                     yield first[start:start + CHUNK_BYTES]
             del first
             yield from blocks
+
         def again():
             raw.seek(0)
             return text_blocks(raw, gz, size, file, progress, CHUNK_BYTES)
