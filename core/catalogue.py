@@ -47,10 +47,13 @@ class Catalogue:
     # -- uploads (each one transaction; the file is parsed before the store is taken) -------------------------------------------------------------
     def add_run(self, collection, source, *, filename=None, name=None, on_conflict="error"):
         prepared = ingest.prepare_run(source, filename=filename)     # parse and rank before taking the store
-        with self.transaction() as cur:
-            cid = ingest.collection_id(cur, collection, create=True)
-            return ingest.add_run(cur, cid, source, filename=filename, name=name, on_conflict=on_conflict,
-                                  prepared=prepared)
+        try:
+            with self.transaction() as cur:
+                cid = ingest.collection_id(cur, collection, create=True)
+                return ingest.add_run(cur, cid, source, filename=filename, name=name, on_conflict=on_conflict,
+                                      prepared=prepared)
+        finally:
+            prepared.close()      # a large run waits in a temporary file until it is inserted
 
     def add_qrels(self, collection, source, *, filename=None, assessor=None, judgment_groups=False):
         parsed = read_qrels(source, filename=source_name(source, filename), judgment_groups=judgment_groups)

@@ -3,23 +3,19 @@
 """
 from __future__ import annotations
 
-import importlib
 import json
 import numbers
-import sys
-import threading
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from core.errors import EvalError, OptionError, Problem, UploadError
-from core.formats import read_documents, read_qrels, read_run, read_topics
+from core.formats import read_documents, read_qrels, read_topics
 from core.formats._text import source_name
-from core.stage1.order import canonical_ranks, topic_codes
+from core.ingest_prepare import PreparedRun, prepare_run  # noqa: F401  (the loaders' first step, before the store)
 from core.sqltext import statement
 
 INSERT_RUN_ROWS = "INSERT INTO run_docs SELECT ?, topic, docno, score, rank FROM {view}"
@@ -111,25 +107,6 @@ def _register(cur, table: pa.Table) -> str:
     return view
 
 
-@dataclass
-class PreparedRun:
-    """A run parsed, checked and ranked, ready to insert: the part of a load that needs no store."""
-    file: str
-    run: object                 # core.formats.ParsedRun
-    rows: pa.Table              # topic, docno, score, rank
-    topics: pa.Table            # qid, n, topic
-
-
-def prepare_run(source, *, filename=None, parsed=None) -> PreparedRun:
-    """Parse, check and rank a run without the store (raises UploadError): a loader does this before it
-    takes its turn on the store, so the store is held only for the insert."""
-    file = source_name(source, filename)
-    _import_pandas_meanwhile()
-    run = parsed or read_run(source, filename=file)      # the parser checks for repeated documents itself
-    rows, topics = _ranked(run.table)
-    return PreparedRun(file, run, rows, topics)
-
-
 def add_run(cur, cid: int, source, *, filename=None, name=None, on_conflict="error", parsed=None,
             prepared: PreparedRun | None = None) -> IngestReport:
     """Insert one run (parsing it here unless `prepared`); raises UploadError (nothing written) on any problem."""
@@ -137,6 +114,10 @@ def add_run(cur, cid: int, source, *, filename=None, name=None, on_conflict="err
         raise OptionError(f"on_conflict must be 'error', 'replace' or 'rename', not {on_conflict!r}.")
     if prepared is None:
         prepared = prepare_run(source, filename=filename, parsed=parsed)
+        try:
+            return add_run(cur, cid, None, name=name, on_conflict=on_conflict, prepared=prepared)
+        finally:
+            prepared.close()
     file, run, rows, topics = prepared.file, prepared.run, prepared.rows, prepared.topics
     name = name or run.tag or Path(file).name.removesuffix(".gz")
     warnings = list(run.warnings)
@@ -159,30 +140,15 @@ def add_run(cur, cid: int, source, *, filename=None, name=None, on_conflict="err
     return IngestReport(run_id, run.n_rows, warnings, name, [run_id])
 
 
-def _import_pandas_meanwhile() -> None:
-    """DuckDB imports pandas the first time it scans an Arrow table (0.15 s of one core, whatever the table). When
-    nothing has imported it yet (a command-line load), import it on a thread while the file is read."""
-    if "pandas" not in sys.modules:
-        threading.Thread(target=importlib.import_module, args=("pandas",)).start()
-
-
-def _ranked(table: pa.Table) -> tuple[pa.Table, pa.Table]:
-    """(the run's rows with their topic number and canonical trec_eval rank: topic, docno, score, rank; its
-    topics: qid, n = rows, topic = 0, 1, ...). A function of its own so that the numpy temporaries are freed
-    before the rows are written."""
-    if not table.num_rows:
-        codes, qids = np.zeros(0, np.int32), pa.array([], pa.string())
+def _insert_run(cur, cid: int, run_id: int, rows: pa.Table | Path, topics: pa.Table) -> None:
+    """run_docs (with the canonical rank), run_topics, and the judged rows under every qrels set. `rows`: a table,
+    or a Parquet file of one (a spooled run, which DuckDB reads a row group at a time)."""
+    if isinstance(rows, pa.Table):
+        view = _register(cur, rows)
     else:
-        codes, qids = topic_codes(table["qid"])
-    rank = canonical_ranks(codes, table["score"].to_numpy(), table["docno"]).astype(np.int32)
-    rows = pa.table({"topic": codes, "docno": table["docno"], "score": table["score"], "rank": rank})
-    counts = np.bincount(codes, minlength=len(qids)).astype(np.int32)
-    return rows, pa.table({"qid": qids, "n": counts, "topic": np.arange(len(qids), dtype=np.int32)})
-
-
-def _insert_run(cur, cid: int, run_id: int, rows: pa.Table, topics: pa.Table) -> None:
-    """run_docs (with the canonical rank), run_topics, and the judged rows under every qrels set."""
-    view, topics_view = _register(cur, rows), _register(cur, topics)
+        view = f"upload_{uuid.uuid4().hex}"
+        cur.read_parquet(str(rows)).create_view(view)
+    topics_view = _register(cur, topics)
     try:
         # the rows' physical order does not matter (readers order by rank): let both threads write unordered
         cur.execute("SET preserve_insertion_order = false").fetchall()
@@ -193,7 +159,10 @@ def _insert_run(cur, cid: int, run_id: int, rows: pa.Table, topics: pa.Table) ->
             cur.execute("RESET preserve_insertion_order").fetchall()
         cur.execute(statement(INSERT_RUN_TOPICS, view=topics_view), [run_id]).fetchall()
     finally:
-        cur.unregister(view)
+        if isinstance(rows, pa.Table):
+            cur.unregister(view)
+        else:
+            cur.execute(statement("DROP VIEW {view}", view=view)).fetchall()
         cur.unregister(topics_view)
 
 

@@ -10,6 +10,7 @@ process holds the store, `load` says "waiting for the store..." and waits (--wai
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -17,6 +18,7 @@ from pathlib import Path
 from core import ingest
 from core.formats import read_documents, read_qrels, read_topics
 from core.formats._text import GZIP_MAGIC, file_error, max_text_bytes, too_big
+from core.ingest_prepare import stream_min_bytes
 from core.store import Store
 
 CHUNK = 4 << 20
@@ -83,10 +85,48 @@ def _read_chunks(path: str, size: int, out) -> bytes:
     return b"".join(parts)
 
 
-def _prepare(kind: str, data: bytes, name: str, args):
+class _Bar:
+    """prepare_run's progress callback: the same bar as read_with_progress, for a run read in pieces."""
+
+    def __init__(self, name: str, out=None):
+        self.name, self.out, self.drawn = name, out or sys.stderr, False
+
+    def __call__(self, done: int, size: int) -> None:
+        if size < PROGRESS_MIN_BYTES:
+            return
+        filled = int(30 * done / size)
+        self.out.write(f"\r  reading {self.name} [{'#' * filled}{'.' * (30 - filled)}] {done * 100 // size:3d}%")
+        self.out.flush()
+        self.drawn = True
+
+    def finish(self) -> None:
+        if self.drawn:
+            self.out.write("\n")
+            self.drawn = False
+
+
+def _prepare_run(path: str, name: str):
+    """A run file: read in pieces when it is large or gzip-compressed (ingest.prepare_run decides), else read
+    here (with the progress bar) and parsed whole."""
+    try:
+        with open(path, "rb") as f:
+            small = f.read(2) != GZIP_MAGIC and os.fstat(f.fileno()).st_size < stream_min_bytes()
+    except OSError:
+        small = True                   # read_with_progress reports it
+    if small:
+        return ingest.prepare_run(read_with_progress(path), filename=name)
+    bar = _Bar(name)
+    try:
+        return ingest.prepare_run(path, filename=name, progress=bar)
+    finally:
+        bar.finish()
+
+
+def _prepare(kind: str, path: str, name: str, args):
     """Parse (and for a run, check and rank) one file: the work done before the store is taken."""
     if kind == "run":
-        return ingest.prepare_run(data, filename=name)
+        return _prepare_run(path, name)
+    data = read_with_progress(path)
     if kind == "qrels":
         return read_qrels(data, filename=name, judgment_groups=args.judgment_groups)
     return (read_topics if kind == "topics" else read_documents)(data, filename=name)
@@ -114,11 +154,20 @@ def run(args) -> int:
     # Every file is read and checked first, without the store, so the store is held only for the inserts
     # and a bad file is reported before anyone else is made to wait.
     prepared = []
-    for kind, path, label in jobs:
-        start = time.perf_counter()
-        name = Path(path).name
-        prepared.append((kind, name, label, _prepare(kind, read_with_progress(path), name, args),
-                         time.perf_counter() - start))
+    try:
+        for kind, path, label in jobs:
+            start = time.perf_counter()
+            name = Path(path).name
+            prepared.append((kind, name, label, _prepare(kind, path, name, args), time.perf_counter() - start))
+        _insert_all(args, prepared)
+    finally:
+        for _, _, _, parsed, _ in prepared:
+            getattr(parsed, "close", lambda: None)()     # a run spooled to a temporary file
+    return 0
+
+
+def _insert_all(args, prepared) -> None:
+    """The inserts, in one transaction of the store."""
     store = Store.open(args.store, load_sample=False)
     try:
         with store.transaction() as cur:
@@ -127,11 +176,10 @@ def run(args) -> int:
                 start = time.perf_counter()
                 rep = _insert(cur, cid, kind, name, label, parsed, args)
                 label = f" as '{rep.name}'" if rep.name else ""
-                print(f"[{i}/{len(jobs)}] {kind} {name}{label}: {rep.n_rows} rows in "
+                print(f"[{i}/{len(prepared)}] {kind} {name}{label}: {rep.n_rows} rows in "
                       f"{spent + time.perf_counter() - start:.2f}s", file=sys.stderr)
                 for w in rep.warnings:
                     print(f"  warning: {w}", file=sys.stderr)
-        print(f"Loaded {len(jobs)} file(s) into collection '{args.collection}' of {store.path}.")
+        print(f"Loaded {len(prepared)} file(s) into collection '{args.collection}' of {store.path}.")
     finally:
         store.close()
-    return 0

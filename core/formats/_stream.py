@@ -5,16 +5,18 @@
 with the tolerant parser, which reports the problems."""
 from __future__ import annotations
 
-import gzip
+import io
 import zlib
+from itertools import chain
 
 import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from isal import igzip, isal_zlib
 
 from core.formats._fast import _BOM, _delimiter, _run_columns, unique
-from core.formats._text import GZIP_MAGIC
+from core.formats._text import GZIP_MAGIC, max_text_bytes, too_big
 from core.sqltext import statement
 
 
@@ -22,68 +24,143 @@ class NotClean(Exception):
     """A part of the file is not clean (or cannot be read): the tolerant parser must read the whole file."""
 
 
-def run_chunks(path, chunk_bytes: int = 1 << 26):
-    """(qid, docno, score) table and distinct tags of each `chunk_bytes` piece of a clean TREC run file at `path`
-    (plain or gzip), cut at line ends, so the whole file is never in memory at once. Raises NotClean as soon
-    as a piece is not clean (no duplicate check: a document may repeat across pieces)."""
+class NotContiguous(NotClean):
+    """The file's lines are clean so far, but a topic's lines are not one block (or one topic is too large for a
+    piece): run_batches cannot serve it, a reader that sorts (a DuckDB table) may."""
+
+
+def file_blocks(path, chunk_bytes: int = 1 << 26):
+    """The text of the file at `path` (plain or gzip, gunzipped with ISA-L: the same bytes as zlib), `chunk_bytes`
+    at a time. Raises OSError, EOFError or zlib errors as the file does."""
     with open(path, "rb") as raw:
         head = raw.read(2)
-    opener = gzip.open if head == GZIP_MAGIC else open
+    opener = igzip.open if head == GZIP_MAGIC else open
+    with opener(path, "rb") as f:
+        while block := f.read(chunk_bytes):
+            yield block
+
+
+class MemoryFile(io.RawIOBase):
+    """A read-only binary file over bytes in memory that copies out only what is read (io.BytesIO would copy a
+    bytearray or memoryview whole)."""
+
+    def __init__(self, data):
+        super().__init__()
+        self.view, self.pos = memoryview(data).cast("B"), 0
+
+    def readinto(self, buffer) -> int:
+        n = min(len(buffer), len(self.view) - self.pos)
+        buffer[:n] = self.view[self.pos:self.pos + n]
+        self.pos += n
+        return n
+
+    def read(self, n: int = -1) -> bytes:
+        end = len(self.view) if n is None or n < 0 else min(self.pos + n, len(self.view))
+        out, self.pos = bytes(self.view[self.pos:end]), end
+        return out
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self.pos
+
+    def seek(self, pos: int, whence: int = 0) -> int:
+        self.pos = pos if whence == 0 else self.pos + pos if whence == 1 else len(self.view) + pos
+        return self.pos
+
+    def close(self) -> None:
+        if not self.closed:
+            self.view.release()
+        super().close()
+
+
+def text_blocks(raw, gz: bool, total: int, file: str, progress=None, read_bytes: int = 4 << 20):
+    """The text of `raw` (a binary file object) `read_bytes` at a time, gunzipped (ISA-L) when `gz`. A text that
+    passes the text limit raises the parsers' own error (too_big) when it gets there, so a gzip bomb is refused
+    in bounded memory. `progress(done, total)` is told the raw bytes consumed."""
+    limit, seen = max_text_bytes(), 0
+    reader = igzip.GzipFile(fileobj=raw) if gz else raw
+    while block := reader.read(read_bytes):
+        seen += len(block)
+        if seen > limit:
+            raise too_big(file, "expands to" if gz else "holds")
+        if progress is not None:
+            progress(raw.tell(), total)
+        yield block
+
+
+def run_chunks(path, chunk_bytes: int = 1 << 26, *, blocks=None, check=None, max_line: int | None = None):
+    """(qid, docno, score) table and distinct tags of each `chunk_bytes` piece of a clean TREC run file at `path`
+    (plain or gzip), cut at line ends, so the whole file is never in memory at once. Raises NotClean as soon
+    as a piece is not clean (no duplicate check: a document may repeat across pieces).
+    `blocks`: the text as an iterable of byte blocks, instead of the file at `path`; `check(piece)`: called on
+    each piece's bytes before it is parsed (it raises NotClean to decline); `max_line`: NotClean when a line
+    grows longer than this many bytes (so a file without line ends is not gathered whole)."""
     delim, first = None, True
     try:
-        with opener(path, "rb") as f:
-            rest = b""
-            while True:
-                block = f.read(chunk_bytes)
-                if block:
-                    data = rest + block
-                    cut = data.rfind(b"\n") + 1
-                    if cut == 0:                       # no line end yet: read on
-                        rest = data
-                        continue
-                    data, rest = data[:cut], data[cut:]
-                else:
-                    data, rest = rest, b""
-                    if not data:
-                        break
-                if not first and data.startswith(_BOM):
-                    raise NotClean()
-                d = _delimiter(data)
-                if d is None or (delim is not None and d != delim):
-                    raise NotClean()
-                delim, first = d, False
-                got = _run_columns([data])
-                del data
-                if got is None:
-                    raise NotClean()
-                yield got
-                if not block:
+        rest = b""
+        for block in chain(blocks if blocks is not None else file_blocks(path, chunk_bytes), [b""]):
+            if block:
+                data = rest + block
+                cut = data.rfind(b"\n") + 1
+                if cut == 0:                       # no line end yet: read on
+                    rest = data
+                    if max_line is not None and len(rest) > max_line:
+                        raise NotClean()
+                    continue
+                data, rest = data[:cut], data[cut:]
+            else:
+                data, rest = rest, b""
+                if not data:
                     break
-    except (OSError, EOFError, ValueError, zlib.error):
+            if check is not None:
+                check(data)
+            if not first and data.startswith(_BOM):
+                raise NotClean()
+            d = _delimiter(data)
+            if d is None or (delim is not None and d != delim):
+                raise NotClean()
+            delim, first = d, False
+            got = _run_columns([data])
+            del data
+            if got is None:
+                raise NotClean()
+            yield got
+    except (OSError, EOFError, ValueError, zlib.error, isal_zlib.error):
         raise NotClean() from None
 
 
-def run_batches(path, chunk_bytes: int = 1 << 26):
+def run_batches(path, chunk_bytes: int = 1 << 26, *, max_topic_bytes: int | None = None, **reading):
     """(qid, docno, score) table and distinct tags of each piece of a clean TREC run file, cut at topic ends, so
     every piece holds whole topics (runs are written topic by topic; the last topic of a piece waits for the
-    next). Raises NotClean when a piece is not clean, a topic's lines are not contiguous, or a document repeats
-    within a topic: the caller then reads the file another way."""
+    next). Raises NotClean when a piece is not clean or a document repeats within a topic, NotContiguous (a
+    NotClean) when a topic's lines are not contiguous: the caller then reads the file another way.
+    `max_topic_bytes`: NotContiguous also when the rows of one topic grow past this many bytes (a piece of whole
+    topics would not fit); `reading`: run_chunks' keywords."""
     done, pending = set(), None
 
     def whole(batch: pa.Table) -> pa.Table:
         names = pc.unique(batch["qid"]).to_pylist()
-        if done.intersection(names) or not unique(batch, ["qid", "docno"]):
+        if done.intersection(names):
+            raise NotContiguous()
+        if not unique(batch, ["qid", "docno"]):
             raise NotClean()
         done.update(names)
         return batch
 
-    for piece, tags in run_chunks(path, chunk_bytes):
+    for piece, tags in run_chunks(path, chunk_bytes, **reading):
         if pending is not None:
             piece = pa.concat_tables([pending, piece])
         last = piece["qid"][piece.num_rows - 1]
         tail = pc.equal(piece["qid"], last).to_numpy(zero_copy_only=False)
         start = piece.num_rows - int(np.argmin(tail[::-1])) if not tail.all() else 0
         pending = piece.slice(start)
+        if max_topic_bytes is not None and pending.nbytes > max_topic_bytes:
+            raise NotContiguous()
         yield (whole(piece.slice(0, start)) if start else piece.slice(0, 0)), tags
     if pending is not None and pending.num_rows:
         yield whole(pending), pa.array([], pa.string())
