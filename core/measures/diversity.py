@@ -135,7 +135,7 @@ def _ap_ia(ctx, m):
     key = ctx.g * ctx.W + ctx.sub
     total = np.bincount(key, weights=(ctx.seen + 1.0) / ctx.rank, minlength=ctx.Q * ctx.W).reshape(ctx.Q, ctx.W)
     nrel = ctx.nrel_sub[ctx.d.topic_of_group]
-    per_sub = np.zeros_like(total)
+    per_sub = np.zeros(total.shape)
     np.divide(total, nrel, out=per_sub, where=nrel > 0)
     out = np.zeros(ctx.Q)
     np.divide(per_sub.sum(axis=1), ctx.S, out=out, where=ctx.S > 0)

@@ -1,0 +1,219 @@
+"""The diversity family gives pyndeval's number (what ir_measures runs): random subtopic qrels and runs, every
+measure per query at 1e-4, with alpha, beta, rel levels, score ties, judged_only, -M and -c; plus ir_measures itself
+for the spellings it accepts, and one example worked by hand."""
+from __future__ import annotations
+
+import math
+
+import ir_measures
+import numpy as np
+import pandas as pd
+import pyndeval
+import pytest
+
+from core.diversity import evaluate_diversity, evaluate_diversity_files
+from core.errors import EvalError
+from core.evaluate import EvalOptions
+from core.measures import parse_measure
+
+TOL = 1e-4
+CUTS = (1, 2, 3, 5, 10, 20)
+# Rankboard family -> pyndeval's measure name
+NDEVAL = {"alpha_nDCG": "alpha-nDCG", "alpha_DCG": "alpha-DCG", "ERR_IA": "ERR-IA", "nERR_IA": "nERR-IA",
+          "P_IA": "P-IA", "StRecall": "strec", "NRBP": "NRBP", "nNRBP": "nNRBP", "AP_IA": "MAP-IA"}
+
+
+def random_case(seed: int):
+    rng = np.random.default_rng(seed)
+    subs = [str(s) for s in rng.permutation(8)]                  # shared subtopic ids, in a random first order
+    docs = [f"d{i}" for i in range(int(rng.integers(3, 25)))] + ["D1", "a", "z9"]
+    qrels, run = [], []
+    for q in ["1", "2", "3", "q4"][: int(rng.integers(1, 5))]:
+        for s in rng.choice(subs, size=int(rng.integers(1, 6)), replace=False):
+            for d in rng.choice(docs, size=int(rng.integers(0, len(docs))), replace=False):
+                qrels.append((q, str(s), str(d), int(rng.choice([-1, 0, 0, 1, 1, 1, 2]))))
+    order = rng.permutation(len(qrels))                           # the file's line order decides subtopic numbers
+    qrels = [qrels[i] for i in order]
+    for q in ["1", "2", "3", "q4", "x"]:
+        if rng.random() < 0.2:
+            continue                                              # a topic missing from the run
+        for d in rng.choice(docs, size=int(rng.integers(1, len(docs) + 1)), replace=False):
+            run.append((q, str(d), float(rng.integers(0, 6)) if rng.random() < 0.5 else float(rng.random())))
+    return qrels, run
+
+
+def frames(qrels, run):
+    return (pd.DataFrame(qrels, columns=["qid", "subtopic", "docno", "rel"]),
+            pd.DataFrame(run, columns=["qid", "docno", "score"]))
+
+
+def ours(qrels, run, names, options=EvalOptions()):
+    if not qrels:
+        return {}
+    pq = evaluate_diversity(*frames(qrels, run), names, options).per_query
+    return {(m, q): v for m, q, v in zip(pq["measure"], pq["qid"], pq["value"])}
+
+
+def pyndeval_values(qrels, run, names, rel=1, alpha=0.5, beta=0.5):
+    """pyndeval on the measures `names` (Rankboard spellings with one alpha/beta/rel): {(name, qid): value}."""
+    if not qrels:
+        return {}
+    asked = {}
+    for n in names:
+        m = parse_measure(n)
+        asked[NDEVAL[m.family.name] + (f"@{m.cutoff}" if m.cutoff else "")] = m.name
+    ev = pyndeval.RelevanceEvaluator(qrels, list(asked), relevance_level=rel, alpha=alpha, beta=beta)
+    by_topic = {}
+    for qid, doc, score in run:
+        by_topic.setdefault(qid, []).append((qid, doc, score))
+    out = {}
+    for qid in sorted(by_topic):
+        for key, value in ev.evaluate(by_topic[qid]).get(qid, {}).items():
+            out[(asked[key], qid)] = value
+    return out
+
+
+def compare(mine: dict, theirs: dict, context: str):
+    wrong = {}
+    for key, v in theirs.items():
+        expect = 0.0 if math.isnan(v) else v                     # pyndeval's 0/0 nNRBP: Rankboard gives 0
+        if key not in mine or abs(mine[key] - expect) > TOL:
+            wrong[key] = (mine.get(key), v)
+    assert set(mine) == set(theirs), (set(mine) ^ set(theirs), context)
+    assert not wrong, f"(measure, qid): (rankboard, pyndeval) {wrong}\n{context}"
+
+
+def _all(params: str = "", rel: int | None = None):
+    inner = ",".join(p for p in (params, f"rel={rel}" if rel is not None else "") if p)
+    with_alpha = f"({inner})" if inner else ""
+    plain_inner = ",".join(p for p in (f"rel={rel}" if rel is not None else "",) if p)
+    plain = f"({plain_inner})" if plain_inner else ""
+    names = [f"alpha_nDCG{with_alpha}@{k}" for k in CUTS] + [f"alpha_DCG{with_alpha}@{k}" for k in CUTS]
+    names += [f"{f}{plain}@{k}" for f in ("ERR_IA", "nERR_IA", "P_IA", "StRecall") for k in CUTS]
+    return names + [f"AP_IA{plain}"]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_every_measure_matches_pyndeval(seed):
+    qrels, run = random_case(seed)
+    names = _all() + ["NRBP", "nNRBP"]
+    compare(ours(qrels, run, names), pyndeval_values(qrels, run, names), f"qrels={qrels}\nrun={run}")
+
+
+@pytest.mark.parametrize("seed,alpha,beta,rel", [(1, 0.3, 0.8, 1), (2, 0.9, 0.2, 2), (3, 1.0, 0.5, 1),
+                                                 (4, 0.0, 0.95, 1), (5, 0.7, 0.99, 0), (6, 0.25, 1.0, 1)])
+def test_parameters_match_pyndeval(seed, alpha, beta, rel):
+    qrels, run = random_case(100 + seed)
+    names = _all(f"alpha={alpha}", rel) + [f"NRBP(alpha={alpha},beta={beta},rel={rel})",
+                                            f"nNRBP(alpha={alpha},beta={beta},rel={rel})"]
+    with_alpha = [n for n in names if parse_measure(n).family.param("alpha") is not None]
+    theirs = pyndeval_values(qrels, run, with_alpha, rel=rel, alpha=alpha, beta=beta)
+    # ERR_IA, P_IA, AP_IA and StRecall take no alpha in ir_measures: its provider runs them at ndeval's 0.5
+    theirs.update(pyndeval_values(qrels, run, [n for n in names if n not in with_alpha], rel=rel))
+    compare(ours(qrels, run, names), theirs, f"alpha={alpha} beta={beta} rel={rel}\nqrels={qrels}\nrun={run}")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_rel_level_option_is_rel(seed):
+    """-l 2 (EvalOptions.rel_level) is rel=2 for every diversity measure, as for the other families."""
+    qrels, run = random_case(200 + seed)
+    a = ours(qrels, run, _all(), EvalOptions(rel_level=2))
+    b = ours(qrels, run, _all(rel=2))
+    assert [round(v, 12) for v in a.values()] == [round(v, 12) for v in b.values()]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_judged_only_and_depth(seed):
+    """judged_only=True drops the documents without a subtopic qrels line (ir_measures' filter; its pyndeval
+    provider crashes on it in 0.4.3, so pyndeval on the filtered run is the oracle); -M cuts each ranking."""
+    qrels, run = random_case(300 + seed)
+    judged = {(q, d) for q, _, d, _ in qrels}
+    filtered = [r for r in run if (r[0], r[1]) in judged]
+    names = [n for n in _all() if not n.startswith("StRecall")]
+    mine = ours(qrels, run, [n.replace("@", "(judged_only=True)@") if "@" in n else n + "(judged_only=True)"
+                             for n in names])
+    mine = {(parse_measure(m.replace("judged_only=True", "")).name if "(judged_only=True)" in m else
+             m.replace("judged_only=True,", "").replace(",judged_only=True", ""), q): v for (m, q), v in mine.items()}
+    compare(mine, pyndeval_values(qrels, filtered, names), f"qrels={qrels}\nrun={run}")
+    assert ours(qrels, run, names, EvalOptions(judged_only=True)) == mine
+    depth = 4
+    ranked = sorted(run, key=lambda r: (r[0], -r[2], r[1]))
+    cut = [r for i, r in enumerate(ranked) if sum(1 for x in ranked[:i] if x[0] == r[0]) < depth]
+    compare(ours(qrels, run, _all() + ["NRBP", "nNRBP"], EvalOptions(max_depth=depth)),
+            pyndeval_values(qrels, cut, _all() + ["NRBP", "nNRBP"]), f"-M {depth}")
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_ir_measures_itself(seed):
+    """ir_measures (its pyndeval provider) on the names it accepts; it gives 0 for a qrels topic missing from the
+    run, as Rankboard does with -c."""
+    qrels, run = random_case(400 + seed)
+    if not qrels:
+        return
+    names = ["alpha_nDCG@5", "alpha_nDCG(alpha=0.3)@20", "α_nDCG@10", "alpha_DCG@3", "α_DCG@10", "ERR_IA@20",
+             "nERR_IA@10", "NRBP", "nNRBP(alpha=0.4,beta=0.7)", "AP_IA", "MAP_IA", "P_IA@5", "StRecall@10",
+             "alpha_nDCG(rel=2)@10", "nERR_IA(rel=2)@5"]
+    qdf = pd.DataFrame(qrels, columns=["query_id", "iteration", "doc_id", "relevance"])
+    rdict = {}
+    for q, d, s in run:
+        rdict.setdefault(q, {})[d] = s
+    mine = ours(qrels, run, names, EvalOptions(complete=True))
+    wrong = {}
+    for name in names:
+        for metric in ir_measures.iter_calc([ir_measures.parse_measure(name)], qdf, rdict):
+            expect = 0.0 if math.isnan(metric.value) else metric.value
+            got = mine.get((parse_measure(name).name, metric.query_id))
+            if got is None or abs(got - expect) > TOL:
+                wrong[(name, metric.query_id)] = (got, metric.value)
+    assert not wrong, f"(measure, qid): (rankboard, ir_measures) {wrong}\nqrels={qrels}\nrun={run}"
+
+
+def test_worked_example_by_hand():
+    """Topic with subtopics a, b (S = 2): A is relevant to a, B and C to b, D is judged non-relevant. The run ranks
+    A (3.0), then B and Z tied at 2.0 (docno ascending: B first), then C.
+    Gains: A 1, B 1, Z 0, C (1-0.5)^1 = 0.5.
+    alpha-DCG@2 = (1 + 1/log2(3)) / (2 + 2*0.5/log2(3)) = 1.63093 / 2.63093 = 0.619906.
+    alpha-DCG@1 = 1 (ndeval does not divide at rank 1). The greedy ideal is B or C first (ties: larger docno, C),
+    then A, then B (gain 0.5): ideal gains 1, 1, 0.5 = the run's first, second and fourth: alpha-nDCG@3 =
+    (1 + 0.63093) / (1 + 0.63093 + 0.5/2) = 0.867085.
+    ERR-IA@4 = (1 + 1/2 + 0 + 0.5/4) / (2 + 1/2 + 0.5/3 + 0.25/4) = 1.625 / 2.729167 = 0.595420.
+    NRBP = (1 - 0.5*0.5)/2 * (1 + 0.5 + 0 + 0.5*0.125) = 0.375 * 1.5625 = 0.5859375.
+    AP-IA = (AP_a + AP_b)/2 = (1/1 + (1/2 + 2/4)/2)/2 = 0.75.  P-IA@3 = 2/(3*2).  StRecall@1 = 1/2."""
+    qrels = [("1", "a", "A", 1), ("1", "b", "B", 1), ("1", "b", "C", 2), ("1", "a", "D", 0)]
+    run = [("1", "A", 3.0), ("1", "Z", 2.0), ("1", "B", 2.0), ("1", "C", 1.0)]
+    got = ours(qrels, run, ["alpha_DCG@2", "alpha_DCG@1", "alpha_nDCG@3", "ERR_IA@4", "NRBP", "AP_IA", "P_IA@3",
+                            "StRecall@1"])
+    expect = {"alpha_DCG@2": (1 + 1 / math.log2(3)) / (2 + 1 / math.log2(3)), "alpha_DCG@1": 1.0,
+              "alpha_nDCG@3": (1 + 1 / math.log2(3)) / (1 + 1 / math.log2(3) + 0.25),
+              "ERR_IA@4": 1.625 / (2 + 0.5 + 0.5 / 3 + 0.25 / 4), "NRBP": 0.5859375, "AP_IA": 0.75,
+              "P_IA@3": 1 / 3, "StRecall@1": 0.5}
+    for name, value in expect.items():
+        assert got[(name, "1")] == pytest.approx(value, abs=1e-12), name
+
+
+def test_topics_like_trec_eval(tmp_path):
+    """A qrels topic missing from the run is skipped with a warning (zero with -c); a topic whose judgments are all
+    non-relevant scores 0 on every measure (pyndeval: NaN for nNRBP)."""
+    q = tmp_path / "div.qrels"
+    q.write_text("1 1 A 1\n1 2 B 1\n2 1 X 0\n3 1 Y 1\n")
+    r = tmp_path / "run.txt"
+    r.write_text("1 Q0 A 1 3.0 sys\n1 Q0 B 2 2.0 sys\n2 Q0 X 1 1.0 sys\n")
+    res = evaluate_diversity_files(q, [r], ["nNRBP", "alpha_nDCG@5"])
+    assert sorted(set(res.per_query["qid"])) == ["1", "2"]
+    assert res.per_query.query("qid == '2'")["value"].tolist() == [0.0, 0.0]
+    assert any("1 qrels topic(s) not in the run" in w and ": 3" in w for w in res.warnings)
+    full = evaluate_diversity_files(q, [r], ["nNRBP"], EvalOptions(complete=True))
+    assert sorted(full.per_query["qid"]) == ["1", "2", "3"] and full.num_q == {"sys": 3}
+
+
+def test_refusals():
+    qrels, run = frames([("1", "a", "A", 1)], [("1", "A", 1.0)])
+    with pytest.raises(EvalError, match="down to rank 20 only"):
+        evaluate_diversity(qrels, run, ["alpha_nDCG@30"])
+    with pytest.raises(EvalError, match="not AP. Evaluate those against ordinary qrels"):
+        evaluate_diversity(qrels, run, ["alpha_nDCG@10", "AP"])
+    from core.evaluate import evaluate_frames
+    with pytest.raises(EvalError, match="needs subtopic qrels"):
+        evaluate_frames(pd.DataFrame({"qid": ["1"], "docno": ["A"], "rel": [1]}), run, ["ERR_IA@10"])
+    with pytest.raises(EvalError, match="needs a cutoff"):
+        parse_measure("alpha_nDCG")
