@@ -26,8 +26,11 @@ from core.measures.subtopics import DEPTH, SubtopicData
 from core.stage2 import _assemble, _missing
 from core.types import EvalResult, Rankings
 
-__all__ = ["evaluate_diversity", "evaluate_diversity_files", "is_diversity", "check_measures"]
+__all__ = ["evaluate_diversity", "evaluate_diversity_files", "is_diversity", "check_measures", "NDEVAL_DEFAULT"]
 
+# ndeval's (and pyndeval's) default output: what `evaluate --qrels-kind diversity` computes without -m
+NDEVAL_DEFAULT = [f"{f}@{k}" for f in ("ERR_IA", "nERR_IA", "alpha_DCG", "alpha_nDCG") for k in (5, 10, 20)] + [
+    "NRBP", "nNRBP", "AP_IA"] + [f"{f}@{k}" for f in ("P_IA", "StRecall") for k in (5, 10, 20)]
 SINGLE = ("{file}: no topic has more than one subtopic, so these look like ordinary qrels and the diversity measures "
           "reduce to plain ones. Diversity qrels have 4 columns: qid subtopic docno rel.")
 

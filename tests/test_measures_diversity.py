@@ -15,6 +15,7 @@ from core.diversity import evaluate_diversity, evaluate_diversity_files
 from core.errors import EvalError
 from core.evaluate import EvalOptions
 from core.measures import parse_measure
+from tests.cases.diversity import QRELS, RUN, WORKED
 
 TOL = 1e-4
 CUTS = (1, 2, 3, 5, 10, 20)
@@ -169,26 +170,11 @@ def test_ir_measures_itself(seed):
 
 
 def test_worked_example_by_hand():
-    """Topic with subtopics a, b (S = 2): A is relevant to a, B and C to b, D is judged non-relevant. The run ranks
-    A (3.0), then B and Z tied at 2.0 (docno ascending: B first), then C.
-    Gains: A 1, B 1, Z 0, C (1-0.5)^1 = 0.5.
-    alpha-DCG@2 = (1 + 1/log2(3)) / (2 + 2*0.5/log2(3)) = 1.63093 / 2.63093 = 0.619906.
-    alpha-DCG@1 = 1 (ndeval does not divide at rank 1). The greedy ideal is B or C first (ties: larger docno, C),
-    then A, then B (gain 0.5): ideal gains 1, 1, 0.5 = the run's first, second and fourth: alpha-nDCG@3 =
-    (1 + 0.63093) / (1 + 0.63093 + 0.5/2) = 0.867085.
-    ERR-IA@4 = (1 + 1/2 + 0 + 0.5/4) / (2 + 1/2 + 0.5/3 + 0.25/4) = 1.625 / 2.729167 = 0.595420.
-    NRBP = (1 - 0.5*0.5)/2 * (1 + 0.5 + 0 + 0.5*0.125) = 0.375 * 1.5625 = 0.5859375.
-    AP-IA = (AP_a + AP_b)/2 = (1/1 + (1/2 + 2/4)/2)/2 = 0.75.  P-IA@3 = 2/(3*2).  StRecall@1 = 1/2."""
-    qrels = [("1", "a", "A", 1), ("1", "b", "B", 1), ("1", "b", "C", 2), ("1", "a", "D", 0)]
-    run = [("1", "A", 3.0), ("1", "Z", 2.0), ("1", "B", 2.0), ("1", "C", 1.0)]
-    got = ours(qrels, run, ["alpha_DCG@2", "alpha_DCG@1", "alpha_nDCG@3", "ERR_IA@4", "NRBP", "AP_IA", "P_IA@3",
-                            "StRecall@1"])
-    expect = {"alpha_DCG@2": (1 + 1 / math.log2(3)) / (2 + 1 / math.log2(3)), "alpha_DCG@1": 1.0,
-              "alpha_nDCG@3": (1 + 1 / math.log2(3)) / (1 + 1 / math.log2(3) + 0.25),
-              "ERR_IA@4": 1.625 / (2 + 0.5 + 0.5 / 3 + 0.25 / 4), "NRBP": 0.5859375, "AP_IA": 0.75,
-              "P_IA@3": 1 / 3, "StRecall@1": 0.5}
-    for name, value in expect.items():
+    """tests/cases/diversity.py: every family on a topic worked by hand from ndeval's definitions."""
+    got = ours(QRELS, RUN, list(WORKED))
+    for name, value in WORKED.items():
         assert got[(name, "1")] == pytest.approx(value, abs=1e-12), name
+    compare({k: v for k, v in got.items()}, pyndeval_values(QRELS, RUN, list(WORKED)), "worked example")
 
 
 def test_topics_like_trec_eval(tmp_path):

@@ -14,7 +14,11 @@ IR_MEASURES = frozenset({
     "AP", "P", "R", "RR", "Rprec", "Bpref", "infAP", "IPrec", "NumRel", "NumRet", "NumRelRet", "NumQ", "nDCG",
     "SetP", "SetR", "SetF", "SetAP", "SetRelP", "Success", "Judged", "ERR", "Compat", "Accuracy", "RBP",
     "INST", "INSQ", "BPM", "SDCG", "NERR8", "NERR9", "NERR10", "NERR11",
+    "alpha_nDCG", "alpha_DCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "P_IA", "AP_IA", "StRecall",
 })
+# the program ir_measures runs for a family, shown after its name: "ir_measures (ndeval)"
+VIA = {n: "ndeval" for n in ("alpha_nDCG", "alpha_DCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "P_IA", "AP_IA",
+                             "StRecall")}
 TEXTBOOK = frozenset({"F", "E", "SetFbeta", "JudgedK", "DCG", "AUC"})
 ORDER = ("trec_eval", "ir_measures", "ranx", "textbook")
 
@@ -36,8 +40,16 @@ DIFFERENCES = (
     "is ir_measures' (binary gain, default p=0.8, cwl_eval's weights over 1000 ranks); ranx's rbp.95 is "
     "RBP(gain='grade',p=0.95) (raw grades).",
     "The C/W/L family cuts rankings at 1000 documents, as cwl_eval does when ir_measures runs it.",
-    "Not computed yet: ir_measures' diversity family (alpha_nDCG, ERR_IA, NRBP, P_IA, AP_IA, StRecall; ndeval) and "
-    "trec_eval's preference measures (-R prefs, prefs_*). Asking for one says so instead of guessing a name.",
+    "Diversity family (ndeval through pyndeval, as ir_measures runs it): rankings break score ties by docno "
+    "ascending (pyndeval's sort; ndeval's command line sorts by the rank column, or like trec_eval with "
+    "-traditional). alpha_DCG@k and ERR_IA@k are ndeval's collection-independent values (divided by the "
+    "ideal-ideal, except at rank 1, so @1 can exceed 1), not the raw textbook sums; alpha_nDCG, nERR_IA and nNRBP "
+    "divide by ndeval's greedy ideal ranking. Cutoffs stop at 20 (ndeval's depth). A topic without a relevant "
+    "subtopic scores 0 (pyndeval's nNRBP is NaN there). judged_only=True keeps the documents with a line in the "
+    "subtopic qrels (ir_measures 0.4.3 fails on it). nNRBP's ideal stops once the ranks left could add less than "
+    "1e-17.",
+    "Not computed yet: trec_eval's preference measures (-R prefs, prefs_*). Asking for one says so instead of "
+    "guessing a name.",
     "ranx: bare recall keeps trec_eval's -m recall meaning (recall at its cutoffs; ranx's bare recall is SetR); "
     "@0 is refused (write the name without @k); -lN works for measures with rel=, not for ndcg/dcg.",
 )
@@ -54,4 +66,5 @@ def sources(family: Family) -> tuple[str, ...]:
         found.add("ranx")
     if family.name in TEXTBOOK or not found:
         found.add("textbook")
-    return tuple(s for s in ORDER if s in found)
+    return tuple(f"{s} ({VIA[family.name]})" if s == "ir_measures" and family.name in VIA else s
+                 for s in ORDER if s in found)

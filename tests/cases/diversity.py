@@ -1,0 +1,27 @@
+"""A diversity example worked by hand from ndeval's definitions (tests/test_measures_diversity.py checks it;
+tests/test_registry.py counts the families it covers).
+
+Topic 1 has subtopics a and b (S = 2): A is relevant to a, B and C to b, D is judged non-relevant to a. The run ranks
+A (3.0), then B and Z tied at 2.0 (pyndeval: docno ascending, so B first), then C (1.0).
+Gains (alpha = 0.5): A 1, B 1, Z 0 (unjudged), C (1 - 0.5)^1 = 0.5, since B covered b.
+The greedy ideal: A, B, C all gain 1 at rank 1, the tie goes to the larger docno (C); then A (1) beats B (0.5).
+Ideal gains: 1, 1, 0.5.
+- alpha_DCG@2 = (1 + 1/log2 3) / (2 + 2 * 0.5/log2 3): ndeval divides by the ideal-ideal (S (1-alpha)^(i-1)).
+- alpha_DCG@1 = 1: ndeval does not divide at rank 1.
+- alpha_nDCG@3 = (1 + 1/log2 3) / (1 + 1/log2 3 + 0.5/2).
+- ERR_IA@4 = (1 + 1/2 + 0 + 0.5/4) / (2 + 1/2 + 0.5/3 + 0.25/4);  nERR_IA@4 = 1.625 / (1 + 1/2 + 0.5/3) = 0.975.
+- NRBP = (1 - 0.5 * 0.5)/2 * (1 + 0.5 + 0 + 0.5 * 0.5^3) = 0.375 * 1.5625;  nNRBP = 1.5625 / (1 + 0.5 + 0.5 * 0.25).
+- AP_IA = (AP_a + AP_b)/2 = (1/1 + (1/2 + 2/4)/2) / 2 = 0.75;  P_IA@3 = 2 / (3 * 2);  StRecall@1 = 1/2.
+"""
+from __future__ import annotations
+
+import math
+
+QRELS = [("1", "a", "A", 1), ("1", "b", "B", 1), ("1", "b", "C", 2), ("1", "a", "D", 0)]
+RUN = [("1", "A", 3.0), ("1", "Z", 2.0), ("1", "B", 2.0), ("1", "C", 1.0)]
+L3 = 1 / math.log2(3)
+WORKED = {
+    "alpha_DCG@2": (1 + L3) / (2 + L3), "alpha_DCG@1": 1.0, "alpha_nDCG@3": (1 + L3) / (1 + L3 + 0.25),
+    "ERR_IA@4": 1.625 / (2 + 0.5 + 0.5 / 3 + 0.25 / 4), "nERR_IA@4": 1.625 / (1 + 0.5 + 0.5 / 3),
+    "NRBP": 0.375 * 1.5625, "nNRBP": 1.5625 / 1.625, "AP_IA": 0.75, "P_IA@3": 1 / 3, "StRecall@1": 0.5,
+}
