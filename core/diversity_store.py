@@ -27,9 +27,9 @@ __all__ = ["add_diversity_qrels", "diversity_sets", "evaluate_stored_diversity"]
 
 
 def add_diversity_qrels(store, collection, source, *, filename: str | None = None,
-                        assessor: str | None = None) -> tuple[int, list[str]]:
+                        assessor: str | None = None) -> ingest.IngestReport:
     """Parse a subtopic qrels file, then store it as a new diversity set of `collection` (created if new), in one
-    transaction: (its qrels id, warnings). A bad file raises UploadError and changes nothing."""
+    transaction; the report's id is its qrels id. A bad file raises UploadError and changes nothing."""
     file = source_name(source, filename)
     parsed = read_subtopic_qrels(source, filename=file)
     warnings = [SINGLE.format(file=file)] if parsed.single_subtopic() else []
@@ -48,7 +48,7 @@ def add_diversity_qrels(store, collection, source, *, filename: str | None = Non
                         [qrels_id]).fetchall()
         finally:
             cur.unregister("_rb_subtopics")
-    return qrels_id, warnings
+    return ingest.IngestReport(qrels_id, parsed.n_rows, warnings, who, [qrels_id])
 
 
 def _frame(store, sql: str, params) -> pd.DataFrame:

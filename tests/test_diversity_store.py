@@ -37,8 +37,9 @@ def test_stored_runs_evaluate_as_their_files(tmp_path, case, options):
     with fresh_store(tmp_path) as store:
         store.add_qrels("c", b"".join(b"%s 0 d1 1\n" % q for q in (b"1", b"2", b"3", b"q4")), filename="plain.qrels")
         ids = [store.add_run("c", p, filename=p.name).id for p in runs]
-        qid, warnings = add_diversity_qrels(store, "c", q)
-        assert warnings == []
+        report = add_diversity_qrels(store, "c", q)
+        qid = report.id
+        assert report.warnings == [] and report.name == "div.qrels" and report.n_rows == len(q.read_text().split("\n")) - 1
         sets = diversity_sets(store, "c")
         assert sets[["assessor", "filename"]].values.tolist() == [["div.qrels", "div.qrels"]]
         assert list(store.qrels_sets("c")["filename"]) == ["plain.qrels"]      # not a relevance qrels set
@@ -62,5 +63,5 @@ def test_a_bad_file_or_name_changes_nothing(tmp_path, case):
         assert snapshot(store) == before
         with pytest.raises(EvalError, match="has no diversity qrels set 999"):
             evaluate_stored_diversity(store, "c", [], 999, ["NRBP"])
-        _, warnings = add_diversity_qrels(store, "c", b"1 0 d1 1\n2 0 d2 1\n", filename="flat.qrels")
-        assert "look like ordinary qrels" in warnings[0]
+        report = add_diversity_qrels(store, "c", b"1 0 d1 1\n2 0 d2 1\n", filename="flat.qrels")
+        assert "look like ordinary qrels" in report.warnings[0]
