@@ -24,6 +24,12 @@ NDEVAL = {"alpha_nDCG": "alpha-nDCG", "alpha_DCG": "alpha-DCG", "ERR_IA": "ERR-I
           "P_IA": "P-IA", "StRecall": "strec", "NRBP": "NRBP", "nNRBP": "nNRBP", "AP_IA": "MAP-IA"}
 
 
+# every diversity spelling of ir_measures' registry, as compared with ir_measures itself below
+IR_MEASURES_NAMES = ["alpha_nDCG@5", "alpha_nDCG(alpha=0.3)@20", "α_nDCG@10", "alpha_DCG@3", "α_DCG@10", "ERR_IA@20",
+                     "nERR_IA@10", "NRBP", "nNRBP(alpha=0.4,beta=0.7)", "AP_IA", "MAP_IA", "P_IA@5", "StRecall@10",
+                     "alpha_nDCG(rel=2)@10", "nERR_IA(rel=2)@5"]
+
+
 def random_case(seed: int):
     rng = np.random.default_rng(seed)
     subs = [str(s) for s in rng.permutation(8)]                  # shared subtopic ids, in a random first order
@@ -151,9 +157,7 @@ def test_ir_measures_itself(seed):
     qrels, run = random_case(400 + seed)
     if not qrels:
         return
-    names = ["alpha_nDCG@5", "alpha_nDCG(alpha=0.3)@20", "α_nDCG@10", "alpha_DCG@3", "α_DCG@10", "ERR_IA@20",
-             "nERR_IA@10", "NRBP", "nNRBP(alpha=0.4,beta=0.7)", "AP_IA", "MAP_IA", "P_IA@5", "StRecall@10",
-             "alpha_nDCG(rel=2)@10", "nERR_IA(rel=2)@5"]
+    names = IR_MEASURES_NAMES
     qdf = pd.DataFrame(qrels, columns=["query_id", "iteration", "doc_id", "relevance"])
     rdict = {}
     for q, d, s in run:
