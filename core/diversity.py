@@ -77,10 +77,9 @@ def _evaluate(con, ms, options: EvalOptions, runs: list[str], warnings: list[str
         CAST(dense_rank() OVER (ORDER BY qid) - 1 AS BIGINT) AS t,
         CAST(dense_rank() OVER (PARTITION BY qid ORDER BY sord) - 1 AS BIGINT) AS sub,
         CAST(dense_rank() OVER (PARTITION BY qid ORDER BY docno DESC) - 1 AS BIGINT) AS doc FROM _rb_div_q""")
-    judged = " AND EXISTS (SELECT 1 FROM dq WHERE dq.qid = r.qid AND dq.docno = r.docno)" if options.judged_only else ""
-    con.execute(f"""CREATE TEMP TABLE dr AS SELECT * FROM (SELECT run, qid, docno,
+    con.execute("""CREATE TEMP TABLE dr AS SELECT * FROM (SELECT run, qid, docno,
         row_number() OVER (PARTITION BY run, qid ORDER BY score DESC, docno ASC) AS rank
-        FROM _rb_div_r r WHERE qid IN (SELECT qid FROM dq){judged}) WHERE rank <= ?""",
+        FROM _rb_div_r WHERE qid IN (SELECT qid FROM dq)) WHERE rank <= ?""",
                 [int(options.max_depth or np.iinfo(np.int32).max)])
     topics = con.execute("SELECT DISTINCT qid, t FROM dq ORDER BY t").df()
     t_of = dict(zip(topics["qid"], topics["t"]))
@@ -99,6 +98,8 @@ def _evaluate(con, ms, options: EvalOptions, runs: list[str], warnings: list[str
     q = con.execute("SELECT t, doc, sub, rel FROM dq").fetchnumpy()
     data = SubtopicData(groups["qid"].map(t_of).to_numpy(np.int64), len(topics), rows["g"], rows["rank"],
                         rows["sub"], rows["rel"], q["t"], q["doc"], q["sub"], q["rel"], options)
+    if options.judged_only:                     # -J after -M, as trec_eval (core.stage2) applies them
+        data = data.judged_only()
     return _assemble(groups, data, ms, options, runs, missing, warnings)
 
 
