@@ -19,7 +19,6 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-import core.formats._fast as fast  # noqa: E402
 from core.duck import scratch  # noqa: E402
 from core.formats import read_qrels, read_run  # noqa: E402
 from core.stage1 import ArrowRun, Tables, rankings  # noqa: E402
@@ -70,12 +69,10 @@ def main(argv=None) -> int:
         pair("stage 1 in Arrow + numpy ranks (ArrowRun) vs SQL window (Tables)",
              lambda: rankings(ArrowRun(run, "q", "r", con)), lambda: rankings(Tables(con, "r", "q", "r")), args.reps)
 
-        def exact():
-            con.register("_k", run.select(["qid", "docno"]))
-            con.execute("SELECT count(*) FROM (SELECT DISTINCT qid, docno FROM _k)").fetchall()
-            con.unregister("_k")
-        pair("unique: distinct 64-bit hashes vs exact DISTINCT", lambda: fast.unique(run, ["qid", "docno"]), exact,
-             args.reps)
+    from core.formats import _text
+    data = run_path.read_bytes()
+    pair("binary_at: translate pass, regex only on a hit (plain: the regex search)",
+         lambda: _text.binary_at(data), lambda: _text._BINARY.search(data), args.reps)
     return 0
 
 

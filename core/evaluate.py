@@ -8,6 +8,7 @@ This module only wires sources to the two stages.
 from __future__ import annotations
 
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
@@ -19,12 +20,13 @@ from core.stage2 import evaluate_rankings, summarise
 from core.measures import EvalOptions
 from core.results import evaluate_stored
 from core.sql import sql
-from core.stage1 import RunFile, Tables, rankings
+from core.stage1 import ArrowRun, RunFile, Tables, rankings
 from core.stage1.files import read_first, size
+from core.stage1.tables import qrels_summary
 from core.types import EvalResult, Rankings, merge
 
 __all__ = ["EvalOptions", "EvalResult", "Rankings", "evaluate", "evaluate_rankings", "evaluate_frames",
-           "evaluate_files", "evaluate_stored", "summarise", "merge", "sql"]
+           "evaluate_files", "evaluate_parsed", "evaluate_stored", "summarise", "merge", "sql"]
 
 
 def evaluate(con, run_table: str, qrels_table: str, measures, options: EvalOptions = EvalOptions(), *,
@@ -62,24 +64,41 @@ def evaluate_files(qrels_path, run_paths, measures, options: EvalOptions = EvalO
     run_paths = [run_paths] if isinstance(run_paths, (str, Path)) else list(run_paths)
     head = run_paths[0] if run_paths and not (options.complete and is_empty_file(run_paths[0])) else None
     qrels, first = read_first(qrels_path, head)
+    with _qrels_scratch(qrels, max((size(p) for p in run_paths), default=0)) as con:
+        warnings, seen, parts = list(qrels.warnings), set(), []
+        summary = qrels_summary(con, "rb_qrels") if len(run_paths) > 1 else None
+        for path in run_paths:
+            rk = rankings(RunFile(path, con, "rb_qrels", first, summary=summary), options)
+            first = None                                  # the parsed first run: freed once ranked
+            name = rk.runs[0]
+            if name in seen:
+                name = f"{name} ({Path(str(path)).name})"
+            seen.add(name)
+            warnings += rk.warnings
+            parts.append(evaluate_rankings(rk.named(name), measures, options))
+        result = merge(parts)
+        result.warnings = warnings + result.warnings
+        return result
+
+
+def evaluate_parsed(qrels, runs, names, measures, options: EvalOptions = EvalOptions()) -> EvalResult:
+    """Parsed qrels and runs (core.formats.read_qrels / read_run), run i evaluated under names[i], each ranked in
+    Arrow on one scratch connection (as evaluate_files does). The parsers' warnings are the caller's to report."""
+    with _qrels_scratch(qrels, max((r.table.nbytes for r in runs), default=0)) as con:
+        summary = qrels_summary(con, "rb_qrels")
+        return merge([evaluate_rankings(rankings(ArrowRun(r.table, "rb_qrels", name, con, summary), options), measures,
+                                        options) for r, name in zip(runs, names)])
+
+
+@contextmanager
+def _qrels_scratch(qrels, run_bytes: int):
+    """A scratch DuckDB connection holding the parsed qrels as table rb_qrels (qid, docno, rel)."""
     with tempfile.TemporaryDirectory(prefix="rankboard-") as tmp:
-        con = scratch(tmp, max((size(p) for p in run_paths), default=0))
+        con = scratch(tmp, run_bytes)
         try:
             con.register("_rb_qrels_src", qrels.table)
             con.execute("CREATE TEMP TABLE rb_qrels AS SELECT CAST(qid AS VARCHAR) AS qid, CAST(docno AS VARCHAR) "
                         "AS docno, CAST(rel AS INTEGER) AS rel FROM _rb_qrels_src")
-            warnings, seen, parts = list(qrels.warnings), set(), []
-            for path in run_paths:
-                rk = rankings(RunFile(path, con, "rb_qrels", first), options)
-                first = None                                  # the parsed first run: freed once ranked
-                name = rk.runs[0]
-                if name in seen:
-                    name = f"{name} ({Path(str(path)).name})"
-                seen.add(name)
-                warnings += rk.warnings
-                parts.append(evaluate_rankings(rk.named(name), measures, options))
-            result = merge(parts)
-            result.warnings = warnings + result.warnings
-            return result
+            yield con
         finally:
             con.close()

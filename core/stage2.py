@@ -44,20 +44,22 @@ def _cut(rk: Rankings, options: EvalOptions) -> tuple[np.ndarray, np.ndarray, np
 
 def _level_matrix(levels: pd.DataFrame, qids) -> np.ndarray:
     width = int(levels["rel"].max()) + 1 if len(levels) else 1
-    index = {q: i for i, q in enumerate(pd.unique(levels["qid"]))}
+    index = pd.Index(pd.unique(levels["qid"]))
     mat = np.zeros((len(index) + 1, width), dtype=np.int64)          # last row: topic without judgments
     if len(levels):
-        mat[levels["qid"].map(index).to_numpy(), levels["rel"].to_numpy(np.int64)] = levels["n"].to_numpy(np.int64)
-    rows = np.array([index.get(q, len(index)) for q in qids], dtype=np.int64)
+        mat[index.get_indexer(levels["qid"]), levels["rel"].to_numpy(np.int64)] = levels["n"].to_numpy(np.int64)
+    rows = index.get_indexer(pd.Index(qids)) if len(qids) else np.zeros(0, dtype=np.int64)
+    rows[rows < 0] = len(index)
     return mat[rows]
 
 
 def _missing(rk: Rankings, options: EvalOptions) -> tuple[dict[str, list[str]], list[pd.DataFrame], list[str]]:
     """(qrels topics each run lacks, the rankings -c adds for them, the warnings when they are skipped)."""
-    have = rk.groups.groupby("run", sort=False)["qid"].agg(set).to_dict() if len(rk.groups) else {}
+    at = rk.groups.groupby("run", sort=False).indices if len(rk.groups) else {}
+    qids, topics = rk.groups["qid"].to_numpy(dtype=object), np.asarray(rk.topics, dtype=object)
     missing, extra, warnings = {}, [], []
     for r in rk.runs:
-        miss = [q for q in rk.topics if q not in have.get(r, set())]
+        miss = topics[~np.isin(topics, qids[at[r]])].tolist() if r in at else list(rk.topics)
         if not miss:
             continue
         missing[r] = miss

@@ -299,7 +299,7 @@ _topics = st.lists(st.lists(st.sampled_from(["d1", "d2", "D10", "d10", "é", "x"
 @given(topics=_topics, seed=st.integers(0, 2**16))
 def test_unique_agrees_with_a_set_of_pairs(topics, seed):
     """Per topic, any docno twice is found, in any row order (DuckDB's hash collides on some docnos, e.g. the
-    two FR ones, so equal hash counts fall back to the exact count)."""
+    two FR ones: the check groups the strings themselves)."""
     rows = [(f"q{t}", d) for t, docs in enumerate(topics) for d in docs]
     rows = [rows[i] for i in np.random.default_rng(seed).permutation(len(rows))]
     table = pa.table({"qid": pa.array([q for q, _ in rows], pa.string()), "docno": pa.array([d for _, d in rows], pa.string())})
@@ -326,3 +326,41 @@ def test_reading_the_qrels_beside_the_run_equals_reading_one_after_the_other(ref
     qrels, run = read_first(qrels_path, run_path)
     assert qrels.table.equals(read_qrels(qrels_path).table)
     _same_run(run, read_run(run_path))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=300), st.integers(min_value=0, max_value=310))
+def test_binary_at_finds_what_the_regex_finds(data, start):
+    """`_text.binary_at` (a translate pass, then the regex only if a binary byte is left) equals its plain
+    equivalent, the regex search, on bytes and on a bytearray (the gzip path screens a growing bytearray)."""
+    from core.formats import _text
+    hit = _text._BINARY.search(data, start)
+    want = hit.start() if hit else -1
+    assert _text.binary_at(data, start) == want
+    assert _text.binary_at(bytearray(data), start) == want
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.binary(max_size=3000), min_size=1, max_size=3), st.integers(min_value=1, max_value=9))
+def test_isal_gunzip_equals_zlib(members, level):
+    """`_text.decompress` with ISA-L gives what it gives with the standard library's zlib (its plain equivalent),
+    for one gzip member or several concatenated, on any bytes (the screen may refuse both alike)."""
+    import gzip
+    import zlib
+
+    from core.formats import _text
+    data = b"".join(gzip.compress(m, compresslevel=level) for m in members)
+
+    def run():
+        try:
+            return _text.decompress(data, "f")
+        except UploadError as exc:
+            return str(exc)
+    got = run()
+    old, _text.INFLATE = _text.INFLATE, zlib.decompressobj
+    try:
+        assert run() == got
+    finally:
+        _text.INFLATE = old
+    if isinstance(got, bytes):
+        assert got == b"".join(members)

@@ -13,7 +13,8 @@ import json
 import sys
 from pathlib import Path
 
-import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from core.cluster import add_engine_arguments, dask_kwargs, use_dask
 from core.errors import EvalError
@@ -58,13 +59,6 @@ def add_arguments(parser) -> None:
     add_engine_arguments(parser)
 
 
-def _table(parsed, columns=("qid", "docno", "score")) -> pd.DataFrame:
-    """A parsed run's (or, with columns qid/docno/rel, qrels') table as a DataFrame."""
-    table = parsed.table
-    df = table.to_pandas() if hasattr(table, "to_pandas") else table.df()
-    return df[list(columns)]
-
-
 def name_runs(tags: list[str | None], paths: list[str]) -> list[str]:
     """Run tag, or the file name when the tag is missing or shared with another run."""
     files = [Path(p).name for p in paths]
@@ -87,16 +81,15 @@ def _baseline(name: str, names: list[str], paths: list[str]) -> str:
 
 def evaluate_for_compare(qrels_path, run_paths, measures, options):
     """Parse the files once, name the runs, evaluate; -> (per_query, names, qrels topics, warnings)."""
-    from core.evaluate import evaluate_frames
+    from core.evaluate import evaluate_parsed
     from core.formats import read_qrels, read_run
     qrels = read_qrels(qrels_path, filename=Path(str(qrels_path)).name)
     parsed = [read_run(p, filename=Path(str(p)).name) for p in run_paths]
     names = name_runs([p.tag for p in parsed], [str(p) for p in run_paths])
-    run_df = pd.concat([_table(p).assign(run=n) for p, n in zip(parsed, names)], ignore_index=True)
-    qrels_df = _table(qrels, ("qid", "docno", "rel"))
-    result = evaluate_frames(qrels_df, run_df, measures, options)
+    result = evaluate_parsed(qrels, parsed, names, measures, options)
     warnings = list(qrels.warnings) + [w for p in parsed for w in p.warnings] + list(result.warnings)
-    return result.per_query, names, sorted(qrels_df["qid"].astype(str).unique()), warnings
+    topics = pc.unique(qrels.table["qid"].cast(pa.string())).to_pylist()
+    return result.per_query, names, sorted(topics), warnings
 
 
 def evaluate_on_dask(qrels_path, run_paths, measures, options, args):

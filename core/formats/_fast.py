@@ -9,7 +9,6 @@ for every file it accepts, it returns exactly the table the tolerant parser woul
 """
 from __future__ import annotations
 
-import tempfile
 
 import duckdb
 import numpy as np
@@ -19,7 +18,7 @@ import pyarrow.csv as pacsv
 
 from core.formats._table import match_header
 from core.formats._text import FLOAT_RE, GZIP_MAGIC, PARQUET_MAGIC
-from core.duck import scratch
+from core.duck import shared_cursor
 from core.sqltext import ident
 
 _CODED = pa.dictionary(pa.int32(), pa.string())
@@ -115,23 +114,19 @@ def _parse(buf, names, coded, floats, kept, delim) -> pa.Table | None:
 
 
 def unique(table: pa.Table, keys: list[str]) -> bool:
-    """True when no key repeats in `table` (the parsers' duplicate check). DuckDB counts the distinct 64-bit
-    hashes of the keys (a parallel hash aggregate of integers): as many as rows proves there is no repeat, since
-    a hash collision can only lower the count; otherwise the exact DISTINCT count decides. False when DuckDB
-    fails (e.g. out of memory): the tolerant parser then decides."""
+    """True when no key repeats in `table` (the parsers' duplicate check): DuckDB's parallel hash aggregate over
+    the keys, asked for any key held by two rows. False when DuckDB fails (e.g. out of memory): the tolerant
+    parser then decides."""
     cols = ", ".join(ident(k) for k in keys)
-    with tempfile.TemporaryDirectory(prefix="rankboard-") as tmp:
-        con = scratch(tmp, table.nbytes)
-        try:
-            con.register("_rb_keys", table.select(keys))
-            n = con.execute("SELECT count(DISTINCT hash(" + cols + ")) FROM _rb_keys").fetchall()[0][0]
-            if n != table.num_rows:
-                n = con.execute("SELECT count(*) FROM (SELECT DISTINCT " + cols + " FROM _rb_keys)").fetchall()[0][0]
-        except duckdb.Error:
-            return False
-        finally:
-            con.close()
-    return n == table.num_rows
+    con = shared_cursor()
+    try:
+        con.register("_rb_keys", table.select(keys))
+        repeated = con.execute("SELECT 1 FROM _rb_keys GROUP BY " + cols + " HAVING count(*) > 1 LIMIT 1").fetchall()
+    except duckdb.Error:
+        return False
+    finally:
+        con.close()
+    return not repeated
 
 
 def _scores(score: pa.ChunkedArray) -> pa.ChunkedArray | None:

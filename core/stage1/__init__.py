@@ -48,6 +48,7 @@ class ArrowRun:
     qrels: pa.Table | str
     name: str = "run"
     con: duckdb.DuckDBPyConnection | None = None
+    summary: tuple | None = None                # qrels_summary of a qrels table shared by many runs (computed once)
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,7 @@ class RunFile:
     qrels_table: str
     parsed: ParsedRun | None = None
     chunk_bytes: int | None = None              # pieces of the file read at once (None: files.CHUNK_BYTES)
+    summary: tuple | None = None                # qrels_summary of qrels_table, when many runs share it
 
 
 @dataclass(frozen=True)
@@ -78,7 +80,7 @@ def _tables(src: Tables, options: EvalOptions) -> Rankings:
 
 def _arrow(src: ArrowRun, options: EvalOptions) -> Rankings:
     if isinstance(src.qrels, str):
-        return arrow_rankings(src.con, src.run, src.qrels, src.name)
+        return arrow_rankings(src.con, src.run, src.qrels, src.name, src.summary)
     con = src.con or duckdb.connect()
     try:
         con.register("_rb_arrow_qrels", src.qrels.select(["qid", "docno", "rel"]))

@@ -50,14 +50,14 @@ def empty(src, options: EvalOptions) -> Rankings | None:
 def whole(src, options: EvalOptions) -> Rankings:
     """Parse the whole file (or take `src.parsed`), then rank the judged rows in Arrow."""
     parsed = src.parsed or read_run(src.path, filename=Path(str(src.path)).name)
-    rk = arrow_rankings(src.con, parsed.table, src.qrels_table, _name(parsed, src.path))
+    rk = arrow_rankings(src.con, parsed.table, src.qrels_table, _name(parsed, src.path), src.summary)
     rk.warnings = list(parsed.warnings)
     return rk
 
 
 def pieces(src, options: EvalOptions) -> Rankings | None:
     """A large clean file whose topics are contiguous, a piece of whole topics at a time; None otherwise."""
-    summary, parts, tags = qrels_summary(src.con, src.qrels_table), [], []
+    summary, parts, tags = src.summary or qrels_summary(src.con, src.qrels_table), [], []
     try:
         for batch, batch_tags in run_batches(src.path, src.chunk_bytes or CHUNK_BYTES):
             tags.append(batch_tags)
