@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 from core.empty_run import is_empty_file
 from core.errors import EvalError
 from core.measures import EvalOptions, parse_measures
-from core.measures.diversity import FAMILIES
+from core.measures.diversity import FAMILIES, too_deep
 from core.measures.subtopics import DEPTH, SubtopicData
 from core.stage2 import _assemble, _missing
 from core.types import EvalResult, Rankings
@@ -45,7 +45,7 @@ def check_measures(ms) -> None:
     if other:
         raise EvalError(f"Subtopic qrels (--qrels-kind diversity) give the diversity measures only ({', '.join(sorted(FAMILIES))}), "
                         f"not {', '.join(other)}. Evaluate those against ordinary qrels in a second call.")
-    deep = [m.name for m in ms if m.cutoff is not None and m.cutoff > DEPTH]
+    deep = [m.name for m in ms if too_deep(m)]
     if deep:
         raise EvalError(f"{', '.join(deep)}: ndeval computes the diversity measures down to rank {DEPTH} only "
                         f"(ir_measures refuses deeper cutoffs too). Use a cutoff from 1 to {DEPTH}.")

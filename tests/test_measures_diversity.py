@@ -185,7 +185,30 @@ def test_worked_example_by_hand():
     got = ours(QRELS, RUN, list(WORKED))
     for name, value in WORKED.items():
         assert got[(name, "1")] == pytest.approx(value, abs=1e-12), name
-    compare({k: v for k, v in got.items()}, pyndeval_values(QRELS, RUN, list(WORKED)), "worked example")
+    ndeval = [n for n in WORKED if parse_measure(n).family.name in NDEVAL]
+    compare({k: v for k, v in got.items() if k[0] in ndeval}, pyndeval_values(QRELS, RUN, ndeval), "worked example")
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_textbook_alpha_dcg_is_ndevals_times_the_ideal_ideal(seed):
+    """alpha_DCG_raw@k (Clarke et al.'s sum) = ndeval's alpha_DCG@k times sum_{i<=k} S (1-alpha)^(i-1)/log2(i+1)
+    for k >= 2; at k = 1 the two are equal (ndeval does not divide there); raw also goes deeper than 20."""
+    qrels, run = random_case(500 + seed)
+    cuts = [1, 2, 5, 20]
+    got = ours(qrels, run, [f"alpha_DCG(alpha=0.3)@{k}" for k in cuts] + [f"alpha_DCG_raw(alpha=0.3)@{k}" for k in cuts]
+               + ["alpha_DCG_raw(alpha=0.3)@100"])
+    subtopics = {}
+    for q, s, _, rel in qrels:
+        if rel >= 1:
+            subtopics.setdefault(q, set()).add(s)
+    for (name, qid), raw in got.items():
+        if not name.startswith("alpha_DCG_raw") or name.endswith("@100"):
+            continue
+        k = int(name.split("@")[1])
+        S = len(subtopics.get(qid, ()))
+        ideal_ideal = sum(S * 0.7 ** (i - 1) / math.log2(i + 1) for i in range(1, k + 1)) if k > 1 else 1.0
+        assert got[(f"alpha_DCG(alpha=0.3)@{k}", qid)] * (ideal_ideal if S else 0.0) == pytest.approx(raw, abs=1e-9)
+        assert got[("alpha_DCG_raw(alpha=0.3)@100", qid)] >= got[("alpha_DCG_raw(alpha=0.3)@20", qid)] - 1e-12
 
 
 def test_topics_like_trec_eval(tmp_path):

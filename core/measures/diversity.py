@@ -29,11 +29,19 @@ FAMILIES: set[str] = set()      # the diversity families: they read subtopic qre
 NRBP_TAIL = 1e-17               # the greedy ideal stops where beta^i * S / (1 - beta) is below this (ideal NRBP >= 1)
 
 
+ANY_DEPTH = {"alpha_DCG_raw"}    # textbook forms: not limited to ndeval's DEPTH
+
+
+def too_deep(m) -> bool:
+    """An ndeval measure cut deeper than ndeval's DEPTH (ir_measures refuses it too)."""
+    return m.cutoff is not None and m.cutoff > DEPTH and m.family.name not in ANY_DEPTH
+
+
 def _ctx(ctx, m) -> SubtopicCtx:
     if not isinstance(ctx, SubtopicCtx):
         raise EvalError(f"{m.name} is a diversity measure: it needs subtopic qrels (qid subtopic docno rel), as "
                         f"ndeval reads them. Evaluate with --qrels-kind diversity (core.diversity in Python).")
-    if m.cutoff is not None and m.cutoff > DEPTH:
+    if too_deep(m):
         raise EvalError(f"{m.name}: ndeval computes the diversity measures down to rank {DEPTH} only (ir_measures "
                         f"refuses deeper cutoffs too). Use a cutoff from 1 to {DEPTH}.")
     return ctx
@@ -79,6 +87,14 @@ def _ratio(run: np.ndarray, ideal: np.ndarray) -> np.ndarray:
 
 def _alpha_dcg(ctx, m):
     return _cumulative(_ctx(ctx, m), m, "log")
+
+
+def _alpha_dcg_raw(ctx, m):
+    """Clarke et al.'s alpha-DCG@k: the plain sum, at any depth (ndeval's alpha_DCG divides it by the ideal-ideal)."""
+    ctx = _ctx(ctx, m)
+    top = ctx.rank <= m.cutoff
+    weights = ctx.gains(m.get("alpha"))[top] / np.log2(ctx.rank[top] + 1.0)
+    return np.bincount(ctx.g[top], weights=weights, minlength=ctx.Q)
 
 
 def _alpha_ndcg(ctx, m):
@@ -174,6 +190,10 @@ _register(Family("alpha_DCG", "alpha-DCG, collection-independent: divided by the
                  "every rank), except at rank 1.", GAIN + r"\alpha\text{-DCG@k} = \frac{\sum_{i \le k} g_i / "
                  r"\log_2(i+1)}{" + II + r" / \log_2(i+1)}\ (k \ge 2)", "Clarke et al., SIGIR 2008; " + REF,
                  _alpha_dcg, params=(ALPHA, JUDGED_ONLY), cutoff="required", aliases=("α_DCG",), rel_param=True))
+_register(Family("alpha_DCG_raw", "Textbook alpha-DCG: the plain discounted sum of the novelty gains, at any depth "
+                 "(alpha_DCG is ndeval's, divided by the ideal-ideal).", GAIN + r"\alpha\text{-DCG@k} = \sum_{i \le k} "
+                 r"g_i / \log_2(i+1)", "Clarke et al., SIGIR 2008 (eq. 3)", _alpha_dcg_raw,
+                 params=(ALPHA, JUDGED_ONLY), cutoff="required", rel_param=True))
 _register(Family("ERR_IA", "Intent-aware ERR as ndeval computes it: alpha-DCG's gains with a 1/i discount, divided "
                  "by the ideal-ideal (except at rank 1).", GAIN + r"\text{ERR-IA@k} = \frac{\sum_{i \le k} g_i / i}"
                  r"{" + II + r" / i}\ (k \ge 2)", "Chapelle et al., CIKM 2009; " + REF, _err_ia,

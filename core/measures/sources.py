@@ -19,7 +19,7 @@ IR_MEASURES = frozenset({
 # the program ir_measures runs for a family, shown after its name: "ir_measures (ndeval)"
 VIA = {n: "ndeval" for n in ("alpha_nDCG", "alpha_DCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "P_IA", "AP_IA",
                              "StRecall")}
-TEXTBOOK = frozenset({"F", "E", "SetFbeta", "JudgedK", "DCG", "AUC"})
+TEXTBOOK = frozenset({"F", "E", "SetFbeta", "JudgedK", "DCG", "AUC", "alpha_DCG_raw"})
 ORDER = ("trec_eval", "ir_measures", "ranx", "textbook")
 
 # Where a peer's number differs on purpose (shown on the Measures page and in the README)
@@ -43,7 +43,9 @@ DIFFERENCES = (
     "Diversity family (ndeval through pyndeval, as ir_measures runs it): rankings break score ties by docno "
     "ascending (pyndeval's sort; ndeval's command line sorts by the rank column, or like trec_eval with "
     "-traditional). alpha_DCG@k and ERR_IA@k are ndeval's collection-independent values (divided by the "
-    "ideal-ideal, except at rank 1, so @1 can exceed 1), not the raw textbook sums; alpha_nDCG, nERR_IA and nNRBP "
+    "ideal-ideal, except at rank 1, so @1 can exceed 1), not the raw textbook sums: alpha_DCG_raw@k is Clarke et "
+    "al.'s plain alpha-DCG (any depth), and Chapelle et al.'s ERR-IA with equal intents and binary grades is 0.5/S "
+    "times ndeval's undivided ERR-IA sum at alpha 0.5. alpha_nDCG, nERR_IA and nNRBP "
     "divide by ndeval's greedy ideal ranking. Cutoffs stop at 20 (ndeval's depth). A topic without a relevant "
     "subtopic scores 0 (pyndeval's nNRBP is NaN there). judged_only=True keeps the documents with a line in the "
     "subtopic qrels (ir_measures 0.4.3 fails on it). nNRBP's ideal stops once the ranks left could add less than "

@@ -8,6 +8,7 @@ The greedy ideal: A, B, C all gain 1 at rank 1, the tie goes to the larger docno
 Ideal gains: 1, 1, 0.5.
 - alpha_DCG@2 = (1 + 1/log2 3) / (2 + 2 * 0.5/log2 3): ndeval divides by the ideal-ideal (S (1-alpha)^(i-1)).
 - alpha_DCG@1 = 1: ndeval does not divide at rank 1.
+- alpha_DCG_raw@4 (Clarke et al.'s plain sum) = 1 + 1/log2 3 + 0 + 0.5/log2 5.
 - alpha_nDCG@3 = (1 + 1/log2 3) / (1 + 1/log2 3 + 0.5/2).
 - ERR_IA@4 = (1 + 1/2 + 0 + 0.5/4) / (2 + 1/2 + 0.5/3 + 0.25/4);  nERR_IA@4 = 1.625 / (1 + 1/2 + 0.5/3) = 0.975.
 - NRBP = (1 - 0.5 * 0.5)/2 * (1 + 0.5 + 0 + 0.5 * 0.5^3) = 0.375 * 1.5625;  nNRBP = 1.5625 / (1 + 0.5 + 0.5 * 0.25).
@@ -21,7 +22,7 @@ QRELS = [("1", "a", "A", 1), ("1", "b", "B", 1), ("1", "b", "C", 2), ("1", "a", 
 RUN = [("1", "A", 3.0), ("1", "Z", 2.0), ("1", "B", 2.0), ("1", "C", 1.0)]
 L3 = 1 / math.log2(3)
 WORKED = {
-    "alpha_DCG@2": (1 + L3) / (2 + L3), "alpha_DCG@1": 1.0, "alpha_nDCG@3": (1 + L3) / (1 + L3 + 0.25),
+    "alpha_DCG@2": (1 + L3) / (2 + L3), "alpha_DCG@1": 1.0, "alpha_DCG_raw@4": 1 + L3 + 0.5 / math.log2(5), "alpha_nDCG@3": (1 + L3) / (1 + L3 + 0.25),
     "ERR_IA@4": 1.625 / (2 + 0.5 + 0.5 / 3 + 0.25 / 4), "nERR_IA@4": 1.625 / (1 + 0.5 + 0.5 / 3),
     "NRBP": 0.375 * 1.5625, "nNRBP": 1.5625 / 1.625, "AP_IA": 0.75, "P_IA@3": 1 / 3, "StRecall@1": 0.5,
 }
