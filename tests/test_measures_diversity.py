@@ -237,3 +237,26 @@ def test_refusals():
         evaluate_frames(pd.DataFrame({"qid": ["1"], "docno": ["A"], "rel": [1]}), run, ["ERR_IA@10"])
     with pytest.raises(EvalError, match="needs a cutoff"):
         parse_measure("alpha_nDCG")
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_topics_are_independent_of_their_neighbours(seed, monkeypatch):
+    """The vectorised parts (all topics and runs at once, the greedy ideal a block of topics at a time) give each
+    topic the value it gets alone: one topic per block (BLOCK_CELLS tiny) and each topic alone agree bit for bit."""
+    import core.measures.subtopics as sub
+    qrels, run = random_case(600 + seed)
+    names = _all() + ["NRBP", "nNRBP", "alpha_DCG_raw@30"]
+    together = ours(qrels, run, names)
+    monkeypatch.setattr(sub, "BLOCK_CELLS", 1)
+    assert ours(qrels, run, names) == together
+    for qid in {q for q, _, _, _ in qrels}:
+        alone = ours([x for x in qrels if x[0] == qid], [x for x in run if x[0] == qid], names)
+        assert alone == {k: v for k, v in together.items() if k[1] == qid}
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_bounded_measures_stay_in_range(seed):
+    qrels, run = random_case(700 + seed)
+    for (name, _), value in ours(qrels, run, [f"{f}@{k}" for f in ("P_IA", "StRecall") for k in CUTS]
+                                 + ["AP_IA"]).items():
+        assert 0.0 <= value <= 1.0 + 1e-12, name
