@@ -19,11 +19,11 @@ from core import ingest
 from core.diversity import SINGLE, evaluate_diversity
 from core.errors import EvalError, Problem, UploadError
 from core.formats._text import source_name
-from core.formats.subtopics import read_subtopic_qrels
+from core.formats.subtopics import ParsedSubtopics, read_subtopic_qrels
 from core.measures import EvalOptions
 from core.types import EvalResult
 
-__all__ = ["add_diversity_qrels", "diversity_sets", "evaluate_stored_diversity"]
+__all__ = ["add_diversity_qrels", "insert_diversity_qrels", "diversity_sets", "evaluate_stored_diversity"]
 
 
 def add_diversity_qrels(store, collection, source, *, filename: str | None = None,
@@ -32,22 +32,28 @@ def add_diversity_qrels(store, collection, source, *, filename: str | None = Non
     transaction; the report's id is its qrels id. A bad file raises UploadError and changes nothing."""
     file = source_name(source, filename)
     parsed = read_subtopic_qrels(source, filename=file)
-    warnings = [SINGLE.format(file=file)] if parsed.single_subtopic() else []
-    who = assessor or Path(file).name.removesuffix(".gz")
-    table = parsed.table.append_column("line", pa.array(range(parsed.n_rows), pa.int32()))
     with store.transaction() as cur:
-        cid = ingest.collection_id(cur, collection, create=True)
-        if ingest.one(cur, "SELECT 1 FROM diversity_sets WHERE collection_id = ? AND assessor = ?", [cid, who]):
-            raise UploadError(Problem(file, None, f"the collection already has diversity qrels by assessor '{who}'",
-                                      "Give these judgments a different assessor name"))
-        qrels_id = ingest.one(cur, "INSERT INTO diversity_sets VALUES (nextval('qrels_ids'), ?, ?, ?, now()) "
-                                   "RETURNING qrels_id", [cid, who, file])[0]
-        cur.register("_rb_subtopics", table)
-        try:
-            cur.execute("INSERT INTO subtopic_qrels SELECT ?, line, qid, subtopic, docno, rel FROM _rb_subtopics",
-                        [qrels_id]).fetchall()
-        finally:
-            cur.unregister("_rb_subtopics")
+        return insert_diversity_qrels(cur, ingest.collection_id(cur, collection, create=True), parsed, file, assessor)
+
+
+def insert_diversity_qrels(cur, cid: int, parsed: ParsedSubtopics, file: str,
+                           assessor: str | None = None) -> ingest.IngestReport:
+    """Insert an already parsed subtopic qrels file as a diversity set of collection `cid`, on a cursor inside the
+    caller's transaction (`python -m core load --diversity-qrels` loads it with the other files)."""
+    who = assessor or Path(file).name.removesuffix(".gz")
+    if ingest.one(cur, "SELECT 1 FROM diversity_sets WHERE collection_id = ? AND assessor = ?", [cid, who]):
+        raise UploadError(Problem(file, None, f"the collection already has diversity qrels by assessor '{who}'",
+                                  "Give these judgments a different assessor name"))
+    qrels_id = ingest.one(cur, "INSERT INTO diversity_sets VALUES (nextval('qrels_ids'), ?, ?, ?, now()) "
+                               "RETURNING qrels_id", [cid, who, file])[0]
+    table = parsed.table.append_column("line", pa.array(range(parsed.n_rows), pa.int32()))
+    cur.register("_rb_subtopics", table)
+    try:
+        cur.execute("INSERT INTO subtopic_qrels SELECT ?, line, qid, subtopic, docno, rel FROM _rb_subtopics",
+                    [qrels_id]).fetchall()
+    finally:
+        cur.unregister("_rb_subtopics")
+    warnings = [SINGLE.format(file=file)] if parsed.single_subtopic() else []
     return ingest.IngestReport(qrels_id, parsed.n_rows, warnings, who, [qrels_id])
 
 

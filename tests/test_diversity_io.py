@@ -79,3 +79,21 @@ def test_cli_refuses_a_mix(files):
     assert out.returncode != 0
     assert ("alpha_nDCG@10 needs subtopic qrels (qid subtopic docno rel) and P@5 ordinary qrels: evaluate them in "
             "two calls, the diversity measures with --qrels-kind diversity.") in out.stderr
+
+
+def test_cli_load_and_list_a_diversity_set(files, tmp_path):
+    q, r = files
+    store = tmp_path / "s.duckdb"
+    out = subprocess.run([sys.executable, "-m", "core", "--store", str(store), "load", "--collection", "web",
+                          "--qrels", str(q), "--diversity-qrels", str(q), "--run", str(r)],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert "diversity qrels div.qrels as 'div.qrels': 4 rows" in out.stderr
+    listing = subprocess.run([sys.executable, "-m", "core", "--store", str(store), "list"], capture_output=True,
+                             text=True, cwd=ROOT).stdout
+    assert "div.qrels" in listing and "3 subtopics (diversity qrels)" in listing
+    bad = tmp_path / "bad.qrels"
+    bad.write_text("1 a d1\n")
+    out = subprocess.run([sys.executable, "-m", "core", "--store", str(store), "load", "--collection", "web",
+                          "--diversity-qrels", str(bad)], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode != 0 and "bad.qrels, line 1: found 3 fields but a subtopic qrels line needs 4" in out.stderr
