@@ -73,6 +73,32 @@ def main(argv=None) -> int:
     data = run_path.read_bytes()
     pair("binary_at: translate pass, regex only on a hit (plain: the regex search)",
          lambda: _text.binary_at(data), lambda: _text._BINARY.search(data), args.reps)
+
+    import zlib
+    gz = (work / "ties.txt.gz").read_bytes()
+    plain_inflate = _text.INFLATE
+    def with_zlib():
+        _text.INFLATE = zlib.decompressobj
+        try:
+            _text.decompress(gz, "f")
+        finally:
+            _text.INFLATE = plain_inflate
+    pair("gunzip with ISA-L (plain: zlib), ties.txt.gz", lambda: _text.decompress(gz, "f"), with_zlib, args.reps)
+
+    import duckdb
+    from core.duck import shared_cursor
+    small = read_run(work.parent / "many_50x5000_d10" / "run00.txt", filename="r").table \
+        if (work.parent / "many_50x5000_d10" / "run00.txt").exists() else run.slice(0, 250_000)
+
+    def fifty(cursor):
+        for _ in range(50):
+            con = cursor()
+            con.register("_k", small.select(["qid", "docno"]))
+            con.execute("SELECT 1 FROM _k GROUP BY qid, docno HAVING count(*) > 1 LIMIT 1").fetchall()
+            con.close()
+
+    pair("duplicate check of 50 runs of 250k lines on a shared database's cursors (plain: a database each)",
+         lambda: fifty(shared_cursor), lambda: fifty(lambda: duckdb.connect(config={"threads": 2})), args.reps)
     return 0
 
 

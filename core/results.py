@@ -66,7 +66,9 @@ def evaluate_stored(store, collection, run_ids, measures, qrels_id=None,
             text = fresh.text.assign(run=fresh.text["run"].astype(int).map(known))
             if todo_runs and todo_ms:
                 _write(store, fresh.per_query, qrels_id, key)
-        per_query = cur.execute(sql("stored_results"), {"q": qrels_id, "o": key, "runs": run_ids, "ms": names}).fetchdf()
+        # through Arrow: fetchdf builds pandas' string columns value by value (~4x slower on 1.5M rows); same frame
+        per_query = cur.sql(sql("stored_results"), params={"q": qrels_id, "o": key, "runs": run_ids,
+                                                           "ms": names}).to_arrow_table().to_pandas()
         missing, warnings = _missing(cur, run_ids, qrels_id, known, options)
     finally:
         cur.close()

@@ -56,10 +56,10 @@ def _level_matrix(levels: pd.DataFrame, qids) -> np.ndarray:
 def _missing(rk: Rankings, options: EvalOptions) -> tuple[dict[str, list[str]], list[pd.DataFrame], list[str]]:
     """(qrels topics each run lacks, the rankings -c adds for them, the warnings when they are skipped)."""
     at = rk.groups.groupby("run", sort=False).indices if len(rk.groups) else {}
-    qids, topics = rk.groups["qid"].to_numpy(dtype=object), np.asarray(rk.topics, dtype=object)
+    qids, topics = rk.groups["qid"].to_numpy(dtype=object), pd.Index(rk.topics, dtype=object)
     missing, extra, warnings = {}, [], []
-    for r in rk.runs:
-        miss = topics[~np.isin(topics, qids[at[r]])].tolist() if r in at else list(rk.topics)
+    for r in rk.runs:                         # (a hash lookup per topic: np.isin on strings compares every pair)
+        miss = topics[~topics.isin(qids[at[r]])].tolist() if r in at else list(rk.topics)
         if not miss:
             continue
         missing[r] = miss

@@ -364,3 +364,15 @@ def test_isal_gunzip_equals_zlib(members, level):
         _text.INFLATE = old
     if isinstance(got, bytes):
         assert got == b"".join(members)
+
+
+def test_duplicate_checks_on_two_threads_share_the_database_but_not_their_tables():
+    """`duck.shared_cursor` gives each caller its own connection to one scratch database (plain equivalent: a
+    database per check): the qrels and the run are checked at once on two threads (stage1.files.read_first), each
+    registering its keys under the same name, and each must see only its own table."""
+    from concurrent.futures import ThreadPoolExecutor
+    clean = pa.table({"qid": ["1", "1", "2"], "docno": ["a", "b", "a"]})
+    repeat = pa.table({"qid": ["1", "1", "2"], "docno": ["a", "a", "b"]})
+    with ThreadPoolExecutor(2) as pool:
+        got = list(pool.map(lambda t: fast_mod.unique(t, ["qid", "docno"]), [clean, repeat] * 40))
+    assert got == [True, False] * 40
