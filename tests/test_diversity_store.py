@@ -10,7 +10,7 @@ from core.diversity_store import add_diversity_qrels, diversity_sets, evaluate_s
 from core.errors import EvalError, UploadError
 from core.measures import EvalOptions
 from tests.fixtures_store import fresh_store, snapshot
-from tests.test_measures_diversity import random_case
+from tests.cases.diversity import random_case
 
 MEASURES = ["alpha_nDCG@10", "alpha_DCG(alpha=0.3)@5", "ERR_IA@20", "nERR_IA@5", "NRBP", "nNRBP", "AP_IA",
             "P_IA@10", "StRecall@5"]

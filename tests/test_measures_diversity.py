@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 
 import ir_measures
-import numpy as np
 import pandas as pd
 import pyndeval
 import pytest
@@ -15,38 +14,13 @@ from core.diversity import evaluate_diversity, evaluate_diversity_files
 from core.errors import EvalError
 from core.evaluate import EvalOptions
 from core.measures import parse_measure
-from tests.cases.diversity import QRELS, RUN, WORKED
+from tests.cases.diversity import IR_MEASURES_NAMES, QRELS, RUN, WORKED, random_case
 
 TOL = 1e-4
 CUTS = (1, 2, 3, 5, 10, 20)
 # Rankboard family -> pyndeval's measure name
 NDEVAL = {"alpha_nDCG": "alpha-nDCG", "alpha_DCG": "alpha-DCG", "ERR_IA": "ERR-IA", "nERR_IA": "nERR-IA",
           "P_IA": "P-IA", "StRecall": "strec", "NRBP": "NRBP", "nNRBP": "nNRBP", "AP_IA": "MAP-IA"}
-
-
-# every diversity spelling of ir_measures' registry, as compared with ir_measures itself below
-IR_MEASURES_NAMES = ["alpha_nDCG@5", "alpha_nDCG(alpha=0.3)@20", "α_nDCG@10", "alpha_DCG@3", "α_DCG@10", "ERR_IA@20",
-                     "nERR_IA@10", "NRBP", "nNRBP(alpha=0.4,beta=0.7)", "AP_IA", "MAP_IA", "P_IA@5", "StRecall@10",
-                     "alpha_nDCG(rel=2)@10", "nERR_IA(rel=2)@5"]
-
-
-def random_case(seed: int):
-    rng = np.random.default_rng(seed)
-    subs = [str(s) for s in rng.permutation(8)]                  # shared subtopic ids, in a random first order
-    docs = [f"d{i}" for i in range(int(rng.integers(3, 25)))] + ["D1", "a", "z9"]
-    qrels, run = [], []
-    for q in ["1", "2", "3", "q4"][: int(rng.integers(1, 5))]:
-        for s in rng.choice(subs, size=int(rng.integers(1, 6)), replace=False):
-            for d in rng.choice(docs, size=int(rng.integers(0, len(docs))), replace=False):
-                qrels.append((q, str(s), str(d), int(rng.choice([-1, 0, 0, 1, 1, 1, 2]))))
-    order = rng.permutation(len(qrels))                           # the file's line order decides subtopic numbers
-    qrels = [qrels[i] for i in order]
-    for q in ["1", "2", "3", "q4", "x"]:
-        if rng.random() < 0.2:
-            continue                                              # a topic missing from the run
-        for d in rng.choice(docs, size=int(rng.integers(1, len(docs) + 1)), replace=False):
-            run.append((q, str(d), float(rng.integers(0, 6)) if rng.random() < 0.5 else float(rng.random())))
-    return qrels, run
 
 
 def frames(qrels, run):
@@ -237,6 +211,8 @@ def test_refusals():
         evaluate_frames(pd.DataFrame({"qid": ["1"], "docno": ["A"], "rel": [1]}), run, ["ERR_IA@10"])
     with pytest.raises(EvalError, match="needs a cutoff"):
         parse_measure("alpha_nDCG")
+    with pytest.raises(EvalError, match="alpha is the chance .* from 0 to 1"):
+        evaluate_diversity(qrels, run, ["alpha_nDCG(alpha=1.5)@10"])
 
 
 @pytest.mark.parametrize("seed", range(5))

@@ -41,6 +41,9 @@ def _ctx(ctx, m) -> SubtopicCtx:
     if not isinstance(ctx, SubtopicCtx):
         raise EvalError(f"{m.name} is a diversity measure: it needs subtopic qrels (qid subtopic docno rel), as "
                         f"ndeval reads them. Evaluate with --qrels-kind diversity (core.diversity in Python).")
+    if m.family.param("alpha") is not None and m.get("alpha") > 1.0:
+        raise EvalError(f"{m.name}: alpha is the chance a subtopic already seen is not wanted again, from 0 to 1; "
+                        f"{m.get('alpha')!r} would make repeated subtopics count negatively.")
     if too_deep(m):
         raise EvalError(f"{m.name}: ndeval computes the diversity measures down to rank {DEPTH} only (ir_measures "
                         f"refuses deeper cutoffs too). Use a cutoff from 1 to {DEPTH}.")
