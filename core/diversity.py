@@ -43,8 +43,9 @@ def check_measures(ms) -> None:
     """Subtopic qrels serve the diversity family only, down to ndeval's depth."""
     other = [m.name for m in ms if not is_diversity(m)]
     if other:
-        raise EvalError(f"Subtopic qrels (--qrels-kind diversity) give the diversity measures only ({', '.join(sorted(FAMILIES))}), "
-                        f"not {', '.join(other)}. Evaluate those against ordinary qrels in a second call.")
+        raise EvalError(f"Subtopic qrels (--qrels-kind diversity) give the diversity measures only "
+                        f"({', '.join(sorted(FAMILIES))}), not {', '.join(other)}. Evaluate those against ordinary "
+                        f"qrels in a second call.")
     deep = [m.name for m in ms if too_deep(m)]
     if deep:
         raise EvalError(f"{', '.join(deep)}: ndeval computes the diversity measures down to rank {DEPTH} only "
@@ -91,7 +92,8 @@ def _evaluate(con, ms, options: EvalOptions, runs: list[str], warnings: list[str
     groups = pd.concat([counts[["run", "qid"]]] + extra, ignore_index=True).sort_values(["run", "qid"], kind="stable")
     groups = groups.reset_index(drop=True)
     present = set(groups["run"])
-    warnings += notes + [f"{r}: no topic in common with the qrels; nothing to evaluate." for r in runs if r not in present]
+    warnings += notes + [f"{r}: no topic in common with the qrels; nothing to evaluate." for r in runs
+                         if r not in present]
     con.register("_rb_div_g", groups.assign(g=np.arange(len(groups), dtype=np.int64)))
     rows = con.execute("""SELECT gr.g, dr.rank, dq.sub, dq.rel FROM dr JOIN _rb_div_g gr USING (run, qid)
         JOIN dq USING (qid, docno) ORDER BY gr.g, dr.rank, dq.sub""").fetchnumpy()

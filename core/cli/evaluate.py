@@ -39,7 +39,8 @@ def add_arguments(p) -> None:
     p.add_argument("-R", dest="rel_format", choices=("qrels", "qrels_jg"), default="qrels",
                    help="qrels format: qrels (default) or qrels_jg (column 2 is a judgment group; use -m qrels_jg)")
     p.add_argument("--qrels-kind", choices=("auto", "relevance", "diversity"), default="auto",
-                   help="diversity: QRELS is subtopic qrels (qid subtopic docno rel, as ndeval reads) for the diversity "
+                   help="diversity: QRELS is subtopic qrels (qid subtopic docno rel, as ndeval reads) for the "
+                        "diversity "
                         "measures (alpha_nDCG@k, ERR_IA@k, NRBP, ...; default: ndeval's set). auto (default): "
                         "diversity when every measure asked for is a diversity measure")
     p.add_argument("--format", choices=("trec", "csv", "json"), default="trec")

@@ -47,7 +47,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--judgment-groups", action="store_true",
                    help="column 2 of the qrels is a judgment group (trec_eval qrels_jg): one qrels set per group")
     p.add_argument("--diversity-qrels", dest="diversity", action="append", metavar="FILE",
-                   help="subtopic qrels (qid subtopic docno rel, as ndeval reads) for the diversity measures, stored as "
+                   help="subtopic qrels (qid subtopic docno rel, as ndeval reads) for the diversity measures, "
+                        "stored as "
                         "a diversity qrels set named after the file (repeatable)")
     p.add_argument("--run", dest="runs", action=_Append, metavar="FILE", help="run file (repeatable)")
     p.add_argument("--name", dest="runs", action=_Append, const="--run", metavar="NAME",
