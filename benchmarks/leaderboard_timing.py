@@ -51,15 +51,18 @@ def child_core(store_path: str) -> dict:
     return out
 
 
+PRELOADED = ("dashboard.app_pages", "dashboard.cached", "dashboard.components.leaderboard", "dashboard.components.manysys",
+             "core.results", "core.compare", "core.baselines", "plotly.graph_objects")
+
+
 def child_apptest(store_path: str) -> dict:
+    """The Leaderboard (the landing page) in AppTest with ?baseline=run00: cold = the first script run after the
+    modules a running server has imported (PRELOADED), cached = the next rerun. Also used by manysys_timing.py."""
+    import importlib
     os.environ["RANKBOARD_STORE"] = store_path
     from streamlit.testing.v1 import AppTest
-    import dashboard.app_pages  # noqa: F401  (a running server has imported these)
-    import dashboard.cached  # noqa: F401
-    import dashboard.components.leaderboard  # noqa: F401
-    import core.results  # noqa: F401
-    import core.compare  # noqa: F401
-    import plotly.graph_objects  # noqa: F401
+    for module in PRELOADED:
+        importlib.import_module(module)
     at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=600)
     at.query_params["baseline"] = "run00"
     out = {}

@@ -100,22 +100,8 @@ def time_cli(files: list[Path], test: str) -> dict:
 
 
 def child_leaderboard(store_path: str) -> dict:
-    os.environ["RANKBOARD_STORE"] = store_path
-    from streamlit.testing.v1 import AppTest
-    import core.baselines  # noqa: F401  (a running server has imported these)
-    import core.results  # noqa: F401
-    import dashboard.cached  # noqa: F401
-    import dashboard.components.leaderboard  # noqa: F401
-    import dashboard.components.manysys  # noqa: F401
-    import plotly.graph_objects  # noqa: F401
-    at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=600)
-    at.query_params["baseline"] = "run00"
-    out = {}
-    for label in ("cold", "cached"):
-        t0 = time.perf_counter()
-        at.run()
-        out[label] = {"total": time.perf_counter() - t0, "exceptions": [str(e.value)[:200] for e in at.exception]}
-    return out
+    from leaderboard_timing import child_apptest    # the same AppTest harness as the 10-run leaderboard
+    return child_apptest(store_path)
 
 
 def leaderboard(files: list[Path], reps: int) -> dict:

@@ -99,6 +99,17 @@ def main(argv=None) -> int:
 
     pair("duplicate check of 50 runs of 250k lines on a shared database's cursors (plain: a database each)",
          lambda: fifty(shared_cursor), lambda: fifty(lambda: duckdb.connect(config={"threads": 2})), args.reps)
+
+    import numpy as np
+    from core import multisys
+    X = np.random.default_rng(0).random((5000, 50))
+
+    def permuted_plain():                       # numpy's Fisher-Yates per topic row, the plain equivalent
+        rng = np.random.default_rng(0)
+        for _ in range(10):
+            rng.permuted(np.broadcast_to(X, (100, 5000, 50)), axis=2).sum(axis=1)
+    pair("randomization-all, 1000 resamples of 5000 topics x 50 runs: argsort of uniform keys (plain: "
+         "Generator.permuted)", lambda: multisys.permuted_ranges(X, 1000, 0), permuted_plain, args.reps)
     return 0
 
 

@@ -119,8 +119,10 @@ def permuted_ranges(X, n_resamples: int, seed: int) -> np.ndarray:
     """Range of the run means in each of n_resamples seeded resamples that permute every topic's
     values among the runs (the null of 'randomization-all'); shape (n_resamples,).
 
-    numpy's Generator.permuted shuffles each topic's row independently in C; resamples are
-    processed in blocks of about stats._BLOCK_CELLS cells."""
+    Each topic's permutation is the argsort of k uniform draws (iid continuous keys: every order equally
+    likely), taken for a block of resamples at once; about twice as fast as numpy's Generator.permuted
+    (a Fisher-Yates shuffle per row), the plain equivalent. Resamples are processed in blocks of about
+    stats._BLOCK_CELLS cells; the draws come from one stream, so the block size does not change them."""
     X = _check(X)
     n, k = X.shape
     rng = np.random.default_rng(seed)
@@ -128,8 +130,8 @@ def permuted_ranges(X, n_resamples: int, seed: int) -> np.ndarray:
     block = max(1, min(n_resamples, stats._BLOCK_CELLS // max(n * k, 1)))
     for start in range(0, n_resamples, block):
         rows = min(block, n_resamples - start)
-        shuffled = rng.permuted(np.broadcast_to(X, (rows, n, k)), axis=2)
-        means = shuffled.sum(axis=1) / n
+        order = np.argsort(rng.random((rows, n, k)), axis=2)
+        means = np.take_along_axis(np.broadcast_to(X, (rows, n, k)), order, axis=2).sum(axis=1) / n
         out[start:start + rows] = means.max(axis=1) - means.min(axis=1)
     return out
 
