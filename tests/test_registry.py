@@ -9,6 +9,7 @@ from core.measures.base import make
 from tests.cases.diversity import WORKED as DIVERSITY_WORKED
 from tests.cases.golden import CASES
 from tests.cases.measures import WORKED
+from tests.cases.prefs import PREFS_GOLDEN
 from tests.cases.worked_examples import WORKED_EXAMPLE_MEASURES
 
 
@@ -16,6 +17,8 @@ def _covered_families() -> set[str]:
     golden = set()
     for case in CASES:
         golden |= {m.family.name for _, m in labelled(list(case.measures), compat=case.compat)}
+    for args, _ in PREFS_GOLDEN:
+        golden |= {m.family.name for _, m in labelled([args[args.index("-m") + 1]])}
     worked = {parse_measure(m).family.name for m, _, _ in WORKED}
     worked |= {parse_measure(m).family.name for m in WORKED_EXAMPLE_MEASURES}
     worked |= {parse_measure(m).family.name for m in DIVERSITY_WORKED}

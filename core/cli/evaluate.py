@@ -36,8 +36,10 @@ def add_arguments(p) -> None:
                    help="trec_eval version to match: 9 (9.0.8, default) or 10 (10.0 interpolation rounding)")
     p.add_argument("-Z", dest="zscores", metavar="ZFILE", default=None,
                    help="print per-topic values as z-scores against ZFILE (lines: qid measure mean stddev)")
-    p.add_argument("-R", dest="rel_format", choices=("qrels", "qrels_jg"), default="qrels",
-                   help="qrels format: qrels (default) or qrels_jg (column 2 is a judgment group; use -m qrels_jg)")
+    p.add_argument("-R", dest="rel_format", choices=("qrels", "qrels_jg", "prefs", "qrels_prefs"), default="qrels",
+                   help="qrels format: qrels (default), qrels_jg (column 2 is a judgment group; use -m qrels_jg), "
+                        "prefs (qid jg jsg docno rel_level) or qrels_prefs (qrels read as preferences); "
+                        "use -m all_prefs or -m prefs with the last two")
     p.add_argument("--qrels-kind", choices=("auto", "relevance", "diversity"), default="auto",
                    help="diversity: QRELS is subtopic qrels (qid subtopic docno rel, as ndeval reads) for the "
                         "diversity "
@@ -58,6 +60,9 @@ def run(args) -> int:
     elif args.rel_format == "qrels_jg":
         from core.avgjg import evaluate_jg_files
         result = evaluate_jg_files(args.qrels, args.runs, [m for _, m in pairs], options)
+    elif args.rel_format in ("prefs", "qrels_prefs"):
+        from core.prefs import evaluate_prefs_files
+        result = evaluate_prefs_files(args.qrels, args.runs, [m for _, m in pairs], options, kind=args.rel_format)
     elif use_dask(args):
         from core.distributed import evaluate_distributed
         result = evaluate_distributed(args.qrels, args.runs, [m for _, m in pairs], options, **dask_kwargs(args))
@@ -70,7 +75,7 @@ def run(args) -> int:
         print(f"warning: {w}", file=sys.stderr)
     out = sys.stdout
     if args.format == "trec":
-        header = any(n.strip() in ("official", "all_trec", "set", "qrels_jg") for n in names)
+        header = any(n.strip() in ("official", "all_trec", "set", "qrels_jg", "all_prefs", "prefs") for n in names)
         out.write(format_trec(result, pairs, per_query=args.per_query, header=header, z=bool(args.zscores)))
     elif args.format == "csv":
         table = result.per_query if args.per_query else result.summary.assign(qid="all")

@@ -8,6 +8,7 @@ from functools import lru_cache
 
 from core.errors import EvalError, UnknownMeasureError
 from core.measures.base import REGISTRY, Measure, all_names, family_named, make, trec_patterns
+from core.measures.prefs import ALL_PREFS, PREFS_OFFICIAL
 
 _IR = re.compile(r"(?P<name>\w+)\s*(?:\((?P<params>[^)]*)\))?\s*(?:@\s*(?P<cutoff>[0-9]*\.?[0-9]+))?\Z")
 _PARAM = re.compile(r"\s*(?P<key>[A-Za-z_]\w*)\s*=\s*(?P<value>'[^']*'|\"[^\"]*\"|\{[^}]*\}|[^,]+?)\s*(?:,|\Z)")
@@ -39,6 +40,8 @@ def nickname(name: str, compat: int = 9) -> list[str] | None:
         return list(SET)
     if name == "qrels_jg":
         return list(QRELS_JG)
+    if name in ("all_prefs", "prefs"):              # trec_eval's prefs nicknames (with -R prefs / qrels_prefs)
+        return list(ALL_PREFS if name == "all_prefs" else PREFS_OFFICIAL)
     return None
 
 
@@ -149,15 +152,14 @@ def ranx_name(text: str) -> str | None:
     return out
 
 
-# Peer measures Rankboard does not compute (yet): named plainly instead of a "did you mean" guess.
-NOT_BUILT = {
-    "prefs": "trec_eval's preference measures (-R prefs / -R qrels_prefs)",
-}
+# Peer measures Rankboard does not compute (yet): named plainly instead of a "did you mean" guess. None today:
+# the diversity family (core/measures/diversity.py) and the prefs measures (core/measures/prefs.py) are built.
+NOT_BUILT: dict[str, str] = {}
 
 
 def _not_built(text: str) -> str | None:
     name = re.split(r"[(@]", text, maxsplit=1)[0].strip()
-    family = NOT_BUILT.get(name) or (NOT_BUILT["prefs"] if name.startswith("prefs_") or name == "all_prefs" else None)
+    family = NOT_BUILT.get(name)
     if family is None:
         return None
     return f"{text!r} is one of {family}, which Rankboard does not compute yet. See the Measures page for what it does."

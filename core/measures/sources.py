@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from core.measures.base import Family
 from core.measures.parse import RANX
+from core.measures.prefs import PREFS_FAMILIES, SOURCE as PREFS_SOURCE
 
 # ir_measures 0.4.3's registry names that Rankboard computes with ir_measures' number
 IR_MEASURES = frozenset({
@@ -50,14 +51,20 @@ DIFFERENCES = (
     "subtopic scores 0 (pyndeval's nNRBP is NaN there). judged_only=True keeps the documents with a line in the "
     "subtopic qrels (ir_measures 0.4.3 fails on it). nNRBP's ideal stops once the ranks left could add less than "
     "1e-17.",
-    "Not computed yet: trec_eval's preference measures (-R prefs, prefs_*). Asking for one says so instead of "
-    "guessing a name.",
+    "Preference measures (-R prefs / -R qrels_prefs, prefs_*): a prefs file is refused when a document appears twice "
+    "in one (topic, jg, jsg) (trec_eval counts such a line twice), and contradicting preferences within a judgment "
+    "group are an error (trec_eval aborts). prefs_avgjg_Rnonrel with negative rel_levels: when a group's lowest "
+    "level holds fewer documents than the group has relevant ones, trec_eval reads past the end of that level (undefined "
+    "memory); Rankboard uses the whole level. Computed from run files and in the API (core.prefs); the dashboard "
+    "store does not hold prefs files yet.",
     "ranx: bare recall keeps trec_eval's -m recall meaning (recall at its cutoffs; ranx's bare recall is SetR); "
     "@0 is refused (write the name without @k); -lN works for measures with rel=, not for ndcg/dcg.",
 )
 
 
 def sources(family: Family) -> tuple[str, ...]:
+    if family.name in PREFS_FAMILIES:
+        return (PREFS_SOURCE,)
     found = set()
     if family.trec:
         found.add("trec_eval")
