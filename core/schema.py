@@ -8,7 +8,7 @@ from __future__ import annotations
 from core.errors import RankboardError
 from core.ingest import one
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 # Schema 2: what stored evaluation reads, kept up to date by every write that changes it (core/ingest.py).
 # (As created by the 1 -> 2 migration; schema 3 adds run_topics.topic.)
@@ -36,6 +36,17 @@ RUN_TABLES = [
     FROM run_docs d JOIN run_topics t ON t.run_id = d.run_id AND t.topic = d.topic;""",
 ]
 
+# Schema 4: subtopic (diversity) qrels sets, `qid subtopic docno rel` as ndeval reads them (core/diversity_store.py).
+# A qrels set of their own kind: their ids come from qrels_ids, but they are not rows of qrels_sets, so nothing that
+# reads relevance qrels (judged_rows, agreement, judges, the default set) sees them. `line` keeps the file's order,
+# which numbers the subtopics as pyndeval does.
+DIVERSITY_TABLES = [
+    """CREATE TABLE IF NOT EXISTS diversity_sets(qrels_id INTEGER PRIMARY KEY, collection_id INTEGER, assessor VARCHAR,
+    filename VARCHAR, created_at TIMESTAMP);""",
+    "CREATE TABLE IF NOT EXISTS subtopic_qrels(qrels_id INTEGER, line INTEGER, qid VARCHAR, subtopic VARCHAR, "
+    "docno VARCHAR, rel INTEGER);",
+]
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key VARCHAR PRIMARY KEY, value VARCHAR);
 CREATE SEQUENCE IF NOT EXISTS collection_ids START 1;
@@ -53,7 +64,7 @@ CREATE TABLE IF NOT EXISTS runs(run_id INTEGER PRIMARY KEY, collection_id INTEGE
 CREATE TABLE IF NOT EXISTS results(run_id INTEGER, qrels_id INTEGER, options VARCHAR, qid VARCHAR,
     measure VARCHAR, value DOUBLE);
 CREATE TABLE IF NOT EXISTS query_notes(collection_id INTEGER, qid VARCHAR, note VARCHAR, updated_at TIMESTAMP);
-"""
+""" + "\n".join(DIVERSITY_TABLES)
 
 
 def _v1_to_v2(cur) -> None:
@@ -79,8 +90,14 @@ def _v2_to_v3(cur) -> None:
     cur.execute(RUN_TABLES[3]).fetchall()
 
 
+def _v3_to_v4(cur) -> None:
+    """Add the subtopic (diversity) qrels tables."""
+    for create in DIVERSITY_TABLES:
+        cur.execute(create).fetchall()
+
+
 # MIGRATIONS[v] upgrades a store at schema version v to v + 1 (run inside the open transaction).
-MIGRATIONS: dict[int, callable] = {1: _v1_to_v2, 2: _v2_to_v3}
+MIGRATIONS: dict[int, callable] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}
 
 
 def check_version(cur, path) -> int:

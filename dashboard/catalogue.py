@@ -26,6 +26,12 @@ def _qrels_sets(path: str, cid: int, version: int):
     return get_store().qrels_sets(cid)
 
 
+@st.cache_data(show_spinner=False, max_entries=64)
+def _diversity_sets(path: str, cid: int, version: int):
+    from core.diversity_store import diversity_sets
+    return diversity_sets(get_store(), cid)
+
+
 def collections():
     """All collections (DataFrame with collection_id, name, n_runs, ...), cached per data version."""
     return _collections(str(store_path()), data_version())
@@ -47,9 +53,14 @@ def qrels_sets(cid: int):
     return _qrels_sets(str(store_path()), int(cid), data_version())
 
 
+def diversity_sets(cid: int):
+    """The collection's subtopic (diversity) qrels sets (core.diversity_store), cached per data version."""
+    return _diversity_sets(str(store_path()), int(cid), data_version())
+
+
 def changed() -> None:
     """Drop the cached catalogue (a write changes the data version anyway; this frees the old entries)."""
-    for fn in (_collections, _runs, _qrels_sets):
+    for fn in (_collections, _runs, _qrels_sets, _diversity_sets):
         fn.clear()
 
 

@@ -76,8 +76,11 @@ def test_rename_a_run_and_a_collection(store):
      "error: Unknown collection 'nope'. Run `python -m core list` to see the collections.\n"),
     (("evaluate",), "error: Give a QRELS file and RUN files, or --collection NAME to evaluate stored runs.\n"),
     (("evaluate", "--collection", "c", "-R", "prefs"),
-     "error: -R qrels_jg/prefs/qrels_prefs and --engine dask work on files only: evaluate stored runs without them, "
-     "or give QRELS and RUN files.\n"),
+     "error: -R qrels_jg/prefs/qrels_prefs, diversity measures and --engine dask work on files only: evaluate stored "
+     "runs without them, or give QRELS and RUN files.\n"),
+    (("evaluate", "--collection", "c", "-m", "alpha_nDCG@10"),
+     "error: -R qrels_jg/prefs/qrels_prefs, diversity measures and --engine dask work on files only: evaluate stored "
+     "runs without them, or give QRELS and RUN files.\n"),
     (("evaluate", "q.txt", "a.run", "--collection", "c"),
      "error: Give either QRELS and RUN files or --collection NAME, not both.\n"),
 ])

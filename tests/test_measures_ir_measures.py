@@ -114,7 +114,9 @@ def test_every_shared_name_gives_ir_measures_number(data):
 
 def test_every_ir_measures_name_rankboard_parses_is_compared():
     """Guard: a family of ir_measures' registry that Rankboard accepts must be in SHARED (or NOT_COMPUTABLE)."""
-    covered = {n.split("(")[0].split("@")[0] for n in SHARED + list(NOT_COMPUTABLE) + PEERS + GDEVAL + CWL}
+    from tests.cases.diversity import IR_MEASURES_NAMES      # compared with ir_measures in test_measures_diversity
+    covered = {n.split("(")[0].split("@")[0] for n in SHARED + list(NOT_COMPUTABLE) + PEERS + GDEVAL + CWL
+               + IR_MEASURES_NAMES}
     missing = []
     for name in ir_measures.measures.registry:
         for text in (name, name + "@5"):

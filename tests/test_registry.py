@@ -6,6 +6,7 @@ import pytest
 
 from core.measures import ALL_TREC_9, ALL_TREC_10, OFFICIAL, REGISTRY, labelled, parse_measure, parse_measures
 from core.measures.base import make
+from tests.cases.diversity import WORKED as DIVERSITY_WORKED
 from tests.cases.golden import CASES
 from tests.cases.measures import WORKED
 from tests.cases.prefs import PREFS_GOLDEN
@@ -20,6 +21,7 @@ def _covered_families() -> set[str]:
         golden |= {m.family.name for _, m in labelled([args[args.index("-m") + 1]])}
     worked = {parse_measure(m).family.name for m, _, _ in WORKED}
     worked |= {parse_measure(m).family.name for m in WORKED_EXAMPLE_MEASURES}
+    worked |= {parse_measure(m).family.name for m in DIVERSITY_WORKED}
     return golden | worked
 
 

@@ -72,15 +72,16 @@ def test_sample_runs_are_the_top_100_of_the_official_runs(tmp_path, shared):
 def test_schema_version_and_migration_hook(tmp_path, monkeypatch):
     path = tmp_path / "m.duckdb"
     Store.open(path, load_sample=False).close()
-    monkeypatch.setattr(schema_mod, "SCHEMA_VERSION", 4)
-    monkeypatch.setitem(schema_mod.MIGRATIONS, 3,
+    now = schema_mod.SCHEMA_VERSION                      # a stand-in migration to the next version
+    monkeypatch.setattr(schema_mod, "SCHEMA_VERSION", now + 1)
+    monkeypatch.setitem(schema_mod.MIGRATIONS, now,
                         lambda cur: cur.execute("ALTER TABLE runs ADD COLUMN description VARCHAR").fetchall())
     with Store.open(path) as store:
         cur = store.cursor()
-        assert cur.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall() == [("4",)]
+        assert cur.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall() == [(str(now + 1),)]
         assert "description" in [r[0] for r in cur.execute("DESCRIBE runs").fetchall()]
-    monkeypatch.setattr(schema_mod, "SCHEMA_VERSION", 3)
-    with pytest.raises(RankboardError, match="schema version 4, newer than this Rankboard"):
+    monkeypatch.setattr(schema_mod, "SCHEMA_VERSION", now)
+    with pytest.raises(RankboardError, match=f"schema version {now + 1}, newer than this Rankboard"):
         Store.open(path)
 
 

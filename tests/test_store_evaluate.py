@@ -12,6 +12,7 @@ import pytest
 from core import ingest
 from core.evaluate import evaluate_files, evaluate_stored
 from core.measures import EvalOptions
+from core.schema import SCHEMA_VERSION
 from core.store import Store
 
 OPTIONS = [EvalOptions(), EvalOptions(max_depth=50), EvalOptions(judged_only=True), EvalOptions(complete=True),
@@ -74,6 +75,7 @@ TO_V2 = """CREATE TABLE run_rows_old AS SELECT run_id, qid, docno, score, rank F
     DROP VIEW run_rows; DROP TABLE run_docs; ALTER TABLE run_rows_old RENAME TO run_rows;
     CREATE TABLE run_topics_old AS SELECT run_id, qid, n FROM run_topics;
     DROP TABLE run_topics; ALTER TABLE run_topics_old RENAME TO run_topics;
+    DROP TABLE diversity_sets; DROP TABLE subtopic_qrels;
     UPDATE meta SET value = '2' WHERE key = 'schema_version'"""
 TO_V1 = TO_V2 + """; DROP TABLE run_topics; DROP TABLE judged_rows;
     UPDATE meta SET value = '1' WHERE key = 'schema_version'"""
@@ -85,7 +87,7 @@ DERIVED = {"run_topics": "SELECT run_id, qid, n FROM run_topics ORDER BY ALL",
 @pytest.mark.parametrize("version", [1, 2])
 def test_an_older_store_is_migrated_and_evaluates_the_same(files, tmp_path, version):
     """A schema-1 store has neither run_topics nor judged_rows; a schema-2 store keeps run_rows as a table with
-    qid strings. Opening either one migrates it to schema 3: the same rows, the same derived tables, the same
+    qid strings. Opening either one migrates it to the current schema: the same rows, the same derived tables, the same
     values, and new runs load into it."""
     runs, qrels = files
     path = tmp_path / f"v{version}.duckdb"
@@ -101,7 +103,8 @@ def test_an_older_store_is_migrated_and_evaluates_the_same(files, tmp_path, vers
         assert cur.execute(ROWS).fetchall() == rows
     with Store.open(path) as store:
         cur = store.cursor()
-        assert cur.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall() == [("3",)]
+        assert cur.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall() == [
+            (str(SCHEMA_VERSION),)]
         assert [r[0] for r in cur.execute("SELECT table_type FROM information_schema.tables "
                                           "WHERE table_name = 'run_rows'").fetchall()] == ["VIEW"]
         assert cur.execute(ROWS).fetchall() == rows

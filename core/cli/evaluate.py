@@ -11,6 +11,7 @@ import json
 import sys
 
 from core.cluster import add_engine_arguments, dask_kwargs, use_dask
+from core.diversity import NDEVAL_DEFAULT, evaluate_diversity_files, is_diversity
 from core.errors import EvalError
 from core.evaluate import EvalOptions, EvalResult, evaluate_files
 from core.cli import stored
@@ -42,6 +43,11 @@ def add_arguments(p) -> None:
                    help="qrels format: qrels (default), qrels_jg (column 2 is a judgment group; use -m qrels_jg), "
                         "prefs (qid jg jsg docno rel_level) or qrels_prefs (qrels read as preferences); "
                         "use -m all_prefs or -m prefs with the last two")
+    p.add_argument("--qrels-kind", choices=("auto", "relevance", "diversity"), default="auto",
+                   help="diversity: QRELS is subtopic qrels (qid subtopic docno rel, as ndeval reads) for the "
+                        "diversity "
+                        "measures (alpha_nDCG@k, ERR_IA@k, NRBP, ...; default: ndeval's set). auto (default): "
+                        "diversity when every measure asked for is a diversity measure")
     p.add_argument("--format", choices=("trec", "csv", "json"), default="trec")
     add_engine_arguments(p)
 
@@ -49,13 +55,16 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     options = EvalOptions(rel_level=args.rel_level, complete=args.complete, max_depth=args.max_depth,
                           judged_only=args.judged_only, num_docs=args.num_docs, compat=args.compat)
-    names = args.measures or ["official"]
+    names = args.measures or (NDEVAL_DEFAULT if args.qrels_kind == "diversity" else ["official"])
     pairs = labelled(names, compat=args.compat)
     if stored.check(args, [f for f in [args.qrels, *args.runs] if f]):
-        if args.rel_format != "qrels" or use_dask(args):
-            raise EvalError("-R qrels_jg/prefs/qrels_prefs and --engine dask work on files only: evaluate stored "
-                            "runs without them, or give QRELS and RUN files.")
+        if (args.rel_format != "qrels" or use_dask(args) or args.qrels_kind == "diversity"
+                or any(is_diversity(m) for _, m in pairs)):
+            raise EvalError("-R qrels_jg/prefs/qrels_prefs, diversity measures and --engine dask work on files only: "
+                            "evaluate stored runs without them, or give QRELS and RUN files.")
         result = stored.evaluate(args, [m for _, m in pairs], options)
+    elif _diversity(args, pairs):
+        result = evaluate_diversity_files(args.qrels, args.runs, [m for _, m in pairs], options)
     elif args.rel_format == "qrels_jg":
         from core.avgjg import evaluate_jg_files
         result = evaluate_jg_files(args.qrels, args.runs, [m for _, m in pairs], options)
@@ -87,6 +96,24 @@ def run(args) -> int:
         json.dump(payload, out, indent=1)
         out.write("\n")
     return 0
+
+
+def _diversity(args, pairs) -> bool:
+    """Is QRELS subtopic qrels? --qrels-kind says so, or (auto) every measure asked for is a diversity measure."""
+    kinds = [is_diversity(m) for _, m in pairs]
+    if args.qrels_kind != "auto":
+        return args.qrels_kind == "diversity"
+    if any(kinds) and not all(kinds):
+        div = ", ".join(label for (label, _), d in zip(pairs, kinds) if d)
+        other = ", ".join(label for (label, _), d in zip(pairs, kinds) if not d)
+        raise EvalError(f"{div} {'needs' if sum(kinds) == 1 else 'need'} subtopic qrels (qid subtopic docno rel) and "
+                        f"{other} ordinary qrels: evaluate them in two calls, the diversity measures with "
+                        f"--qrels-kind diversity.")
+    if all(kinds) and args.rel_format == "qrels":
+        print(f"note: reading {args.qrels} as subtopic qrels (qid subtopic docno rel) for the diversity measures",
+              file=sys.stderr)
+        return True
+    return False
 
 
 def _fmt(label: str, qid: str, value, ints: bool) -> str:

@@ -1,6 +1,7 @@
 """`python -m core list [--collection NAME]`: the collections, qrels sets and runs in the store."""
 from __future__ import annotations
 
+from core.diversity_store import diversity_sets
 from core.store import Store
 
 
@@ -32,6 +33,9 @@ def _list(store, args) -> None:
             default = "  (default)" if q.is_default else ""
             print(f"  qrels {q.qrels_id:>4}  {q.assessor:<24} {q.n_judgments:>9} judgments "
                   f"{q.n_topics:>6} topics{default}")
+        for q in diversity_sets(store, c.collection_id).itertuples():
+            print(f"  div   {q.qrels_id:>4}  {q.assessor:<24} {q.n_judgments:>9} judgments "
+                  f"{q.n_topics:>6} topics  {q.n_subtopics} subtopics (diversity qrels)")
         for r in store.runs(c.collection_id).itertuples():
             print(f"  run   {r.run_id:>4}  {r.name:<24} {r.n_rows:>9} rows      {r.n_topics:>6} topics  "
                   f"depth {r.depth}  {r.filename}")

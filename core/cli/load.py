@@ -1,6 +1,6 @@
 """`python -m core load ...`: files into the store.
 
-    python -m core --store PATH load [--collection NAME] [--qrels FILE [--assessor NAME]]...
+    python -m core --store PATH load [--collection NAME] [--qrels FILE [--assessor NAME]]... [--diversity-qrels FILE]...
         [--run FILE [--name NAME]]... [--topics FILE] [--docs FILE] [--on-conflict error|replace|rename]
 
 A `load` is one transaction: if any file is rejected, nothing from this command is stored. The files are
@@ -48,6 +48,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="assessor name for the preceding --qrels (default: the file name)")
     p.add_argument("--judgment-groups", action="store_true",
                    help="column 2 of the qrels is a judgment group (trec_eval qrels_jg): one qrels set per group")
+    p.add_argument("--diversity-qrels", dest="diversity", action="append", metavar="FILE",
+                   help="subtopic qrels (qid subtopic docno rel, as ndeval reads) for the diversity measures, "
+                        "stored as "
+                        "a diversity qrels set named after the file (repeatable)")
     p.add_argument("--run", dest="runs", action=_Append, metavar="FILE", help="run file (repeatable)")
     p.add_argument("--name", dest="runs", action=_Append, const="--run", metavar="NAME",
                    help="name for the preceding --run (default: the run tag, else the file name)")
@@ -129,6 +133,9 @@ def _prepare(kind: str, path: str, name: str, args):
     data = read_with_progress(path)
     if kind == "qrels":
         return read_qrels(data, filename=name, judgment_groups=args.judgment_groups)
+    if kind == "diversity qrels":
+        from core.formats.subtopics import read_subtopic_qrels
+        return read_subtopic_qrels(data, filename=name)
     return (read_topics if kind == "topics" else read_documents)(data, filename=name)
 
 
@@ -139,6 +146,9 @@ def _insert(cur, cid: int, kind: str, name: str, label, parsed, args):
     if kind == "qrels":
         return ingest.add_qrels(cur, cid, None, filename=name, assessor=label,
                                 judgment_groups=args.judgment_groups, parsed=parsed)
+    if kind == "diversity qrels":
+        from core.diversity_store import insert_diversity_qrels
+        return insert_diversity_qrels(cur, cid, parsed, name)
     adder = ingest.add_topics if kind == "topics" else ingest.add_documents
     return adder(cur, cid, None, filename=name, frame=parsed)
 
@@ -146,10 +156,11 @@ def _insert(cur, cid: int, kind: str, name: str, label, parsed, args):
 def run(args) -> int:
     jobs = [("topics", args.topics, None)] if args.topics else []
     jobs += [("qrels", q["file"], q["label"]) for q in args.qrels or []]
+    jobs += [("diversity qrels", path, None) for path in args.diversity or []]
     jobs += [("docs", args.docs, None)] if args.docs else []
     jobs += [("run", r["file"], r["label"]) for r in args.runs or []]
     if not jobs:
-        print("Nothing to load: give --run, --qrels, --topics or --docs.", file=sys.stderr)
+        print("Nothing to load: give --run, --qrels, --diversity-qrels, --topics or --docs.", file=sys.stderr)
         return 2
     # Every file is read and checked first, without the store, so the store is held only for the inserts
     # and a bad file is reported before anyone else is made to wait.

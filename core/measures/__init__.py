@@ -6,7 +6,7 @@
 
 Each family is declared once, in the module of its kind (precision, ap, gain, misc).
 """
-from core.measures import ap, avgjg, cwl, gain, misc, peers, precision, prefs  # noqa: F401  (registers the families)
+from core.measures import ap, avgjg, cwl, diversity, gain, misc, peers, precision, prefs  # noqa: F401  (registers the families)
 from core.measures.base import REGISTRY, EvalOptions, Family, Measure, Param, family_named
 from core.measures.parse import ALL_TREC_9, ALL_TREC_10, OFFICIAL, labelled, nickname, parse_measure, parse_measures
 from core.measures.sources import DIFFERENCES, sources

@@ -15,8 +15,12 @@ IR_MEASURES = frozenset({
     "AP", "P", "R", "RR", "Rprec", "Bpref", "infAP", "IPrec", "NumRel", "NumRet", "NumRelRet", "NumQ", "nDCG",
     "SetP", "SetR", "SetF", "SetAP", "SetRelP", "Success", "Judged", "ERR", "Compat", "Accuracy", "RBP",
     "INST", "INSQ", "BPM", "SDCG", "NERR8", "NERR9", "NERR10", "NERR11",
+    "alpha_nDCG", "alpha_DCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "P_IA", "AP_IA", "StRecall",
 })
-TEXTBOOK = frozenset({"F", "E", "SetFbeta", "JudgedK", "DCG", "AUC"})
+# the program ir_measures runs for a family, shown after its name: "ir_measures (ndeval)"
+VIA = {n: "ndeval" for n in ("alpha_nDCG", "alpha_DCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "P_IA", "AP_IA",
+                             "StRecall")}
+TEXTBOOK = frozenset({"F", "E", "SetFbeta", "JudgedK", "DCG", "AUC", "alpha_DCG_raw"})
 ORDER = ("trec_eval", "ir_measures", "ranx", "textbook")
 
 # Where a peer's number differs on purpose (shown on the Measures page and in the README)
@@ -37,8 +41,16 @@ DIFFERENCES = (
     "is ir_measures' (binary gain, default p=0.8, cwl_eval's weights over 1000 ranks); ranx's rbp.95 is "
     "RBP(gain='grade',p=0.95) (raw grades).",
     "The C/W/L family cuts rankings at 1000 documents, as cwl_eval does when ir_measures runs it.",
-    "Not computed yet: ir_measures' diversity family (alpha_nDCG, ERR_IA, NRBP, P_IA, AP_IA, StRecall; ndeval). "
-    "Asking for one says so instead of guessing a name.",
+    "Diversity family (ndeval through pyndeval, as ir_measures runs it): rankings break score ties by docno "
+    "ascending (pyndeval's sort; ndeval's command line sorts by the rank column, or like trec_eval with "
+    "-traditional). alpha_DCG@k and ERR_IA@k are ndeval's collection-independent values (divided by the "
+    "ideal-ideal, except at rank 1, so @1 can exceed 1), not the raw textbook sums: alpha_DCG_raw@k is Clarke et "
+    "al.'s plain alpha-DCG (any depth), and Chapelle et al.'s ERR-IA with equal intents and binary grades is 0.5/S "
+    "times ndeval's undivided ERR-IA sum at alpha 0.5. alpha_nDCG, nERR_IA and nNRBP "
+    "divide by ndeval's greedy ideal ranking. Cutoffs stop at 20 (ndeval's depth). A topic without a relevant "
+    "subtopic scores 0 (pyndeval's nNRBP is NaN there). judged_only=True keeps the documents with a line in the "
+    "subtopic qrels (ir_measures 0.4.3 fails on it). nNRBP's ideal stops once the ranks left could add less than "
+    "1e-17.",
     "Preference measures (-R prefs / -R qrels_prefs, prefs_*): a prefs file is refused when a document appears twice "
     "in one (topic, jg, jsg) (trec_eval counts such a line twice), and contradicting preferences within a judgment "
     "group are an error (trec_eval aborts). prefs_avgjg_Rnonrel with negative rel_levels: when a group's lowest "
@@ -63,4 +75,5 @@ def sources(family: Family) -> tuple[str, ...]:
         found.add("ranx")
     if family.name in TEXTBOOK or not found:
         found.add("textbook")
-    return tuple(s for s in ORDER if s in found)
+    return tuple(f"{s} ({VIA[family.name]})" if s == "ir_measures" and family.name in VIA else s
+                 for s in ORDER if s in found)

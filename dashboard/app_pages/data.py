@@ -7,8 +7,8 @@ from core.errors import RankboardError
 from dashboard import access, catalogue, state, store_resource
 from dashboard.components.feedback import show_error
 from dashboard.escape import md_escape, md_format
-from dashboard.components.runs_admin import (render_collections, render_counts, render_qrels_table,
-                                             render_run_admin, render_run_table)
+from dashboard.components.runs_admin import (render_collections, render_counts, render_diversity_table,
+                                             render_qrels_table, render_run_admin, render_run_table)
 from dashboard.components.upload import render_uploader
 
 st.title("Data")
@@ -82,8 +82,8 @@ def _run_options() -> dict | None:
     return {"on_conflict": choice}
 
 
-def _qrels_options() -> dict:
-    who = st.text_input("Assessor name", key="data_qrels_assessor", placeholder="defaults to the file name",
+def _qrels_options(key: str = "data_qrels_assessor") -> dict:
+    who = st.text_input("Assessor name", key=key, placeholder="defaults to the file name",
                         help="Each qrels set of a collection needs its own assessor name.")
     return {"assessor": who.strip() or None}
 
@@ -91,7 +91,8 @@ def _qrels_options() -> dict:
 def _upload_section() -> None:
     """The four uploaders (editors only)."""
     st.subheader(f"Upload to '{md_escape(coll['name'])}'")
-    tab_runs, tab_qrels, tab_topics, tab_docs = st.tabs(["Runs", "Qrels", "Topics", "Documents"])
+    tab_runs, tab_qrels, tab_div, tab_topics, tab_docs = st.tabs(["Runs", "Qrels", "Diversity qrels", "Topics",
+                                                                  "Documents"])
     with tab_runs:
         render_uploader(key="data_runs", journal=store.path, label="Run files", button="Load runs", noun="runs",
                         load=_locked(store.add_run), options=_run_options,
@@ -102,6 +103,13 @@ def _upload_section() -> None:
                         label="Qrels files", button="Load qrels", noun="qrels files",
                         load=_locked(store.add_qrels), options=_qrels_options,
                         help="TREC qrels (qid iter docno rel). The collection's first qrels set is its default.")
+    with tab_div:
+        from core.diversity_store import add_diversity_qrels
+        render_uploader(key="data_div", journal=store.path, label="Subtopic qrels files", button="Load diversity qrels",
+                        noun="subtopic qrels files", load=_locked(lambda c, data, **kw: add_diversity_qrels(
+                            store, c, data, **kw)), options=lambda: _qrels_options("data_div_assessor"),
+                        help="ndeval's subtopic qrels (qid subtopic docno rel), for the diversity measures "
+                             "(alpha_nDCG@k, ERR_IA@k, NRBP, ...). Kept apart from the relevance qrels sets.")
     with tab_topics:
         render_uploader(key="data_topics", journal=store.path,
                         label="Topic files", button="Load topics", noun="topic files",
@@ -134,3 +142,9 @@ if qrels_sets.empty:
     st.info("No qrels yet: upload a qrels file above (the Qrels tab). Evaluation needs one.")
 else:
     render_qrels_table(qrels_sets, key="data_qrels_table")
+div_sets = catalogue.diversity_sets(cid)
+if not div_sets.empty:
+    st.subheader("Diversity qrels sets")
+    st.caption("Subtopic judgments for the diversity measures (python -m core evaluate --qrels-kind diversity, "
+               "core.diversity_store.evaluate_stored_diversity).")
+    render_diversity_table(div_sets, key="data_div_table")

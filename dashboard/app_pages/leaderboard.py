@@ -4,14 +4,41 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import cached, cached_judges, catalogue, state
+from dashboard import cached, cached_diversity, cached_judges, catalogue, state
 from dashboard.components import leaderboard as lb
 from dashboard.components import manysys
 from dashboard.components.feedback import guard, show_error, show_warnings
 from dashboard.escape import md_escape, md_format
+from dashboard.components.diversity import render_means
 from dashboard.components.palette import run_colors
-from dashboard.constants import (ALPHAS, CORRECTIONS, DEFAULT_MEASURES, MORE_MEASURES, NO_BASELINE, RISK_ALPHAS,
-                                 RISKS, TESTS)
+from dashboard.constants import (ALPHAS, CORRECTIONS, DEFAULT_MEASURES, DIVERSITY_DEFAULT, MORE_MEASURES,
+                                 NO_BASELINE, RISK_ALPHAS, RISKS, TESTS)
+
+
+
+def diversity_section(coll, ids: dict, typed: list[str], sets) -> None:
+    """The runs on the diversity measures, against one of the collection's subtopic qrels sets."""
+    if sets.empty:
+        st.info(md_format("{} need subtopic qrels (qid subtopic docno rel). Upload them on the Data page (the "
+                          "Diversity qrels tab).", ", ".join(typed)), icon=":material/info:")
+        return
+    a, b = st.columns([1, 3])
+    label = dict(zip(sets["qrels_id"].astype(int), sets["assessor"]))
+    qrels_id = a.selectbox("Subtopic qrels", list(label), format_func=label.get, key="lb_div_set")
+    picked = b.multiselect("Diversity measures", list(dict.fromkeys(typed + DIVERSITY_DEFAULT)),
+                           default=typed or DIVERSITY_DEFAULT, accept_new_options=True, key="lb_div_measures")
+    div, bad = cached.canonical_measures(picked)
+    for text in bad:
+        show_error(text, title="Unknown measure (left out)")
+    run_names = list(ids)
+    if not div:
+        return
+    with guard("evaluate the diversity measures"):
+        summary, _, warnings = cached_diversity.evaluate(coll["id"], [ids[n] for n in run_names], qrels_id, div,
+                                                         ver=cached.version(coll["id"]))
+        show_warnings(warnings, title="Evaluation warnings")
+        render_means(summary, runs=run_names, measures=div, stem=f"diversity_{coll['name']}", key="lb_div")
+
 
 st.title("Leaderboard")
 coll, ids = catalogue.require_runs(key="lb_empty")
@@ -26,6 +53,11 @@ raw = state.select_many("Measures", DEFAULT_MEASURES + MORE_MEASURES, key="lb_me
 measures, problems = cached.canonical_measures(raw)
 for text in problems:
     show_error(text, title="Unknown measure (left out)")
+measures, typed_div = cached_diversity.split(measures)
+div_sets = catalogue.diversity_sets(coll["id"])
+if typed_div or not div_sets.empty:
+    with st.expander("Diversity measures (ndeval, subtopic qrels)", expanded=bool(typed_div)):
+        diversity_section(coll, ids, typed_div, div_sets)
 row = st.columns(4)
 baseline = state.select_one("Baseline", [NO_BASELINE] + chosen, key="lb_baseline", param="baseline",
                             format_func=lambda r: "No baseline" if r == NO_BASELINE else r, where=row[0])

@@ -49,6 +49,17 @@ def render_qrels_table(qrels: pd.DataFrame, *, key: str) -> None:
     })
 
 
+def render_diversity_table(sets: pd.DataFrame, *, key: str) -> None:
+    """The collection's subtopic (diversity) qrels sets."""
+    show_table(sets[["assessor", "filename", "n_judgments", "n_topics", "n_subtopics"]], key=key, hide_index=True,
+               width="stretch", column_config={
+                   "assessor": "Assessor", "filename": "File",
+                   "n_judgments": st.column_config.NumberColumn("Judgments", format="localized"),
+                   "n_topics": st.column_config.NumberColumn("Topics", format="%d"),
+                   "n_subtopics": st.column_config.NumberColumn("Subtopics", format="%d",
+                                                                help="(topic, subtopic) pairs")})
+
+
 def _do(action, key: str) -> None:
     try:
         action()
