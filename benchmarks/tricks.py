@@ -1,6 +1,6 @@
 """Each speed trick of the engine against its plain equivalent, in one process, alternating (issue 14).
 
-    flock /tmp/rankboard-bench.lock python benchmarks/tricks.py [--reps 5] [--run FILE --qrels FILE]
+    flock /tmp/rankboard-bench.lock python benchmarks/tricks.py [--reps 5] [--only manysys]
 
 Default data: the `ties` and `shuffled` shapes of benchmarks/shapes.py (4.93M lines). Prints, per trick, the
 median seconds of the trick and of its plain equivalent, their difference, and the load average; the lines
@@ -43,11 +43,44 @@ def pair(name: str, trick, plain, reps: int) -> None:
     print(f"| {name} | {ta:.3f} | {tb:.3f} | {tb - ta:+.3f} | {os.getloadavg()[0]:.2f} |", flush=True)
 
 
+def manysys_pairs(reps: int) -> None:
+    """Issue 15: the all-pairs randomisation test's permutations, 1000 resamples of 5000 topics x 50 runs."""
+    import numpy as np
+    from core import multisys, permute
+    X = np.random.default_rng(0).random((5000, 50))
+
+    def argsort_plain():                        # the plain equivalent: argsort of uniform float keys per topic row
+        rng = np.random.default_rng(0)
+        for _ in range(125):
+            order = np.argsort(rng.random((8, 5000, 50)), axis=2)
+            np.take_along_axis(np.broadcast_to(X, (8, 5000, 50)), order, axis=2).sum(axis=1)
+
+    def one_thread():
+        saved = permute.THREADS
+        permute.THREADS = 1
+        try:
+            multisys.permuted_ranges(X, 1000, 0)
+        finally:
+            permute.THREADS = saved
+    pair("randomization-all permutations, 1000 x 5000 topics x 50 runs: sorted packed uint32 keys with rejection, "
+         "2 threads (`core.permute`; plain: argsort of uniform float keys, one thread)",
+         lambda: multisys.permuted_ranges(X, 1000, 0), argsort_plain, reps)
+    pair("the same on 2 threads (plain: 1 thread; the draws are the same)",
+         lambda: multisys.permuted_ranges(X, 1000, 0), one_thread, reps)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--shape", default="ties")
+    ap.add_argument("--only", choices=["all", "manysys"], default="all",
+                    help="manysys: only the issue-15 pairs (no shape files needed)")
     args = ap.parse_args(argv)
+    if args.only == "manysys":
+        print(f"manysys, reps {args.reps}, load {os.getloadavg()}")
+        print("| trick | with it, s | plain, s | saves, s | load |\n|---|---|---|---|---|")
+        manysys_pairs(args.reps)
+        return 0
     work = HERE / "work" / "shapes"
     run_path = work / {"ties": "ties.txt", "shuffled": "shuffled.txt"}[args.shape]
     qrels_path = work / "base" / "qrels.txt"
@@ -100,16 +133,7 @@ def main(argv=None) -> int:
     pair("duplicate check of 50 runs of 250k lines on a shared database's cursors (plain: a database each)",
          lambda: fifty(shared_cursor), lambda: fifty(lambda: duckdb.connect(config={"threads": 2})), args.reps)
 
-    import numpy as np
-    from core import multisys
-    X = np.random.default_rng(0).random((5000, 50))
-
-    def permuted_plain():                       # numpy's Fisher-Yates per topic row, the plain equivalent
-        rng = np.random.default_rng(0)
-        for _ in range(10):
-            rng.permuted(np.broadcast_to(X, (100, 5000, 50)), axis=2).sum(axis=1)
-    pair("randomization-all, 1000 resamples of 5000 topics x 50 runs: argsort of uniform keys (plain: "
-         "Generator.permuted)", lambda: multisys.permuted_ranges(X, 1000, 0), permuted_plain, args.reps)
+    manysys_pairs(args.reps)
     return 0
 
 

@@ -33,7 +33,7 @@ from scipy import interpolate
 from scipy.stats import studentized_range
 from scipy.stats import t as _sp_t
 
-from core import stats
+from core import permute, stats
 from core.errors import OptionError
 
 MULTI_TESTS = ("tukey", "randomization-all")
@@ -119,21 +119,16 @@ def permuted_ranges(X, n_resamples: int, seed: int) -> np.ndarray:
     """Range of the run means in each of n_resamples seeded resamples that permute every topic's
     values among the runs (the null of 'randomization-all'); shape (n_resamples,).
 
-    Each topic's permutation is the argsort of k uniform draws (iid continuous keys: every order equally
-    likely), taken for a block of resamples at once; about twice as fast as numpy's Generator.permuted
-    (a Fisher-Yates shuffle per row), the plain equivalent. Resamples are processed in blocks of about
-    stats._BLOCK_CELLS cells; the draws come from one stream, so the block size does not change them."""
+    The permutations come from core.permute: exactly uniform, drawn in fixed blocks from one
+    SeedSequence(seed) and evaluated on 2 threads; the draws do not depend on threads or memory.
+    Plain equivalent: `np.argsort(rng.random((B, n, k)), axis=2)` (argsort of uniform keys) or
+    numpy's Generator.permuted per row; tests/test_multisys.py compares with a naive loop."""
     X = _check(X)
     n, k = X.shape
-    rng = np.random.default_rng(seed)
-    out = np.empty(n_resamples)
-    block = max(1, min(n_resamples, stats._BLOCK_CELLS // max(n * k, 1)))
-    for start in range(0, n_resamples, block):
-        rows = min(block, n_resamples - start)
-        order = np.argsort(rng.random((rows, n, k)), axis=2)
-        means = np.take_along_axis(np.broadcast_to(X, (rows, n, k)), order, axis=2).sum(axis=1) / n
-        out[start:start + rows] = means.max(axis=1) - means.min(axis=1)
-    return out
+    if n == 0 or k == 0:
+        return np.full(n_resamples, np.nan)
+    means = permute.column_sums(X, n_resamples, seed) / n
+    return means.max(axis=1) - means.min(axis=1)
 
 
 def randomization_all(X, n_resamples: int = 10_000, seed: int = 0) -> np.ndarray:

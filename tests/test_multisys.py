@@ -4,6 +4,7 @@ core.stats' single-pair tests for the all-pairs versions of the paired tests."""
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import pandas as pd
@@ -12,7 +13,7 @@ from scipy import stats as sp
 from scipy.stats import studentized_range
 from statsmodels.stats.multitest import multipletests
 
-from core import multisys, stats
+from core import multisys, permute, stats
 from tests.oracle_stats import tukey_oracle
 
 
@@ -52,16 +53,45 @@ def test_studentized_range_grid_matches_scipy():
     np.testing.assert_allclose(few, direct[:10], rtol=1e-12)
 
 
+def _naive_permutations(n, k, B, seed):
+    """core.permute's draws, written out one resample and one topic at a time: block i of
+    permute.block_rows(n, k) resamples takes 64-bit words from PCG64(SeedSequence(seed).spawn(...)[i]),
+    each resample ceil(n*k/2) words read as 2 uint32 keys each (low half first); a topic's k keys,
+    minus their low index bits, order its runs; a topic whose random parts repeat is drawn again,
+    k keys at a time, from the block's child generator."""
+    ib = max(1, (k - 1).bit_length())
+    assert ib <= 8                                     # 32-bit keys
+    size = permute.block_rows(n, k)
+    starts = list(range(0, B, size))
+    words = (n * k + 1) // 2
+    for i, seq in enumerate(np.random.SeedSequence(seed).spawn(len(starts))):
+        gen = np.random.Generator(np.random.PCG64(seq))
+        retry = None
+        for _ in range(min(size, B - starts[i])):
+            raw = [int(w) for w in gen.bit_generator.random_raw(words)]
+            keys = [h for w in raw for h in (w & 0xFFFFFFFF, w >> 32)][:n * k]
+            perms = []
+            for t in range(n):
+                part = [key >> ib for key in keys[t * k:(t + 1) * k]]
+                while len(set(part)) < k:
+                    if retry is None:
+                        child = np.random.SeedSequence(seq.entropy, spawn_key=(*seq.spawn_key, 0))
+                        retry = np.random.Generator(np.random.PCG64(child))
+                    again = [int(w) for w in retry.bit_generator.random_raw((k + 1) // 2)]
+                    part = [h >> ib for w in again for h in (w & 0xFFFFFFFF, w >> 32)][:k]
+                perms.append(sorted(range(k), key=lambda j: part[j]))
+            yield perms
+
+
 def _naive_max_statistic(X, B, seed):
-    """Carterette's algorithm, one resample and one topic at a time."""
-    rng = np.random.default_rng(seed)
+    """Carterette's algorithm, one resample and one topic at a time, on core.permute's draws."""
     n, k = X.shape
     means = X.mean(axis=0)
     ranges = []
-    for _ in range(B):
+    for perms in _naive_permutations(n, k, B, seed):
         sums = [0.0] * k
         for t in range(n):
-            row = X[t][np.argsort(rng.random(k))]          # a uniform permutation of the topic's values
+            row = X[t][perms[t]]                               # the topic's values, permuted
             for j in range(k):
                 sums[j] += row[j]
         ranges.append((max(sums) - min(sums)) / n)
@@ -73,18 +103,53 @@ def _naive_max_statistic(X, B, seed):
     return out
 
 
-@pytest.mark.parametrize("n,k,B,seed", [(15, 4, 300, 0), (8, 6, 200, 5)])
+@pytest.mark.parametrize("n,k,B,seed", [(15, 4, 300, 0), (8, 6, 200, 5), (7, 5, 150, 3)])
 def test_randomization_all_matches_naive_loop(n, k, B, seed):
     X = _matrix(n, k, seed)
     np.testing.assert_allclose(multisys.randomization_all(X, B, seed), _naive_max_statistic(X, B, seed))
 
 
-def test_randomization_all_is_seeded_and_blocks_do_not_matter(monkeypatch):
+def test_permuted_column_sums_match_the_naive_draws():
+    """The sums themselves (not only the p-values), on an odd n x k and several blocks."""
+    X = _matrix(9, 7, 2)
+    B = 3 * permute.block_rows(9, 7) + 5
+    naive = np.array([[sum(X[t][p[t]][j] for t in range(9)) for j in range(7)] for p in _naive_permutations(9, 7, B, 4)])
+    np.testing.assert_allclose(permute.column_sums(X, B, 4), naive, rtol=1e-12)
+
+
+def test_randomization_all_is_seeded_and_threads_do_not_matter(monkeypatch):
     X = _matrix(40, 5, 4)
     first = multisys.randomization_all(X, 500, 7)
     np.testing.assert_array_equal(first, multisys.randomization_all(X, 500, 7))
-    monkeypatch.setattr(stats, "_BLOCK_CELLS", 300)                  # several blocks, one stream
-    np.testing.assert_array_equal(first, multisys.randomization_all(X, 500, 7))
+    assert not np.array_equal(first, multisys.randomization_all(X, 500, 8))
+    for threads in (1, 2, 3):
+        monkeypatch.setattr(permute, "THREADS", threads)
+        np.testing.assert_array_equal(first, multisys.randomization_all(X, 500, 7))
+    Y = _matrix(3000, 50, 1)                                   # big enough for many blocks of one resample
+    np.testing.assert_array_equal(permute.column_sums(Y, 9, 3, threads=1), permute.column_sums(Y, 9, 3, threads=2))
+
+
+@pytest.mark.parametrize("k", [2, 3, 4])
+def test_permutations_are_uniform_even_when_keys_tie(monkeypatch, k):
+    """Keys cut to 2 random bits tie in most rows; rejecting those rows keeps every permutation
+    equally likely (ordering tied keys by run index would favour the identity). Chi-square test."""
+    real = permute._raw_keys
+    _, ib = permute.layout(k)
+
+    def coarse(gen, rows, cells, dtype):              # only the top 2 bits random
+        return real(gen, rows, cells, dtype) & dtype(0xC0000000)
+    monkeypatch.setattr(permute, "_raw_keys", coarse)
+    P = permute.permutations(np.random.SeedSequence(11), 40, 500, k).reshape(-1, k)
+    assert (np.sort(P, axis=1) == np.arange(k)).all()
+    _, counts = np.unique(P, axis=0, return_counts=True)
+    assert len(counts) == math.factorial(k)
+    assert sp.chisquare(counts).pvalue > 1e-4
+
+
+def test_permutations_beyond_256_runs_use_64_bit_keys():
+    P = permute.permutations(np.random.SeedSequence(0), 2, 3, 300).reshape(-1, 300)
+    assert permute.layout(300)[0] is np.uint64
+    assert (np.sort(P, axis=1) == np.arange(300)).all() and len({tuple(r) for r in P}) == 6
 
 
 def test_max_statistic_is_never_below_the_single_pair_test():
