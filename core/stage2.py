@@ -88,7 +88,7 @@ def evaluate_rankings(rk: Rankings, measures, options: EvalOptions = EvalOptions
     g_new = inverse[g]
     perm = by_ranking(g_new, rank)
     data = Data(num_ret[order], _level_matrix(rk.levels, groups["qid"]), g_new[perm], rank[perm], rel[perm], options)
-    present = set(groups["run"])
+    present = set(groups["run"].unique())       # not set(groups["run"]): that iterates the Arrow column value by value
     warnings += [f"{r}: no topic in common with the qrels; nothing to evaluate." for r in runs if r not in present]
     return _assemble(groups, data, ms, options, runs, missing, warnings)
 

@@ -100,3 +100,17 @@ def test_bad_alpha_risk_is_a_readable_error(files, capsys):
     argv = ["compare", str(files[0]), *map(str, files[1][:2]), "--baseline", "humR03dc", "--alpha-risk", "-1"]
     assert main(argv) == 2
     assert "alpha must be a number of 0 or more" in capsys.readouterr().err
+
+
+def test_files_parsed_on_threads_equal_one_after_the_other(files, monkeypatch):
+    """evaluate_for_compare parses the files on PARSE_THREADS threads; the plain equivalent is one
+    file after the other. Same per-query table, names, topics and warnings, in the same order."""
+    from core.cli import compare as cli_compare
+    from core.evaluate import EvalOptions
+    paths = files[1] + files[1][:1]                              # a repeated file: named by file name, in order
+    monkeypatch.setattr(cli_compare, "PARSE_THREADS", 2)
+    threaded = cli_compare.evaluate_for_compare(files[0], paths, ["AP", "P@10"], EvalOptions())
+    monkeypatch.setattr(cli_compare, "PARSE_THREADS", 1)
+    plain = cli_compare.evaluate_for_compare(files[0], paths, ["AP", "P@10"], EvalOptions())
+    pd.testing.assert_frame_equal(threaded[0], plain[0])
+    assert threaded[1:] == plain[1:]
