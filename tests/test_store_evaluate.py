@@ -114,3 +114,37 @@ def test_an_older_store_is_migrated_and_evaluates_the_same(files, tmp_path, vers
         for qrels_id, q in zip(store.qrels_sets("c")["qrels_id"], qrels):
             assert_same(evaluate_stored(store, "c", ids, ["all_trec"], int(qrels_id), EvalOptions(complete=True)),
                         evaluate_files(q, runs, ["all_trec"], EvalOptions(complete=True)))
+
+
+def test_results_cache_rows_equal_the_plain_pandas_frame(files, tmp_path, monkeypatch):
+    """core.results._write hands DuckDB an Arrow table; its plain equivalent built a pandas frame with
+    astype(int) / astype(str) columns. The cached rows are the same."""
+    from core import results
+    runs, qrels = files
+    store = Store.open(tmp_path / "w.duckdb", load_sample=False)
+    written = []
+    real = results._write
+    monkeypatch.setattr(results, "_write", lambda s, pq, q, key: (written.append((pq, q, key)), real(s, pq, q, key)))
+    try:
+        with store.transaction() as cur:
+            cid = ingest.collection_id(cur, "c", create=True)
+            ingest.add_qrels(cur, cid, qrels[0], filename="qrels.txt")
+            ids = [ingest.add_run(cur, cid, p, filename=p.name).id for p in runs]
+        evaluate_stored(store, "c", ids, ["AP", "P@10", "ndcg_cut_10", "num_rel"])
+        pq, q, key = written[0]
+        plain = pd.DataFrame({"run_id": pq["run"].astype(int), "qrels_id": q, "options": key,
+                              "qid": pq["qid"].astype(str), "measure": pq["measure"].astype(str),
+                              "value": pq["value"].astype(float)})
+        cur = store.cursor()
+        got = cur.execute("SELECT run_id, qrels_id, options, qid, measure, value FROM results").fetchdf()
+        cur.close()
+        order = ["run_id", "measure", "qid"]
+        got, plain = (f.sort_values(order).reset_index(drop=True) for f in (got, plain))
+        assert len(got) == len(plain) > 0
+        for col in ("run_id", "qrels_id"):
+            assert got[col].astype(int).tolist() == plain[col].astype(int).tolist()
+        for col in ("options", "qid", "measure"):
+            assert got[col].astype(str).tolist() == plain[col].astype(str).tolist()
+        np.testing.assert_array_equal(got["value"].to_numpy(float), plain["value"].to_numpy(float))
+    finally:
+        store.close()
