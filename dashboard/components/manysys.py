@@ -72,10 +72,13 @@ def render_risk_table(table: pd.DataFrame, *, first: str, key: str) -> None:
 
 
 def contributions_figure(frame: pd.DataFrame, *, run: str, baseline: str, measure: str, alpha: float) -> go.Figure:
-    colors = [NEGATIVE if v < 0 else POSITIVE if v > 0 else NEUTRAL for v in frame["contribution"].fillna(0)]
+    # the bar colours as numbers on a 3-colour scale (-1 red, 0 grey, +1 green): plotly validates a list of
+    # colour names one by one (~0.8 s for 5,000 topics), an array of numbers at once
+    sign = np.sign(frame["contribution"].fillna(0).to_numpy(float))
     fig = go.Figure(go.Bar(
-        x=[chart_text(q, None) for q in frame["qid"]], y=frame["contribution"], marker_color=colors,
-        customdata=np.column_stack([frame["delta"], frame["f"]]),
+        x=[chart_text(q, None) for q in frame["qid"]], y=frame["contribution"].to_numpy(float),
+        marker=dict(color=sign, cmin=-1, cmax=1, colorscale=[[0, NEGATIVE], [0.5, NEUTRAL], [1, POSITIVE]]),
+        customdata=np.column_stack([frame["delta"].to_numpy(float), frame["f"].to_numpy(float)]),
         hovertemplate="topic %{x}<br>Δ %{customdata[0]:+.4f}<br>f %{customdata[1]:+.4f}"
                       "<br>share of TRisk %{y:+.4f}<extra></extra>"))
     trisk = frame["contribution"].sum()
