@@ -279,9 +279,13 @@ def _into_results() -> None:
     from report import loadtest_section
     results = Path(__file__).with_name("RESULTS.md")
     old = results.read_text() if results.exists() else ""
+    section = "\n".join(loadtest_section()).rstrip() + "\n"
     cut = old.find("## Dashboard load test (issue 12)")
-    base = (old if cut < 0 else old[:cut]).rstrip()
-    results.write_text(base + "\n\n" + "\n".join(loadtest_section()) + "\n")
+    if cut < 0:
+        results.write_text(old.rstrip() + "\n\n" + section)
+        return
+    end = old.find("\n## ", cut + 1)       # the next section, kept (only this one is replaced)
+    results.write_text(old[:cut] + section + ("" if end < 0 else "\n" + old[end + 1:]))
 
 
 def _f(x, fmt="{:.2f}") -> str:

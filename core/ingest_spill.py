@@ -18,6 +18,7 @@ import numpy as np
 import pyarrow as pa
 
 from core.duck import scratch
+from core.formats._fast import unique
 from core.formats._stream import NotClean, run_chunks
 from core.stage1.order import rank_sql
 
@@ -40,6 +41,8 @@ def spill(blocks, path: str, folder: str, size: int, **reading) -> tuple[list, p
         con.execute("CREATE TABLE r (pos BIGINT, qid VARCHAR, docno VARCHAR, score DOUBLE)").fetchall()
         tags, n = [], 0
         for part, part_tags in run_chunks(None, blocks=blocks, **reading):
+            if not unique(part, ["qid", "docno"]):     # a repeat within one piece: decline now, not after the file
+                return None
             tags.append(part_tags)
             con.register("rb_part", part.append_column("pos", pa.array(np.arange(n, n + part.num_rows))))
             con.execute("INSERT INTO r SELECT pos, qid, docno, score FROM rb_part").fetchall()

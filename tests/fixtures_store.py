@@ -90,3 +90,25 @@ def assert_derived(store) -> list:
 
 def pairs(judged) -> set:
     return {(r[0], r[1]) for r in judged}
+
+
+def cli(*argv: str) -> int:
+    """The same wiring as core/cli/__init__.py, limited to the two commands this part owns."""
+    import argparse
+
+    from core.cli import listing as cli_list
+    from core.cli import load as cli_load
+    from core.errors import RankboardError
+    parser = argparse.ArgumentParser(prog="python -m core")
+    parser.add_argument("--store")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name, module in (("load", cli_load), ("list", cli_list)):
+        p = sub.add_parser(name)
+        module.add_arguments(p)
+        p.set_defaults(_run=module.run)
+    args = parser.parse_args(argv)
+    try:
+        return args._run(args)
+    except RankboardError as exc:
+        print(f"error: {exc}")
+        return 2

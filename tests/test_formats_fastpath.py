@@ -303,7 +303,23 @@ def test_unique_agrees_with_a_set_of_pairs(topics, seed):
     rows = [(f"q{t}", d) for t, docs in enumerate(topics) for d in docs]
     rows = [rows[i] for i in np.random.default_rng(seed).permutation(len(rows))]
     table = pa.table({"qid": pa.array([q for q, _ in rows], pa.string()), "docno": pa.array([d for _, d in rows], pa.string())})
-    assert fast_mod.unique(table, ["qid", "docno"]) == (len(set(rows)) == len(rows))
+    expected = len(set(rows)) == len(rows)
+    assert fast_mod.unique(table, ["qid", "docno"]) == expected
+    assert fast_mod.exact_unique(table, ["qid", "docno"]) == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(topics=_topics, seed=st.integers(0, 2**16), buckets=st.sampled_from([1, 2, 3, 7]))
+def test_unique_with_a_coarse_hash_agrees_with_the_exact_check(topics, seed, buckets):
+    """The hashed check compares only the rows whose hash repeats: with a hash of 1-7 values nearly every row is
+    such a candidate, and the answer must still be exact_unique's (the plain equivalent)."""
+    rows = [(f"q{t}", d) for t, docs in enumerate(topics) for d in docs]
+    rows = [rows[i] for i in np.random.default_rng(seed).permutation(len(rows))]
+    table = pa.table({"qid": pa.array([q for q, _ in rows], pa.string()), "docno": pa.array([d for _, d in rows], pa.string())})
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(fast_mod, "_KEY_HASH", f"hash({{cols}}) % {buckets}")
+        assert fast_mod.unique(table, ["qid", "docno"]) == fast_mod.exact_unique(table, ["qid", "docno"]) \
+            == (len(set(rows)) == len(rows))
 
 
 def test_a_check_that_cannot_decide_does_not_fail_a_clean_run(reference, monkeypatch):

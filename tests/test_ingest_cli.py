@@ -1,32 +1,14 @@
 """`python -m core load` / `list`, wired as core/cli/ wires them (top-level --store)."""
 from __future__ import annotations
 
-import argparse
-
 import pytest
 
-from core.cli import listing as cli_list
 from core.cli import load as cli_load
 from core.errors import RankboardError
 from core.store import Store
-from tests.fixtures_store import assert_derived, pairs, snapshot
+from tests.fixtures_store import assert_derived, cli, pairs, snapshot
 
 
-def cli(*argv: str) -> int:
-    """The same wiring as core/cli/__init__.py, limited to the two commands this part owns."""
-    parser = argparse.ArgumentParser(prog="python -m core")
-    parser.add_argument("--store")
-    sub = parser.add_subparsers(dest="command", required=True)
-    for name, module in (("load", cli_load), ("list", cli_list)):
-        p = sub.add_parser(name)
-        module.add_arguments(p)
-        p.set_defaults(_run=module.run)
-    args = parser.parse_args(argv)
-    try:
-        return args._run(args)
-    except RankboardError as exc:
-        print(f"error: {exc}")
-        return 2
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ import core.ingest_prepare as prep
 from core.errors import UploadError
 from core.formats import read_run
 from core.store import Store
-from tests.test_ingest_cli import cli
+from tests.fixtures_store import cli
 
 WAYS = {"pieces": "0", "whole": "100000"}
 

@@ -89,7 +89,7 @@ CHUNK = 4 << 20
 INFLATE = isal_zlib.decompressobj
 
 
-def decompress(data: bytes, file: str) -> bytes:
+def decompress(data: bytes, file: str) -> bytes | bytearray:
     """Gunzip when the gzip magic bytes are present, whatever the file is called; then check the text as it
     comes (screen): binary data and over-long lines are refused within the first megabytes, and a file that
     expands past the text limit (a gzip bomb) is refused when it gets there, so memory stays bounded."""
@@ -120,7 +120,7 @@ def decompress(data: bytes, file: str) -> bytes:
     except (OSError, EOFError, zlib.error, isal_zlib.error) as exc:
         raise UploadError(Problem(file, None, f"the file looks gzip-compressed but cannot be "
                                   f"decompressed ({exc})", "Upload the complete file, or an uncompressed copy"))
-    return bytes(out)
+    return out      # the bytearray itself (bytes(out) would hold the text twice at the peak); nothing writes to it
 
 
 _TEXT_BYTES = bytes(b for b in range(256) if not _BINARY.match(bytes([b])))
