@@ -20,6 +20,20 @@ def test_measures_page_documents_risk_and_rank_statistics(app):
     assert any(r"(1+\alpha)\,\delta_t" in str(e.value) for e in at.latex)          # URisk's formula
 
 
+def has(at, key: str) -> bool:
+    from tests.apptest_kit import keyed
+    try:
+        return keyed(at, key) is not None
+    except AssertionError:
+        return False
+
+
+def open_tab(at, label: str):
+    """Click a Leaderboard tab: only the open tab's content runs (st.tabs(on_change="rerun"))."""
+    at.session_state["lb_tab"] = label
+    return at.run()
+
+
 def test_leaderboard_ranks_letters_heatmap_and_risk(app):
     from tests.apptest_kit import keyed, texts
     at = open_page(app, "leaderboard", baseline="humR03dc", test="tukey")
@@ -31,7 +45,11 @@ def test_leaderboard_ranks_letters_heatmap_and_risk(app):
     assert table["Rank (95% CI)"].iloc[0].startswith("1 (")         # sorted by the ranked measure
     assert "Runs sharing a letter are not significantly different" in texts(at)
     assert "Tukey" in texts(at) and "HSD" in texts(at)           # the legend names the test (markdown-escaped)
+    assert not has(at, "lb_pairs") and not has(at, "lb_risk_table")   # closed tabs do not run
+    open_tab(at, "Every pair")
+    assert_clean(at)
     assert keyed(at, "lb_pairs") is not None                         # the runs x runs heatmap
+    open_tab(at, "Risk")
     risk = frame(at, "lb_risk_table")
     assert set(risk["baseline"]) == {"humR03dc"} and "humR03dc" not in set(risk["run"])
     assert {"urisk", "trisk", "georisk"} <= set(risk.columns)
@@ -42,8 +60,10 @@ def test_leaderboard_more_baselines(app):
     at = open_page(app, "leaderboard", baseline="humR03dc")
     at.multiselect(key="lb_more_baselines").set_value(["pircRBa1"]).run()
     assert_clean(at)
+    open_tab(at, "Deltas, wins/ties/losses, p-values")
     details = frame(at, "lb_details")
     assert set(details["baseline"]) == {"humR03dc", "pircRBa1"}
     assert len(details) == 2 * 4 * 5                                 # 2 baselines x 4 other runs x 5 measures
+    open_tab(at, "Risk")
     risk = frame(at, "lb_risk_table")
     assert set(risk["baseline"]) == {"humR03dc", "pircRBa1"}
