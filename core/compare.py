@@ -16,7 +16,6 @@ import pandas as pd
 from core import multisys, stats
 from core.comparison import ROW_FIELDS, TEST_NAMES, Comparison, ComparisonRow, check_numbers, num
 from core.errors import EvalError
-from core.resolution import wide_tables
 
 MISSING = ("skip", "zero")
 
@@ -59,18 +58,17 @@ def _validate(per_query: pd.DataFrame, baseline, test, correction, missing):
     return [baseline] + [r for r in runs if r != baseline]
 
 
-def _matrix(wide: pd.DataFrame, sub_qids, runs: list[str], baseline: str, all_qids):
-    """values (n_qids x n_runs, NaN = missing) on the aligned query set, plus that qid list. `wide` is the measure's
-    topics x runs table (core.resolution.wide_tables: one factorisation for every measure; plain equivalent
-    `sub.pivot_table(index="qid", columns="run", values="value", aggfunc="first")`, compared in
-    tests/test_resolution.py), `sub_qids` the topics the baseline has a row for."""
+def _matrix(per_query: pd.DataFrame, measure: str, runs: list[str], baseline: str, all_qids):
+    """values (n_qids x n_runs, NaN = missing) on the aligned query set, plus that qid list."""
+    sub = per_query[per_query["measure"] == measure]
+    wide = sub.pivot_table(index="qid", columns="run", values="value", aggfunc="first")
     if all_qids is not None:
         qids = list(dict.fromkeys(str(q) for q in all_qids))
     else:
-        qids = sorted(sub_qids)
+        qids = sorted(sub.loc[sub["run"] == baseline, "qid"].unique().tolist())
     outside = wide.drop(index=[q for q in qids if q in wide.index]).notna().sum(axis=0)
-    wide = wide.reindex(index=qids, columns=runs)     # C order as pivot_table gave: column sums depend on layout
-    return np.ascontiguousarray(wide.to_numpy(dtype=float)), qids, {r: int(k) for r, k in outside.items() if k}
+    wide = wide.reindex(index=qids, columns=runs)
+    return wide.to_numpy(dtype=float), qids, {r: int(k) for r, k in outside.items() if k}
 
 
 def _missing_note(missing: str, gaps: dict[str, list[str]], extra: dict[str, int], n: int, baseline: str,
@@ -109,11 +107,8 @@ def compare(per_query: pd.DataFrame, *, baseline: str, measures=None, test: str 
     if not measure_list:
         raise EvalError("No measures to compare: the per-query table is empty or no measure was asked for.")
     aligned, gaps, extra, n_universe = {}, {}, {}, 0
-    wides = wide_tables(per_query, measure_list, runs)
-    base = per_query[per_query["run"] == baseline]
     for measure in measure_list:
-        base_qids = base.loc[base["measure"] == measure, "qid"].unique().tolist() if all_qids is None else None
-        V, qids, outside = _matrix(wides[measure], base_qids, runs, baseline, all_qids)
+        V, qids, outside = _matrix(per_query, measure, runs, baseline, all_qids)
         n_universe = max(n_universe, len(qids))
         present = ~np.isnan(V)
         for j, run in enumerate(runs):
