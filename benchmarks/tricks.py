@@ -67,6 +67,57 @@ def manysys_pairs(reps: int) -> None:
          lambda: multisys.permuted_ranges(X, 1000, 0), argsort_plain, reps)
     pair("the same on 2 threads (plain: 1 thread; the draws are the same)",
          lambda: multisys.permuted_ranges(X, 1000, 0), one_thread, reps)
+    per_query_pairs(reps)
+    files = HERE / "work" / "many_50x5000_d10"
+    if (files / "run49.txt").exists():
+        from core.cli import compare as cli_compare
+        from core.evaluate import EvalOptions
+        runs = sorted(files.glob("run*.txt"))
+
+        def parse(threads):
+            saved = cli_compare.PARSE_THREADS
+            cli_compare.PARSE_THREADS = threads
+            try:
+                cli_compare.evaluate_for_compare(files / "qrels.txt", runs, ["AP"], EvalOptions())
+            finally:
+                cli_compare.PARSE_THREADS = saved
+        pair("compare CLI: 50 files of 50k lines parsed on 2 threads, then evaluated (plain: one file after the other)",
+             lambda: parse(2), lambda: parse(1), reps)
+
+
+def per_query_pairs(reps: int) -> None:
+    """Issue 15's table work at 50 runs x 5,000 topics x 6 measures (1.5M per-query rows)."""
+    import numpy as np
+    import pandas as pd
+    from core import results
+    from core.stage2 import sorted_codes
+    from core.store import Store
+    rng = np.random.default_rng(0)
+    measures = ["AP", "nDCG@10", "P@10", "R@1000", "RR", "Judged@10"]
+    n = 50 * 5000
+    pq = pd.DataFrame({"run": np.tile(np.repeat([str(r + 1) for r in range(50)], 5000), 6),
+                       "qid": np.tile([str(t + 1) for t in range(5000)], 50 * 6),
+                       "measure": np.repeat(measures, n), "value": rng.random(6 * n)})
+    pq = pq.astype({"run": "str", "qid": "str", "measure": "str"})     # Arrow-backed text, as evaluate_stored returns
+    names = pq["run"].to_numpy(object)
+    pair("summary grouping of 1.5M rows by run name: hash factorisation, sort of the distinct names (`stage2.sorted_codes`; "
+         "plain: np.unique)", lambda: sorted_codes(names), lambda: np.unique(names, return_inverse=True), reps)
+    with tempfile.TemporaryDirectory() as tmp:
+        store = Store.open(Path(tmp) / "w.duckdb", load_sample=False)
+
+        def plain_write():
+            frame = pd.DataFrame({"run_id": pq["run"].astype(int), "qrels_id": 1, "options": "o",
+                                  "qid": pq["qid"].astype(str), "measure": pq["measure"].astype(str),
+                                  "value": pq["value"].astype(float)})
+            with store.transaction(bump=False) as cur:
+                cur.register("_rb_new_results", frame)
+                cur.execute("DELETE FROM results WHERE qrels_id = 1 AND options = 'o' AND (run_id, measure) IN "
+                            "(SELECT DISTINCT run_id, measure FROM _rb_new_results)")
+                cur.execute("INSERT INTO results SELECT run_id, qrels_id, options, qid, measure, value FROM _rb_new_results")
+                cur.unregister("_rb_new_results")
+        pair("results cache write of 1.5M rows from an Arrow table (`results._write`; plain: a pandas frame of "
+             "astype(int)/astype(str) columns)", lambda: results._write(store, pq, 1, "o"), plain_write, reps)
+        store.close()
 
 
 def main(argv=None) -> int:

@@ -25,6 +25,7 @@ References
 from __future__ import annotations
 
 import numpy as np
+from scipy.stats import norm
 
 from core.errors import OptionError
 
@@ -85,7 +86,6 @@ def georisk(X, alpha: float = 1.0) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         Z = np.where(E > 0, (X - E) / np.sqrt(E), 0.0)
     zrisk = np.where(Z >= 0, Z, (1.0 + a) * Z).sum(axis=0)
-    from scipy.stats import norm        # here: `compare` checks alpha with this module before scipy.stats is needed
     return np.sqrt(S / c * norm.cdf(zrisk / c))
 
 

@@ -10,10 +10,8 @@ and group (core.resolution); --risk adds urisk, trisk and georisk (core.riskeval
 """
 from __future__ import annotations
 
-import importlib
 import json
 import sys
-import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -114,8 +112,7 @@ def evaluate_on_dask(qrels_path, run_paths, measures, options, args):
 
 
 def run(args) -> int:
-    if PARSE_THREADS > 1:   # scipy.stats and statsmodels (~0.6 s) import on a thread while the files are parsed
-        threading.Thread(target=importlib.import_module, args=("core.baselines",), daemon=True).start()
+    from core.baselines import report
     from core.evaluate import EvalOptions
     from core.risk import check_alpha
     measures = args.measures or DEFAULT_MEASURES
@@ -132,7 +129,6 @@ def run(args) -> int:
     else:
         per_query, names, qrels_topics, warnings = evaluate_for_compare(args.qrels, args.runs, measures, options)
     baselines = [_baseline(b, names, paths) for b in args.baselines]
-    from core.baselines import report
     comparison = report(per_query, baselines=baselines, measures=measures, test=args.test,
                         correction=args.correction, alpha=args.alpha,
                         missing="zero" if args.complete else "skip",
