@@ -153,6 +153,11 @@ def main(argv=None) -> int:
         pair("stage 1 in Arrow + numpy ranks (ArrowRun) vs SQL window (Tables)",
              lambda: rankings(ArrowRun(run, "q", "r", con)), lambda: rankings(Tables(con, "r", "q", "r")), args.reps)
 
+    from core.formats import _fast
+    pair("duplicate check: DuckDB hashes sorted in numpy, exact GROUP BY only where a hash repeats (`_fast.unique`; "
+         "plain: `_fast.exact_unique`, one GROUP BY over every key)", lambda: _fast.unique(run, ["qid", "docno"]),
+         lambda: _fast.exact_unique(run, ["qid", "docno"]), args.reps)
+
     from core.formats import _text
     data = run_path.read_bytes()
     pair("binary_at: translate pass, regex only on a hit (plain: the regex search)",

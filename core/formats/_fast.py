@@ -131,14 +131,15 @@ def unique(table: pa.Table, keys: list[str]) -> bool:
     con = shared_cursor()
     try:
         con.register("_rb_keys", table.select(keys))
-        h = np.sort(con.sql(f"SELECT {_KEY_HASH.format(cols=cols)} AS h FROM _rb_keys").to_arrow_table()["h"].to_numpy())
+        key_hash = _KEY_HASH.format(cols=cols)       # identifiers quoted by ident(); no user text
+        h = np.sort(con.sql("SELECT " + key_hash + " AS h FROM _rb_keys").to_arrow_table()["h"].to_numpy())
         repeated = np.unique(h[1:][h[1:] == h[:-1]])
         del h
         if not len(repeated):
             return True
         con.register("_rb_hashes", pa.table({"h": repeated}))
-        return not con.execute(f"SELECT 1 FROM _rb_keys WHERE {_KEY_HASH.format(cols=cols)} IN (SELECT h FROM _rb_hashes) "
-                               f"GROUP BY {cols} HAVING count(*) > 1 LIMIT 1").fetchall()
+        return not con.execute("SELECT 1 FROM _rb_keys WHERE " + key_hash + " IN (SELECT h FROM _rb_hashes) "
+                               "GROUP BY " + cols + " HAVING count(*) > 1 LIMIT 1").fetchall()
     except duckdb.Error:
         return False
     finally:
