@@ -65,7 +65,7 @@ def test_upload_run_without_extension_appears_on_leaderboard(app, tmp_path, refe
     nav(app, "Leaderboard")
     expect(app.page.get_by_role("heading", name="Leaderboard")).to_be_visible()
     assert name in app.tags("lb_runs"), app.tags("lb_runs")
-    assert name in app.page.url  # runs=... in the URL
+    expect(app.page).to_have_url(re.compile(re.escape(name)))  # runs=... in the URL (waits for the rerun)
     ci = app.page.evaluate("() => document.querySelector('.st-key-lb_ci_chart .js-plotly-plot').data[0].x")
     assert name in ci, ci
     app.shot("leaderboard_with_new_run")
@@ -97,7 +97,7 @@ def test_choosing_a_baseline_shows_significance_markers(app):
     assert m, text
     assert m["base"] == "humR03dc"
     assert int(m["up"]) + int(m["down"]) > 0, f"no significant cell against humR03dc: {text}"
-    assert "baseline=humR03dc" in app.page.url
+    expect(app.page).to_have_url(re.compile(r"baseline=humR03dc\b"))
     app.shot("baseline_markers")
     app.assert_healthy()
 
@@ -116,7 +116,7 @@ def test_opening_a_query_shows_both_ranked_lists(app):
     qid = options[1].split(":")[0]
     app.choose("pq_query", f"{qid}:")
     assert app.selected("pq_query").startswith(f"{qid}:")
-    assert f"query={qid}" in app.page.url
+    expect(app.page).to_have_url(re.compile(rf"query={qid}\b"))  # the URL follows the rerun
 
     for key, caption in (("pq_list_a", f"{run_a} (baseline) · score"), ("pq_list_b", f"{run_b} · score")):
         box = app.key(key)
