@@ -102,6 +102,19 @@ def per_query_pairs(reps: int) -> None:
     names = pq["run"].to_numpy(object)
     pair("summary grouping of 1.5M rows by run name: hash factorisation, sort of the distinct names (`stage2.sorted_codes`; "
          "plain: np.unique)", lambda: sorted_codes(names), lambda: np.unique(names, return_inverse=True), reps)
+    from core.resolution import wide_tables
+    from core.stage2 import repeated, tiled
+    runs = [str(r + 1) for r in range(50)]
+    pair("compare's topics x runs tables of 5 measures from 1.5M rows: one factorisation, a numpy scatter per measure "
+         "(`resolution.wide_tables`; plain: a `pivot_table` per measure)", lambda: wide_tables(pq, measures[:5], runs),
+         lambda: [pq[pq["measure"] == m].pivot_table(index="qid", columns="run", values="value", aggfunc="first")
+                  for m in measures[:5]], reps)
+    run_col, qid_col = names[:n], pq["qid"].to_numpy(object)[:n]
+    pair("stage 2's per-query frame, 1.5M rows: text columns taken to Arrow once and repeated as chunks "
+         "(`stage2.tiled`/`repeated`; plain: np.tile / np.repeat of object arrays)",
+         lambda: pd.DataFrame({"run": tiled(run_col, 6), "qid": tiled(qid_col, 6), "measure": repeated(measures, n)}),
+         lambda: pd.DataFrame({"run": np.tile(run_col, 6), "qid": np.tile(qid_col, 6),
+                               "measure": np.repeat(np.array(measures, dtype=object), n)}), reps)
     with tempfile.TemporaryDirectory() as tmp:
         store = Store.open(Path(tmp) / "w.duckdb", load_sample=False)
 

@@ -68,16 +68,20 @@ def wide_tables(per_query: pd.DataFrame, measures, runs: list[str]) -> dict[str,
     keeps its first value, as compare() does). One factorisation of the qids and runs, then one numpy
     scatter per measure; plain equivalent: `sub.pivot_table(index="qid", columns="run",
     values="value", aggfunc="first")` per measure (tests/test_resolution.py compares them)."""
-    sub = per_query[per_query["measure"].isin(list(measures))]
-    m_codes, m_names = pd.factorize(sub["measure"].astype(str))
+    m_codes, m_names = pd.factorize(per_query["measure"].astype(str))
+    asked = np.isin(m_codes, np.flatnonzero(np.isin(np.asarray(m_names, dtype=object), [str(m) for m in measures])))
+    sub = per_query if 2 * asked.sum() > len(asked) else per_query[asked]    # copy only when few rows are asked for
+    if sub is not per_query:
+        m_codes = m_codes[asked]
     q_codes, qids = pd.factorize(sub["qid"].astype(str))
-    r_codes = pd.Index([str(r) for r in runs]).get_indexer(sub["run"].astype(str))
+    run_codes, run_names = pd.factorize(sub["run"].astype(str))    # looked up once per distinct run, not per row
+    r_codes = np.append(pd.Index([str(r) for r in runs]).get_indexer(run_names), -1)[run_codes]
     values = sub["value"].to_numpy(dtype=float)
     out = {}
     for m in measures:
         where = np.flatnonzero(m_names == str(m))
         rows = np.flatnonzero((m_codes == where[0]) & (r_codes >= 0)) if len(where) else np.empty(0, dtype=np.intp)
-        topics = np.unique(q_codes[rows])
+        topics = np.flatnonzero(np.bincount(q_codes[rows], minlength=len(qids)))     # = np.unique(q_codes[rows])
         A = np.full((len(qids), len(runs)), np.nan)
         A[q_codes[rows[::-1]], r_codes[rows[::-1]]] = values[rows[::-1]]   # reversed: the first value wins
         out[m] = pd.DataFrame(A[topics], index=pd.Index(np.asarray(qids)[topics], name="qid"),

@@ -84,3 +84,8 @@ def test_wide_tables_equal_pivot_table():
         expected = sub.pivot_table(index="qid", columns="run", values="value", aggfunc="first").reindex(columns=runs)
         pd.testing.assert_frame_equal(wide.sort_index(), expected.sort_index(), check_names=False)
     assert wide_tables(pq, ["nDCG"], runs)["nDCG"].empty
+    three = ["run3", "run0", "run2"]                 # run1 is in the table but not asked for: left out
+    for m, wide in wide_tables(pq, ["AP"], three).items():
+        sub = pq[pq["measure"] == m]
+        expected = sub.pivot_table(index="qid", columns="run", values="value", aggfunc="first").reindex(columns=three)
+        pd.testing.assert_frame_equal(wide.sort_index(), expected.dropna(how="all").sort_index(), check_names=False)
