@@ -201,13 +201,14 @@ def spool_run(source, file: str, *, progress=None, min_bytes: int | None = None)
         def again():
             raw.seek(0)
             return text_blocks(raw, gz, size, file, progress, CHUNK_BYTES)
-        return _spool(text(), file, again, size)
+        return _spool(text(), file, again, size, drain=gz)
 
 
-def _spool(blocks, file: str, again=None, size: int = 0) -> SpooledRun | None:
+def _spool(blocks, file: str, again=None, size: int = 0, drain: bool = True) -> SpooledRun | None:
     """Rank the run's pieces into a temporary Parquet file; None (and no file) when the run is not clean. When its
     topics are not contiguous, `again()` (the text from the start, once more) goes through a spilling DuckDB table
-    instead (core/ingest_spill.py)."""
+    instead (core/ingest_spill.py). `drain`: before declining, read `again()` to the end, so that a gzip text over
+    the limit is refused here; a plain file's size was checked against the limit before (spool_run)."""
     folder = os.environ.get("RANKBOARD_SPOOL_DIR") or tempfile.gettempdir()
     _sweep(folder)
     fd, path = tempfile.mkstemp(prefix=f"rankboard-run-{os.getpid()}-", suffix=".parquet", dir=folder)
@@ -225,7 +226,7 @@ def _spool(blocks, file: str, again=None, size: int = 0) -> SpooledRun | None:
         if got is None:
             _unlink(path)
     if got is None:
-        if again is not None:      # the whole-file parser will hold the text: refuse a gzip bomb before it does
+        if again is not None and drain:    # the whole-file parser will hold the text: refuse a gzip bomb first
             for _ in again():      # text_blocks raises the text limit's error as it passes it
                 pass
         return None

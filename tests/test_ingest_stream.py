@@ -81,7 +81,7 @@ def test_pieces_and_whole_files_store_the_same_rows(runs, tmp_path, monkeypatch,
     (tmp_path / "spool").mkdir()
     spooled, spilled = [], []
     real, real_spill = prep._spool, prep.spill
-    monkeypatch.setattr(prep, "_spool", lambda *a: spooled.append(got := real(*a)) or got)
+    monkeypatch.setattr(prep, "_spool", lambda *a, **k: spooled.append(got := real(*a, **k)) or got)
     monkeypatch.setattr(prep, "spill", lambda *a, **k: spilled.append(got := real_spill(*a, **k)) or got)
     got, err = {}, {}
     for way in WAYS:
