@@ -53,15 +53,15 @@ def table_stage1(con, runs_table: str, qrels_table: str, names: list[str], depth
     """Stage 1 of runs held in DuckDB table `runs_table` (run INTEGER index into names, qid, docno, and the
     canonical rank, else score to rank them by in SQL) against stacked qrels `qrels_table` (s, qid, docno, rel):
     ranked once per run, joined once to all sets."""
-    rt, qt = ident(runs_table), ident(qrels_table)
-    cols = [d[0] for d in con.execute(f"SELECT * FROM {rt} LIMIT 0").description]
+    rt, qt = ident(runs_table), ident(qrels_table)     # SQL below: these quoted identifiers, and no user text
+    cols = [d[0] for d in con.execute("SELECT * FROM " + rt + " LIMIT 0").description]
     rank = "rank" if "rank" in cols else rank_sql("run, qid")
-    cut = "" if depth is None else f" WHERE rank <= {int(depth)}"
-    rows = con.execute(f"WITH r AS (SELECT run, qid, docno, {rank} AS rank FROM {rt}), c AS (SELECT * FROM r{cut}) "
-                       f"SELECT q.s, c.run, c.qid, c.rank, q.rel FROM c JOIN {qt} q ON q.qid = c.qid "
-                       "AND q.docno = c.docno").fetchnumpy()
-    sizes = con.execute(f"SELECT run, qid, count(*) AS n FROM {rt} GROUP BY ALL").fetchnumpy()
-    qrels_qids = [r[0] for r in con.execute(f"SELECT DISTINCT qid FROM {qt}").fetchall()]
+    cut = "" if depth is None else " WHERE rank <= $depth"
+    rows = con.execute("WITH r AS (SELECT run, qid, docno, " + rank + " AS rank FROM " + rt + "), c AS (SELECT * FROM r"
+                       + cut + ") SELECT q.s, c.run, c.qid, c.rank, q.rel FROM c JOIN " + qt + " q ON q.qid = c.qid "
+                       "AND q.docno = c.docno", {} if depth is None else {"depth": int(depth)}).fetchnumpy()
+    sizes = con.execute("SELECT run, qid, count(*) AS n FROM " + rt + " GROUP BY ALL").fetchnumpy()
+    qrels_qids = [r[0] for r in con.execute("SELECT DISTINCT qid FROM " + qt).fetchall()]
     return build_stage1(names, sizes["run"], sizes["qid"], sizes["n"], qrels_qids, rows)
 
 
@@ -101,9 +101,9 @@ def score_sets(con, qrels_table: str, st: Stage1, n_judges: int, measure, option
     present = np.zeros((J + 1, Q), bool)
     got = con.execute(TOPICS_SQL.format(q=q)).fetchnumpy()
     present[np.asarray(got["s"], np.int64), np.searchsorted(st.qids, np.asarray(got["qid"], object).astype(str))] = True
-    top = int(con.execute(f"SELECT coalesce(max(rel), 1) FROM {q} WHERE s = 0").fetchone()[0])
+    top = int(con.execute("SELECT coalesce(max(rel), 1) FROM " + q + " WHERE s = 0").fetchone()[0])
     top = max(top, int(options.rel_level), 1)
-    width = max(top, int(con.execute(f"SELECT coalesce(max(rel), 0) FROM {q}").fetchone()[0])) + 1
+    width = max(top, int(con.execute("SELECT coalesce(max(rel), 0) FROM " + q).fetchone()[0])) + 1
     levels = _counts(con, LEVELS_SQL, q, st.qids, J + 1, width)
     extra = _counts(con, EXTRA_SQL, q, st.qids, J + 1, width)[1:]
     S = 2 * J + 1                                                    # reference, judges, filled

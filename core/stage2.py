@@ -120,6 +120,7 @@ def _assemble(groups, data, ms, options, runs, missing, warnings) -> EvalResult:
 
 
 _TEXT = pd.Series(["x"]).dtype      # the dtype pandas infers for a column of str: "str", Arrow-backed, in pandas 3
+_ARROW_TEXT = isinstance(_TEXT, pd.StringDtype) and _TEXT.storage == "pyarrow"
 
 
 def tiled(values: np.ndarray, times: int):
@@ -128,7 +129,7 @@ def tiled(values: np.ndarray, times: int):
     converts to Arrow value by value (0.2 s per column at 50 runs x 5,000 topics x 6 measures); tests/test_stage2_
     summary.py compares the two. Values that are not all text, missing values, an empty column or a pandas without
     Arrow strings take the plain way."""
-    if not (isinstance(_TEXT, pd.StringDtype) and _TEXT.storage == "pyarrow") or times == 0 or len(values) == 0:
+    if not _ARROW_TEXT or times == 0 or len(values) == 0:
         return np.tile(values, times)
     try:
         one = pa.array(values, type=pa.large_string())
@@ -141,7 +142,7 @@ def tiled(values: np.ndarray, times: int):
 
 def repeated(names: list[str], count: int):
     """`np.repeat(names, count)` as a text column: one Arrow chunk per name (see `tiled`)."""
-    if not (isinstance(_TEXT, pd.StringDtype) and _TEXT.storage == "pyarrow") or not names or count == 0:
+    if not _ARROW_TEXT or not names or count == 0:
         return np.repeat(np.array(names, dtype=object), count)
     zeros = pa.array(np.zeros(count, dtype=np.int32))
     chunks = [pa.array([str(n)], type=pa.large_string()).take(zeros) for n in names]
