@@ -92,7 +92,8 @@ def _missing_note(missing: str, gaps: dict[str, list[str]], extra: dict[str, int
 
 def compare(per_query: pd.DataFrame, *, baseline: str, measures=None, test: str = "t",
             correction: str = "none", alpha: float = 0.05, missing: str = "skip", all_qids=None,
-            tie_tol: float = 1e-9, n_resamples: int = 10_000, seed: int = 0, pairs=None) -> Comparison:
+            tie_tol: float = 1e-9, n_resamples: int = 10_000, seed: int = 0, pairs=None,
+            intervals: bool = True) -> Comparison:
     """Compare every run in `per_query` (run, qid, measure, value) with `baseline`, for each measure.
 
     Topics are aligned on the baseline's topics (or `all_qids`). missing='skip' pairs only the topics
@@ -102,6 +103,9 @@ def compare(per_query: pd.DataFrame, *, baseline: str, measures=None, test: str 
     test='tukey' or 'randomization-all' (core.multisys) tests all runs together on the topics they all
     have: a row's p_value is the baseline-vs-run cell of that all-pairs matrix, already adjusted over
     every pair of runs (`pairs`: measure -> a core.resolution.Resolution that has it already).
+    intervals=False leaves the bootstrap CIs out (ci_low and ci_high None) unless the test draws the
+    bootstrap anyway (test='bootstrap'): a view that shows means, deltas and p-values skips its costliest
+    step. A measure's CIs do not depend on the other measures compared, so a one-measure call gives them.
     """
     per_query = per_query.assign(run=per_query["run"].astype(str), qid=per_query["qid"].astype(str))
     runs = _validate(per_query, baseline, test, correction, missing)
@@ -123,7 +127,7 @@ def compare(per_query: pd.DataFrame, *, baseline: str, measures=None, test: str 
         if missing == "zero":
             V, present = np.nan_to_num(V, nan=0.0), np.ones_like(present)
         aligned[measure] = Aligned.of(qids, V, present)
-    resampled = _resampled(aligned, test, n_resamples, seed)
+    resampled = _resampled(aligned, test, n_resamples, seed, intervals)
     measured = {m: _measure_stats(aligned[m], resampled[m], test, tie_tol) for m in measure_list}
     if test in multisys.MULTI_TESTS:
         seen = sorted(runs)
@@ -218,7 +222,8 @@ def _measure_stats(a: Aligned, r: Resampled, test: str, tie_tol: float) -> Measu
                         p=p)
 
 
-def _resampled(aligned: dict[str, Aligned], test: str, n_resamples: int, seed: int) -> dict[str, Resampled]:
+def _resampled(aligned: dict[str, Aligned], test: str, n_resamples: int, seed: int,
+               intervals: bool = True) -> dict[str, Resampled]:
     """Bootstrap CIs (and the randomisation / bootstrap p-values) for every measure in one pass.
 
     Measures aligned on the same query list are stacked column-wise (runs x measures, plus the
@@ -238,7 +243,8 @@ def _resampled(aligned: dict[str, Aligned], test: str, n_resamples: int, seed: i
         if test == "bootstrap":
             low, high, p = stats.bootstrap_ci_and_test(V, vmask, D, dmask, n_resamples, seed)
         else:
-            low, high = stats.bootstrap_ci(V, vmask, n_resamples, seed)
+            low, high = (stats.bootstrap_ci(V, vmask, n_resamples, seed) if intervals
+                         else (np.full(V.shape[1], np.nan), np.full(V.shape[1], np.nan)))
             p = stats.randomization_test(D, dmask, n_resamples, seed) if test == "randomization" else None
         ov = np.cumsum([0] + [a.values.shape[1] for a in parts])
         od = np.cumsum([0] + [a.diffs.shape[1] for a in parts])

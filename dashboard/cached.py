@@ -26,9 +26,11 @@ def _key() -> str:
     return str(store_resource.get_store().path)
 
 
-@st.cache_data(show_spinner=SPIN, max_entries=256)
+@st.cache_resource(show_spinner=SPIN, max_entries=64)
 def evaluate(_store, store_key: str, cid: int, run_ids: tuple, measures: tuple, qrels_id, version: str):
-    """core.results.evaluate_stored (its `run` columns hold run names)."""
+    """core.results.evaluate_stored (its `run` columns hold run names). One EvalResult shared by every caller and
+    session, never copied: callers read it and never change it (cache_data would pickle it on the first call
+    and unpickle a copy for every later one, ~0.05 s each at 50 runs x 5,000 topics x 6 measures)."""
     from core.results import evaluate_stored
     with store_resource.db_lock():   # evaluate_stored writes its results cache: one writer at a time
         return evaluate_stored(_store, cid, list(run_ids), list(measures), qrels_id=qrels_id)
@@ -41,23 +43,16 @@ def evaluated(cid: int, run_ids, measures, *, qrels_id=None, ver: str):
 
 @st.cache_data(show_spinner=SPIN, max_entries=256)
 def compare(_per_query: pd.DataFrame, store_key: str, cid: int, run_ids: tuple, measures: tuple, qrels_id,
-            version: str, baseline: str, test: str, _pairs=None):
+            version: str, baseline: str, test: str, _pairs=None, intervals: bool = True):
     """The resampling part of core.compare (uncorrected); the correction is applied outside the cache.
     A multi-system test (Tukey, all-pairs randomisation) draws RANK_RESAMPLES like the page's rank
     resolution and reuses its matrix (`_pairs`: measure -> Resolution, same inputs), so the heatmap
-    and the baseline's p-values are the same numbers."""
+    and the baseline's p-values are the same numbers. intervals=False: no bootstrap CIs (core.compare)."""
     from core.compare import compare as core_compare
     from core.multisys import MULTI_TESTS
     extra = dict(n_resamples=RANK_RESAMPLES, pairs=_pairs) if test in MULTI_TESTS else {}
-    return core_compare(_per_query, baseline=baseline, measures=list(measures), test=test, **extra)
-
-
-@st.cache_data(show_spinner=SPIN, max_entries=256)
-def corrected(_raw, store_key: str, cid: int, run_ids: tuple, measures: tuple, qrels_id, version: str,
-              baseline: str, test: str, correction: str, alpha: float):
-    """The cached comparison under a correction and alpha (statsmodels' Holm runs gc.collect(),
-    ~0.1 s in this process, so even this cheap step is worth caching)."""
-    return _raw.with_correction(correction, alpha)
+    return core_compare(_per_query, baseline=baseline, measures=list(measures), test=test, intervals=intervals,
+                        **extra)
 
 
 JUDGED = "Judged@10"
@@ -67,22 +62,6 @@ def with_judged(measures) -> list[str]:
     """The measure strings plus Judged@10, once."""
     out = [str(m) for m in measures]
     return out if JUDGED in out else out + [JUDGED]
-
-
-def compared(cid: int, run_ids, measures, *, baseline: str, test: str, correction: str, alpha: float,
-             ver: str, qrels_id=None):
-    """(EvalResult, Comparison). Changing only the correction or alpha reuses the cached resampling:
-    Comparison.with_correction recomputes the corrected p-values from the raw ones.
-
-    The EvalResult also holds Judged@10 (read it with `judged_at_10`): one evaluate_stored call
-    reads the stored rankings once for the chosen measures and the page's unjudged-documents check,
-    where a second call for Judged@10 alone read them all again (3.6 of the 10 s cold leaderboard
-    at 10 runs x 5,000 topics). The comparison covers the chosen measures only."""
-    result = evaluated(cid, run_ids, with_judged(measures), qrels_id=qrels_id, ver=ver)
-    key = (_key(), cid, tuple(int(r) for r in run_ids), tuple(str(m) for m in measures), qrels_id, ver,
-           baseline, test)
-    raw = compare(result.per_query, *key)
-    return result, corrected(raw, *key, correction, float(alpha))
 
 
 @st.cache_data(show_spinner=SPIN, max_entries=32)
@@ -149,10 +128,8 @@ def missing_note(missing_topics: dict) -> str:
             "that run's mean is over the topics it has. " + "; ".join(parts) + ".")
 
 
-def exports(table: pd.DataFrame, comparison) -> tuple[str, str]:
-    """CSV and LaTeX: the Comparison's own when a baseline is set, else the means table."""
-    if comparison is not None:
-        return comparison.to_csv(), comparison.to_latex()
+def exports(table: pd.DataFrame) -> tuple[str, str]:
+    """CSV and LaTeX of the means table (a view with a baseline exports its Report instead: report_of)."""
     csv = table.to_csv(float_format="%.4f")
     numeric = list(table.select_dtypes("number").columns)     # the rank and group columns are text
     latex = (table.style.format("{:.4f}", na_rep="-", escape="latex", subset=numeric)
@@ -257,22 +234,41 @@ def contributions(cid: int, run_ids, measures, *, run: str, baseline: str, measu
 
 
 def compared_many(cid: int, run_ids, measures, *, baselines, test: str, correction: str, alpha: float, ver: str,
-                  qrels_id=None, resolution=None):
+                  qrels_id=None, resolution=None, intervals: bool = True):
     """(EvalResult, comparisons): one Comparison per baseline, corrected together over every test
-    (core.baselines.corrected_together); the resampling of each baseline is cached as in `compared`.
-    `resolution` (from `resolved`, same runs and test) lends its matrix to a multi-system test."""
+    (core.baselines.corrected_together); the resampling of each baseline is cached.
+    `resolution` (from `resolved`, same runs and test) lends its matrix to a multi-system test.
+    intervals=False: no bootstrap CIs (the table needs none; `intervals` gives a chart's)."""
     result = evaluated(cid, run_ids, with_judged(measures), qrels_id=qrels_id, ver=ver)
     key = (_key(), cid, tuple(int(r) for r in run_ids), tuple(str(m) for m in measures), qrels_id, ver)
     pairs = {resolution.measure: resolution} if resolution is not None else None
-    raws = tuple(compare(result.per_query, *key, b, test, _pairs=pairs) for b in baselines)
-    return result, _together(raws, *key, tuple(baselines), test, correction, float(alpha))
+    raws = tuple(compare(result.per_query, *key, b, test, _pairs=pairs, intervals=intervals) for b in baselines)
+    return result, _together(raws, *key, tuple(baselines), test, correction, float(alpha), intervals)
+
+
+def intervals(cid: int, run_ids, measures, *, baseline: str, measure: str, ver: str, qrels_id=None):
+    """A Comparison of `measure` alone with its bootstrap CIs (means and CIs are what a chart needs; the
+    CIs are those of the full comparison, core.compare). The runs are evaluated on `measures` as the page's
+    other calls evaluate them, so this reuses that evaluation."""
+    result = evaluated(cid, run_ids, with_judged(measures), qrels_id=qrels_id, ver=ver)
+    return compare(result.per_query, _key(), cid, tuple(int(r) for r in run_ids), (str(measure),), qrels_id, ver,
+                   baseline, "t")
 
 
 @st.cache_data(show_spinner=SPIN, max_entries=256)
 def _together(_raws, store_key: str, cid: int, run_ids: tuple, measures: tuple, qrels_id, version: str,
-              baselines: tuple, test: str, correction: str, alpha: float):
+              baselines: tuple, test: str, correction: str, alpha: float, intervals: bool = True):
     from core.baselines import corrected_together
     return corrected_together(_raws, correction, alpha)
+
+
+def report_later(cid: int, run_ids, measures, *, resolution, **many):
+    """(csv, latex): functions that build the exports of a view with a baseline, every CI included, when a
+    download is clicked (Streamlit runs them on its download thread), so the view itself draws no CI it
+    does not show. `many`: compared_many's other arguments."""
+    def report():
+        return report_of(compared_many(cid, run_ids, measures, resolution=resolution, **many)[1], resolution)
+    return (lambda: report().to_csv()), (lambda: report().to_latex())
 
 
 def report_of(comparisons, resolution):

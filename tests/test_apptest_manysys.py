@@ -67,3 +67,26 @@ def test_leaderboard_more_baselines(app):
     open_tab(at, "Risk")
     risk = frame(at, "lb_risk_table")
     assert set(risk["baseline"]) == {"humR03dc", "pircRBa1"}
+
+
+def test_leaderboard_chart_intervals_are_the_details_intervals(app):
+    """The table's comparison draws no bootstrap CI; the chart bootstraps its one measure and the details tab
+    every measure (dashboard.cached.intervals / compared_many): the chart's error bars are the details' CIs."""
+    import json
+    at = open_page(app, "leaderboard", baseline="humR03dc", measure="nDCG@10")
+    assert_clean(at)
+    bar = json.loads(keyed_chart(at).proto.spec)["data"][0]
+    means = dict(zip(bar["x"], bar["y"]))
+    cis = {run: (lo, hi) for run, (lo, hi, _n) in zip(bar["x"], bar["customdata"])}
+    assert len(cis) == 5 and all(lo < means[r] < hi for r, (lo, hi) in cis.items())
+    open_tab(at, "Deltas, wins/ties/losses, p-values")
+    details = frame(at, "lb_details").query("measure == 'nDCG@10'")
+    assert len(details) == 4 and details[["ci_low", "ci_high"]].notna().all().all()
+    for row in details.itertuples():
+        assert cis[row.run] == pytest.approx((row.ci_low, row.ci_high), abs=1e-12), row.run
+        assert means[row.run] == pytest.approx(row.mean, abs=1e-12)
+
+
+def keyed_chart(at):
+    from tests.apptest_kit import keyed
+    return keyed(at, "lb_ci_chart")

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import itertools
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -321,6 +323,29 @@ def test_resampling_of_one_measure_does_not_depend_on_the_other_measures(test, m
             for f in ("mean", "ci_low", "ci_high", "delta", "p_value", "effect_size"):
                 a, b = getattr(t, f), getattr(r, f)
                 assert (a is None and b is None) or a == pytest.approx(b, abs=1e-12), (r.run, m, f)
+
+
+@pytest.mark.parametrize("test", ["t", "wilcoxon", "randomization", "bootstrap", "tukey"])
+def test_without_intervals_only_the_cis_are_left_out(test):
+    """intervals=False (the Leaderboard's table) gives every field of the full comparison but the CIs, which
+    are None; under test='bootstrap' the CIs come with the test's own draws and stay. A one-measure compare
+    (the Leaderboard's chart) gives the CIs of the full call."""
+    pq = _synthetic()
+    full = compare(pq, baseline="r0", test=test, correction="holm", n_resamples=600, seed=3)
+    lean = compare(pq, baseline="r0", test=test, correction="holm", n_resamples=600, seed=3, intervals=False)
+    assert [(r.run, r.measure) for r in lean.rows] == [(r.run, r.measure) for r in full.rows]
+    for a, b in zip(lean.rows, full.rows):
+        assert b.ci_low is not None and b.ci_high is not None
+        if test == "bootstrap":
+            assert (a.ci_low, a.ci_high) == (b.ci_low, b.ci_high)
+        else:
+            assert a.ci_low is None and a.ci_high is None
+        assert replace(a, ci_low=b.ci_low, ci_high=b.ci_high) == b, (a.run, a.measure)
+    for m in ("A", "B", "C"):
+        alone = compare(pq, baseline="r0", measures=[m], test="t", n_resamples=600, seed=3)
+        for r in alone.rows:
+            f = full.row(r.run, m)
+            assert r.ci_low == pytest.approx(f.ci_low, abs=1e-12) and r.ci_high == pytest.approx(f.ci_high, abs=1e-12)
 
 
 def test_compare_ci_is_the_percentile_bootstrap_of_each_runs_mean_over_the_aligned_topics():

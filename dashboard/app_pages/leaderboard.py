@@ -80,9 +80,10 @@ with guard("evaluate the runs"):
         resolution = cached.resolved(coll["id"], run_ids, measures, runs=chosen, measure=measures[0], test=test,
                                      correction=correction, alpha=float(alpha), ver=ver)
         baselines = [baseline or chosen[0], *more]
-        result, comparisons = cached.compared_many(coll["id"], run_ids, measures, baselines=baselines, test=test,
-                                                   correction=correction, alpha=float(alpha), ver=ver,
-                                                   resolution=resolution)
+        many = dict(baselines=baselines, test=test, correction=correction, alpha=float(alpha), ver=ver,
+                    resolution=resolution)
+        # the table needs no bootstrap CIs (10,000 resamples): the chart, the details and the exports ask for theirs
+        result, comparisons = cached.compared_many(coll["id"], run_ids, measures, intervals=False, **many)
         comparison = comparisons[0]
         judged = cached.judged_at_10(result)
     show_warnings(result.warnings, title="Evaluation warnings")
@@ -102,12 +103,16 @@ with guard("evaluate the runs"):
                                                            "Every pair", "Risk"], key="lb_tab", on_change="rerun")
     with tab_chart:
         measure = state.select_one("Chart measure", measures, key="lb_measure", param="measure")
-        lb.render_ci_chart(comparison, measure=measure, colors=run_colors(names), key="lb_ci_chart")
+        with st.spinner(md_format("Bootstrapping the 95% intervals of {} (10,000 resamples)...", measure)):
+            one = cached.intervals(coll["id"], run_ids, measures, baseline=baselines[0], measure=measure, ver=ver)
+        lb.render_ci_chart(one, measure=measure, colors=run_colors(names), key="lb_ci_chart")
     with tab_details:
         if tab_details.open is False:
             pass
         elif baseline:
-            lb.render_details(comparisons, key="lb_details")
+            with st.spinner("Bootstrapping the 95% intervals (10,000 resamples)..."):
+                _, full = cached.compared_many(coll["id"], run_ids, measures, **many)
+            lb.render_details(full, key="lb_details")
         else:
             st.info("Pick a baseline to see deltas, wins/ties/losses and p-values.")
     with tab_pairs:
@@ -137,7 +142,7 @@ with guard("evaluate the runs"):
                                                                   measure=m, alpha_risk=alpha_risk, ver=ver),
                                              run=run, baseline=versus, measure=m, alpha=alpha_risk, key="lb_trisk")
     stem = f"leaderboard_{coll['name']}" + (f"_vs_{baseline}" if baseline else "")
-    csv, latex = cached.exports(table, cached.report_of(comparisons, resolution) if baseline else None)
+    csv, latex = cached.report_later(coll["id"], run_ids, measures, **many) if baseline else cached.exports(table)
     lb.render_downloads(csv=csv, latex=latex, stem=stem, key="lb_download")
     if st.toggle("Pool-hole bounds and filled scores", key="lb_bounds",
                  help="What each score could be if the unjudged documents were relevant, and which runs could swap"):

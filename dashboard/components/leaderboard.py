@@ -67,7 +67,7 @@ def render_table(summary: pd.DataFrame, *, runs: list[str], measures: list[str],
     table.index.name = "Run"
     numeric = [c for c in table.columns if c != wtl and c not in ranked]
     styler = table.style.format("{:.4f}", na_rep="–", subset=numeric)
-    css = pd.DataFrame("", index=table.index, columns=table.columns)
+    css = pd.DataFrame("", index=table.index, columns=table.columns, dtype=object)   # not Arrow text: set cell by cell
     if comparison is not None:
         marked: dict[tuple[str, str], list[str]] = {}
         for (run, m), (marker, sign) in _cell_marks(comparison, measures).items():
@@ -155,7 +155,8 @@ def render_details(comparisons, *, key: str) -> None:
     })
 
 
-def render_downloads(*, csv: str, latex: str, stem: str, key: str) -> None:
+def render_downloads(*, csv, latex, stem: str, key: str) -> None:
+    """CSV and LaTeX buttons; `csv` and `latex` are the text or a function that returns it when clicked."""
     a, b, _ = st.columns([1, 1, 3])
     stem = slug(stem)   # run and collection names may hold '/', '<', spaces ...
     a.download_button("Download CSV", csv, file_name=f"{stem}.csv", mime="text/csv", key=f"{key}_csv",

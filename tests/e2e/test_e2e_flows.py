@@ -102,6 +102,25 @@ def test_choosing_a_baseline_shows_significance_markers(app):
     app.assert_healthy()
 
 
+def test_leaderboard_csv_download_carries_every_interval(app):
+    """With a baseline, the Leaderboard's CSV is built when the button is clicked (the view itself bootstraps
+    only the chart's measure): every run and measure row of the download has its 95% CI."""
+    app.goto("/?baseline=humR03dc")
+    expect(app.page.get_by_test_id("stCaptionContainer").filter(has_text="significantly better / worse than")) \
+        .to_be_visible()
+    with app.page.expect_download() as dl:
+        app.key("lb_download_csv").locator("button").click()
+    rows = list(csv.DictReader(io.StringIO(Path(dl.value.path()).read_text())))
+    runs = {r["run"] for r in rows}                 # earlier flows may have uploaded runs to the shared store
+    assert set(SAMPLE_RUNS) <= runs, rows[:2]
+    assert len({r["measure"] for r in rows}) == 5 and len(rows) == 5 * len(runs)
+    for r in rows:
+        low, mean, high = float(r["ci_low"]), float(r["mean"]), float(r["ci_high"])
+        assert low <= mean <= high and low < high, r
+    assert dl.value.suggested_filename.endswith("_vs_humR03dc.csv")
+    app.assert_healthy()
+
+
 # --- 3 ------------------------------------------------------------------------------------------
 def test_opening_a_query_shows_both_ranked_lists(app):
     app.goto("/per-query")
