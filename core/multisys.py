@@ -29,9 +29,6 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from scipy import interpolate
-from scipy.stats import studentized_range
-from scipy.stats import t as _sp_t
 
 from core import permute, stats
 from core.errors import OptionError
@@ -85,6 +82,8 @@ def studentized_range_sf(q: np.ndarray, k: int, df: float) -> np.ndarray:
     than _GRID_PAIRS distinct values the tail is computed on a grid of _GRID_PAIRS points over
     [0, max q] and read off a monotone cubic (PCHIP) interpolation of log sf. Plain equivalent:
     `studentized_range.sf(q, k, df)`; tests/test_multisys.py compares the two."""
+    from scipy import interpolate                  # scipy.stats on first use (core.stats._sp says why)
+    from scipy.stats import studentized_range
     q = np.asarray(q, dtype=float)
     out = np.full(q.shape, np.nan)
     ok = np.isfinite(q)
@@ -195,6 +194,7 @@ def _paired_t_pairs(X) -> np.ndarray:
     unsafe = var <= 1e-8 * (C[a, a] + C[b, b])
     with np.errstate(invalid="ignore", divide="ignore"):
         t = (X.mean(axis=0)[a] - X.mean(axis=0)[b]) / np.sqrt(var / n)
+    from scipy.stats import t as _sp_t              # on first use (core.stats._sp)
     p[~unsafe] = 2.0 * _sp_t.sf(np.abs(t[~unsafe]), n - 1)
     if unsafe.any():
         cols = np.flatnonzero(unsafe)

@@ -25,7 +25,6 @@ References
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import norm
 
 from core.errors import OptionError
 
@@ -86,6 +85,7 @@ def georisk(X, alpha: float = 1.0) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         Z = np.where(E > 0, (X - E) / np.sqrt(E), 0.0)
     zrisk = np.where(Z >= 0, Z, (1.0 + a) * Z).sum(axis=0)
+    from scipy.stats import norm                    # on first use (core.stats._sp says why)
     return np.sqrt(S / c * norm.cdf(zrisk / c))
 
 

@@ -21,14 +21,18 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from scipy import stats as _sp
-from statsmodels.stats.multitest import multipletests
-
 from core.errors import OptionError
 
 TESTS = ("t", "wilcoxon", "randomization", "bootstrap")
 CORRECTIONS = {"none": None, "bonferroni": "bonferroni", "holm": "holm", "bh": "fdr_bh"}
 _BLOCK_CELLS = 2_000_000  # resample rows per block = this / n_queries (bounds memory at ~16 MB)
+
+
+def _sp():
+    """scipy.stats, imported when a test first needs it: it (and statsmodels, below) takes ~1 s to import, which
+    every `python -m core` command paid at start-up, also those that test nothing (load, list, evaluate)."""
+    from scipy import stats
+    return stats
 
 
 def _block_rows(n: int, n_resamples: int) -> int:
@@ -41,7 +45,7 @@ def paired_t(x: np.ndarray, y: np.ndarray) -> float:
         return float("nan")
     with warnings.catch_warnings():  # near-identical samples: scipy warns, the p-value is still its answer
         warnings.simplefilter("ignore", RuntimeWarning)
-        return float(_sp.ttest_rel(x, y).pvalue)
+        return float(_sp().ttest_rel(x, y).pvalue)
 
 
 def paired_t_columns(X: np.ndarray, Y: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -53,7 +57,7 @@ def paired_t_columns(X: np.ndarray, Y: np.ndarray, mask: np.ndarray) -> np.ndarr
             continue
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            p[cols] = _sp.ttest_rel(X[np.ix_(rows, cols)], Y[np.ix_(rows, cols)], axis=0).pvalue
+            p[cols] = _sp().ttest_rel(X[np.ix_(rows, cols)], Y[np.ix_(rows, cols)], axis=0).pvalue
     return p
 
 
@@ -69,7 +73,7 @@ def wilcoxon(d: np.ndarray) -> float:
         return 1.0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        return float(_sp.wilcoxon(d).pvalue)
+        return float(_sp().wilcoxon(d).pvalue)
 
 
 def cohens_d(d: np.ndarray) -> float:
@@ -261,5 +265,6 @@ def correct(pvalues, method: str = "none", alpha: float = 0.05) -> np.ndarray:
     out = p.copy()
     finite = np.isfinite(p)
     if CORRECTIONS[method] is not None and finite.any():
+        from statsmodels.stats.multitest import multipletests   # on first use: see _sp
         out[finite] = multipletests(p[finite], alpha=alpha, method=CORRECTIONS[method])[1]
     return out
