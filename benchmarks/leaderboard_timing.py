@@ -52,7 +52,10 @@ def child_core(store_path: str) -> dict:
 
 
 PRELOADED = ("dashboard.app_pages", "dashboard.cached", "dashboard.components.leaderboard", "dashboard.components.manysys",
-             "core.results", "core.compare", "core.baselines", "plotly.graph_objects")
+             "core.results", "core.compare", "core.baselines", "plotly.graph_objects",
+             # core imports these when a statistic first needs them (core.stats._sp); a server that has drawn one
+             # view with a t-test or a correction holds them, as it holds the modules above
+             "scipy.stats", "statsmodels.stats.multitest")
 
 
 def server_start(at) -> float:
