@@ -130,21 +130,6 @@ def per_query_pairs(reps: int) -> None:
                 cur.unregister("_rb_new_results")
         pair("results cache write of 1.5M rows from an Arrow table (`results._write`; plain: a pandas frame of "
              "astype(int)/astype(str) columns)", lambda: results._write(store, pq, 1, "o"), plain_write, reps)
-
-        def reread(setting: str):                   # "SET arrow_large_buffer_size = true" is the store's own setting
-            with store.session():
-                cur = store.cursor()
-                try:
-                    cur.execute(setting)
-                    cur.sql("SELECT run_id::VARCHAR AS run, qid, measure, value FROM results ORDER BY run_id, measure, "
-                            "qid").to_arrow_table().to_pandas()
-                finally:
-                    cur.execute("SET arrow_large_buffer_size = true")
-                    cur.close()
-        pair("re-read of the 1.5M cached results into pandas with DuckDB's Arrow text as large_string (`core.store."
-             "_config`; plain: DuckDB's default Arrow strings, which pandas converts)",
-             lambda: reread("SET arrow_large_buffer_size = true"), lambda: reread("SET arrow_large_buffer_size = false"),
-             reps)
         store.close()
 
 

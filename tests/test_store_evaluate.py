@@ -149,34 +149,3 @@ def test_results_cache_rows_equal_the_plain_pandas_frame(files, tmp_path, monkey
     finally:
         store.close()
 
-
-def test_cached_results_read_as_large_strings_equal_the_plain_conversion(files, tmp_path):
-    """The store asks DuckDB for large_string Arrow text (core.store._config) so pandas wraps the cached results
-    instead of converting them. Plain equivalent: DuckDB's default Arrow strings, converted by pandas. The
-    frames evaluate_stored returns are equal either way, text columns, dtypes and order included."""
-    runs, qrels = files
-    store = Store.open(tmp_path / "l.duckdb", load_sample=False)
-    try:
-        with store.transaction() as cur:
-            cid = ingest.collection_id(cur, "c", create=True)
-            ingest.add_qrels(cur, cid, qrels[0], filename="qrels.txt")
-            ids = [ingest.add_run(cur, cid, p, filename=p.name).id for p in runs]
-        measures = ["AP", "P@10", "ndcg_cut_10", "num_rel"]
-        fresh = evaluate_stored(store, "c", ids, measures)           # computes and writes the results cache
-        with store.session():
-            cur = store.cursor()
-            assert cur.execute("SELECT current_setting('arrow_large_buffer_size')").fetchone()[0] is True
-            cur.execute("SET arrow_large_buffer_size = false")
-            try:
-                assert str(cur.sql("SELECT qid FROM results LIMIT 1").to_arrow_table().schema[0].type) == "string"
-                plain = evaluate_stored(store, "c", ids, measures)    # read back from the cache, default strings
-            finally:
-                cur.execute("SET arrow_large_buffer_size = true")
-                cur.close()
-        cached = evaluate_stored(store, "c", ids, measures)
-        for got in (fresh, cached):
-            pd.testing.assert_frame_equal(got.per_query, plain.per_query, check_exact=True)
-            pd.testing.assert_frame_equal(got.summary, plain.summary, check_exact=True)
-        assert str(fresh.per_query["qid"].dtype) == str(plain.per_query["qid"].dtype)
-    finally:
-        store.close()
