@@ -29,8 +29,9 @@ def _key() -> str:
 @st.cache_resource(show_spinner=SPIN, max_entries=64)
 def evaluate(_store, store_key: str, cid: int, run_ids: tuple, measures: tuple, qrels_id, version: str):
     """core.results.evaluate_stored (its `run` columns hold run names). One EvalResult shared by every caller and
-    session, never copied: callers read it and never change it (cache_data would pickle it on the first call
-    and unpickle a copy for every later one, ~0.05 s each at 50 runs x 5,000 topics x 6 measures)."""
+    session, never copied: callers read it and never change it (tests/test_apptest_manysys.py checks). The plain
+    equivalent, st.cache_data, pickles it on the first call and unpickles a copy for every later one: the cold
+    Leaderboard at 50 runs x 5,000 topics spent ~0.3 s more outside core that way (benchmarks/PROFILE.md)."""
     from core.results import evaluate_stored
     with store_resource.db_lock():   # evaluate_stored writes its results cache: one writer at a time
         return evaluate_stored(_store, cid, list(run_ids), list(measures), qrels_id=qrels_id)

@@ -90,3 +90,33 @@ def test_leaderboard_chart_intervals_are_the_details_intervals(app):
 def keyed_chart(at):
     from tests.apptest_kit import keyed
     return keyed(at, "lb_ci_chart")
+
+
+def test_the_shared_evaluation_is_never_changed_by_a_page(app, monkeypatch):
+    """dashboard.cached.evaluate hands every caller and session one EvalResult (st.cache_resource, not a pickled
+    copy per call as st.cache_data would): no view may change it. Each result is snapshotted when computed and,
+    after the Leaderboard's tabs and the Per-query page have used it, still equals its snapshot."""
+    import copy
+    import pandas as pd
+    from core import results
+    from dashboard import cached
+    made = []
+    real = results.evaluate_stored
+
+    def recording(*args, **kwargs):
+        out = real(*args, **kwargs)
+        made.append((out, copy.deepcopy(out)))
+        return out
+    monkeypatch.setattr(results, "evaluate_stored", recording)
+    cached.evaluate.clear()
+    at = open_page(app, "leaderboard", baseline="humR03dc", test="randomization")
+    for tab in ("Deltas, wins/ties/losses, p-values", "Every pair", "Risk", "Confidence intervals"):
+        open_tab(at, tab)
+        assert_clean(at)
+    open_page(at, "perquery", run_a="humR03dc", run_b="pircRBa1")
+    assert_clean(at)
+    assert made
+    for live, snap in made:
+        pd.testing.assert_frame_equal(live.per_query, snap.per_query, check_exact=True)
+        pd.testing.assert_frame_equal(live.summary, snap.summary, check_exact=True)
+        assert live.missing_topics == snap.missing_topics and live.num_q == snap.num_q
