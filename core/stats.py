@@ -21,6 +21,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+
 from core.errors import OptionError
 
 TESTS = ("t", "wilcoxon", "randomization", "bootstrap")

@@ -259,6 +259,7 @@ def intervals(cid: int, run_ids, measures, *, baseline: str, measure: str, ver: 
 @st.cache_data(show_spinner=SPIN, max_entries=256)
 def _together(_raws, store_key: str, cid: int, run_ids: tuple, measures: tuple, qrels_id, version: str,
               baselines: tuple, test: str, correction: str, alpha: float, intervals: bool = True):
+    """`intervals` only keys the cache (the `_raws` are not hashed): a view without CIs must not serve one with."""
     from core.baselines import corrected_together
     return corrected_together(_raws, correction, alpha)
 

@@ -49,6 +49,7 @@ def test_leaderboard_ranks_letters_heatmap_and_risk(app):
     open_tab(at, "Every pair")
     assert_clean(at)
     assert keyed(at, "lb_pairs") is not None                         # the runs x runs heatmap
+    assert not has(at, "lb_ci_chart")                                # nor does the closed chart tab's bootstrap
     open_tab(at, "Risk")
     risk = frame(at, "lb_risk_table")
     assert set(risk["baseline"]) == {"humR03dc"} and "humR03dc" not in set(risk["run"])

@@ -102,10 +102,11 @@ with guard("evaluate the runs"):
     tab_chart, tab_details, tab_pairs, tab_risk = st.tabs(["Confidence intervals", "Deltas, wins/ties/losses, p-values",
                                                            "Every pair", "Risk"], key="lb_tab", on_change="rerun")
     with tab_chart:
-        measure = state.select_one("Chart measure", measures, key="lb_measure", param="measure")
-        with st.spinner(md_format("Bootstrapping the 95% intervals of {} (10,000 resamples)...", measure)):
-            one = cached.intervals(coll["id"], run_ids, measures, baseline=baselines[0], measure=measure, ver=ver)
-        lb.render_ci_chart(one, measure=measure, colors=run_colors(names), key="lb_ci_chart")
+        if tab_chart.open is not False:
+            measure = state.select_one("Chart measure", measures, key="lb_measure", param="measure")
+            with st.spinner(md_format("Bootstrapping the 95% intervals of {} (10,000 resamples)...", measure)):
+                one = cached.intervals(coll["id"], run_ids, measures, baseline=baselines[0], measure=measure, ver=ver)
+            lb.render_ci_chart(one, measure=measure, colors=run_colors(names), key="lb_ci_chart")
     with tab_details:
         if tab_details.open is False:
             pass
