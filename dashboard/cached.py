@@ -26,7 +26,7 @@ def _key() -> str:
     return str(store_resource.get_store().path)
 
 
-@st.cache_resource(show_spinner=SPIN, max_entries=64)
+@st.cache_resource(show_spinner=SPIN, max_entries=32)   # ~70 MB each at 50 runs x 5,000 topics x 6 measures
 def evaluate(_store, store_key: str, cid: int, run_ids: tuple, measures: tuple, qrels_id, version: str):
     """core.results.evaluate_stored (its `run` columns hold run names). One EvalResult shared by every caller and
     session, never copied: callers read it and never change it (tests/test_apptest_manysys.py checks). The plain
