@@ -148,4 +148,3 @@ def test_results_cache_rows_equal_the_plain_pandas_frame(files, tmp_path, monkey
         np.testing.assert_array_equal(got["value"].to_numpy(float), plain["value"].to_numpy(float))
     finally:
         store.close()
-
