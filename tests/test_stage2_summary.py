@@ -49,4 +49,3 @@ def test_tiled_keeps_values_that_are_not_text_as_numpy_would():
     pd.testing.assert_frame_equal(pd.DataFrame({"c": tiled(column, 2)}), pd.DataFrame({"c": np.tile(column, 2)}))
     mixed = np.array(["a", 1], dtype=object)
     pd.testing.assert_frame_equal(pd.DataFrame({"c": tiled(mixed, 2)}), pd.DataFrame({"c": np.tile(mixed, 2)}))
-
