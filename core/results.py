@@ -73,31 +73,34 @@ def evaluate_stored(store, collection, run_ids, measures, qrels_id=None,
         missing, warnings = _missing(cur, run_ids, qrels_id, known, options)
     finally:
         cur.close()
-    summary, num_q = _summary(per_query, numeric)
+    summary, num_q = _summary(per_query, numeric, known)
     per_query = per_query[["run", "qid", "measure", "value"]]
     return EvalResult(per_query, summary, missing, warnings,
                       text if text is not None else pd.DataFrame(columns=["run", "qid", "measure", "text"]),
                       num_q, list(ms), [known[r] for r in run_ids if known[r] in num_q])
 
 
-def _summary(per_query: pd.DataFrame, numeric) -> tuple[pd.DataFrame, dict[str, int]]:
+def _summary(per_query: pd.DataFrame, numeric, known: dict[int, str]) -> tuple[pd.DataFrame, dict[str, int]]:
     """trec_eval's "all" rows and the number of topics per run, from cached per-query rows in (run, measure
-    position m, qid) order: each measure's rows, taken in order, are one contiguous block."""
+    position m, qid) order: each measure's rows, taken in order, are one contiguous block. Runs are told apart by
+    their integer id (`run_id`), and only each block's run column is built from names (`known`)."""
     m = per_query["m"].to_numpy(np.int64) - 1
     order = np.argsort(m, kind="stable")
     bounds = np.searchsorted(m[order], np.arange(len(numeric) + 1))
-    run, value = per_query["run"].to_numpy(object)[order], per_query["value"].to_numpy(np.float64)[order]
+    codes, ids = pd.factorize(per_query["run_id"].to_numpy(np.int64)[order])
+    names = np.asarray([known[int(i)] for i in ids], dtype=object)
+    value = per_query["value"].to_numpy(np.float64)[order]
     blocks = [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
     if not blocks:
         return summarise([], [], []), {}
-    first = run[blocks[0]]
-    if all(np.array_equal(run[b], first) for b in blocks[1:]):          # every measure over the same topics
-        summary = summarise(first, numeric, [value[b] for b in blocks])
+    first = codes[blocks[0]]
+    if all(np.array_equal(codes[b], first) for b in blocks[1:]):          # every measure over the same topics
+        summary = summarise(names[first], numeric, [value[b] for b in blocks])
     else:
-        summary = pd.concat([summarise(run[b], [ms], [value[b]]) for ms, b in zip(numeric, blocks)], ignore_index=True)
-    names, inverse = sorted_codes(first) if len(first) else ([], np.zeros(0, np.intp))
-    counts = np.bincount(inverse, minlength=len(names))          # = np.unique(first, return_counts=True)
-    return summary, {str(n): int(c) for n, c in zip(names, counts)}
+        summary = pd.concat([summarise(names[codes[b]], [ms], [value[b]]) for ms, b in zip(numeric, blocks)],
+                            ignore_index=True)
+    counts = np.bincount(first, minlength=len(names))
+    return summary, {str(n): int(c) for n, c in zip(names, counts) if c}
 
 
 def _compute(cur, run_ids, ms, qrels_id, options) -> EvalResult:
