@@ -2,15 +2,14 @@
 for the insert; and large run files read a piece at a time, so a load holds a bounded amount of memory whatever
 the file's size.
 
-A run whose text is at least `stream_min_bytes()` (RANKBOARD_STREAM_MIN_MB, default 64), clean and written topic
-by topic (core.formats._stream.run_batches), is read in pieces of whole topics; each piece is ranked (its topics
+A run whose text is at least `stream_min_bytes()` (RANKBOARD_STREAM_MIN_MB, default 64), clean (6-column TREC or
+3-column MS MARCO) and written topic by topic (core.formats._stream.run_batches), is read in pieces of whole topics; each piece is ranked (its topics
 are whole, so its ranks are the canonical ranks of the whole file) and appended to a temporary Parquet file, all
 before the store is taken; a clean run whose topics are not contiguous is ranked in a spilling DuckDB table
 instead (core/ingest_spill.py). The store then inserts from that file, which DuckDB reads a row group at a time,
 inside the load's one transaction (`core.ingest._insert_run`). Everything else (a smaller file, a file that is
-not clean, or an MS MARCO run) is parsed whole by `read_run`, which reports the problems; either way the store
-ends up with the same rows, warnings and metadata (tests/test_ingest_stream.py loads files both ways and
-compares every stored table).
+not clean) is parsed whole by `read_run`, which reports the problems; either way the store ends up with the same
+rows, warnings and metadata (tests/test_ingest_stream.py loads files both ways and compares every stored table).
 """
 from __future__ import annotations
 
@@ -31,6 +30,7 @@ from isal import isal_zlib
 
 from core.errors import UploadError
 from core.formats import read_run
+from core.formats._fast import run_format
 from core.formats._stream import MemoryFile, NotClean, NotContiguous, run_batches, text_blocks
 from core.formats._text import GZIP_MAGIC, max_line_bytes, max_text_bytes, screen, source_name
 from core.formats.runs import _build
@@ -201,19 +201,20 @@ def spool_run(source, file: str, *, progress=None, min_bytes: int | None = None)
         def again():
             raw.seek(0)
             return text_blocks(raw, gz, size, file, progress, CHUNK_BYTES)
-        return _spool(text(), file, again, size, drain=gz)
+        return _spool(text(), file, again, size, drain=gz, fmt=run_format(head))
 
 
-def _spool(blocks, file: str, again=None, size: int = 0, drain: bool = True) -> SpooledRun | None:
+def _spool(blocks, file: str, again=None, size: int = 0, drain: bool = True, fmt: str = "trec") -> SpooledRun | None:
     """Rank the run's pieces into a temporary Parquet file; None (and no file) when the run is not clean. When its
     topics are not contiguous, `again()` (the text from the start, once more) goes through a spilling DuckDB table
     instead (core/ingest_spill.py). `drain`: before declining, read `again()` to the end, so that a gzip text over
-    the limit is refused here; a plain file's size was checked against the limit before (spool_run)."""
+    the limit is refused here; a plain file's size was checked against the limit before (spool_run). `fmt`:
+    'trec' or 'msmarco' (core.formats._fast.run_format of the text's start)."""
     folder = os.environ.get("RANKBOARD_SPOOL_DIR") or tempfile.gettempdir()
     _sweep(folder)
     fd, path = tempfile.mkstemp(prefix=f"rankboard-run-{os.getpid()}-", suffix=".parquet", dir=folder)
     os.close(fd)
-    reading, got = {"check": _screened(file), "max_line": max_line_bytes()}, None
+    reading, got = {"check": _screened(file), "max_line": max_line_bytes(), "fmt": fmt}, None
     try:
         try:
             got = _pieces(blocks, path, reading)
@@ -231,7 +232,7 @@ def _spool(blocks, file: str, again=None, size: int = 0, drain: bool = True) -> 
                 pass
         return None
     tags, topics, n_rows = got
-    parsed = _build(None, pa.chunked_array(tags, pa.string()), None, {}, "trec")
+    parsed = _build(None, pa.chunked_array(tags, pa.string()), None, {}, fmt)
     spooled = SpooledRun(file, RunInfo(parsed.tag, parsed.metadata, parsed.warnings, parsed.format, n_rows),
                          Path(path), topics)
     spooled._cleanup = weakref.finalize(spooled, _unlink, path)

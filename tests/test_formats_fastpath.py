@@ -171,9 +171,15 @@ def test_streamed_runs_evaluate_like_parsed_ones(reference, monkeypatch, tmp_pat
     lines = gzip.decompress(runs[1].read_bytes()).splitlines(keepends=True)
     shuffled = tmp_path / "shuffled.txt"                            # topics not contiguous: the DuckDB table
     shuffled.write_bytes(b"".join(lines[i] for i in np.random.default_rng(3).permutation(len(lines))))
+    msmarco = tmp_path / "msmarco.tsv"                              # qid, docno, rank: score = -rank
+    rows = [ln.split() for ln in gzip.decompress(runs[2].read_bytes()).splitlines()]
+    msmarco.write_bytes(b"".join(b"%s\t%s\t%s\n" % (r[0], r[2], r[3]) for r in rows))
+    ms_shuffled = tmp_path / "msmarco-shuffled.tsv"
+    ms_lines = msmarco.read_bytes().splitlines(keepends=True)
+    ms_shuffled.write_bytes(b"".join(ms_lines[i] for i in np.random.default_rng(4).permutation(len(ms_lines))))
     mixed = reference / "trec_eval_test" / "results.test"          # not clean: read_run
     qrels = reference / "trectools_robust03" / "robust03_qrels.txt"
-    paths = runs + [tabbed, shuffled, mixed]
+    paths = runs + [tabbed, msmarco, shuffled, ms_shuffled, mixed]
     measures = ["AP", "nDCG@10", "P@10", "RR", "Bpref", "num_rel_ret", "Rprec", "ndcg"]
     plain = ev.evaluate_files(qrels, paths, measures)
     calls = []
@@ -191,8 +197,8 @@ def test_streamed_runs_evaluate_like_parsed_ones(reference, monkeypatch, tmp_pat
     monkeypatch.setitem(stage1.PROVIDERS, stage1.RunFile, [logged(p) for p in stage1.PROVIDERS[stage1.RunFile]])
     streamed = ev.evaluate_files(qrels, paths, measures)
     assert [c for c in calls if c[0] == "empty"] == [("empty", False)] * len(paths)    # none is blank (no -c)
-    assert [c for c in calls if c[0] != "empty"] == [("pieces", True)] * 4 + [
-        ("pieces", False), ("spilled", True), ("pieces", False), ("spilled", False), ("whole", True)]
+    assert [c for c in calls if c[0] != "empty"] == [("pieces", True)] * 5 + [("pieces", False), ("spilled", True)] * 2 + [
+        ("pieces", False), ("spilled", False), ("whole", True)]
     assert streamed.runs == plain.runs and streamed.warnings == plain.warnings
     pd.testing.assert_frame_equal(streamed.summary, plain.summary, check_exact=False, rtol=1e-12)
     pd.testing.assert_frame_equal(streamed.per_query, plain.per_query, check_exact=False, rtol=1e-12)

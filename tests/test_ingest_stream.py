@@ -56,9 +56,17 @@ def runs(reference, tmp_path):
     shuffled.write_bytes(b"".join(lines[i] for i in np.random.default_rng(5).permutation(len(lines))))
     big = tmp_path / "bigtopic.run"                                      # one topic larger than 4 pieces: DuckDB
     big.write_bytes(b"".join(b"303 Q0 doc%d 0 %d big\n" % (d * 7919 % 6007, d // 3) for d in range(6007)) + b"8 Q0 doc1 0 1 big\n")
+    msmarco = tmp_path / "msmarco.tsv"                                   # MS MARCO: qid, docno, rank (score = -rank)
+    msmarco.write_bytes(b"".join(b"%s\t%s\t%d\n" % (r[0], r[2], i % 1000 + 1) for i, r in enumerate(rows)))
+    gz_msmarco = tmp_path / "msmarco.tsv.gz"
+    gz_msmarco.write_bytes(gzip.compress(msmarco.read_bytes()))
+    ms_shuffled = tmp_path / "msmarco-shuffled.tsv"                      # MS MARCO, topics not contiguous: DuckDB
+    ms_lines = msmarco.read_bytes().splitlines(keepends=True)
+    ms_shuffled.write_bytes(b"".join(ms_lines[i] for i in np.random.default_rng(6).permutation(len(ms_lines))))
     meta = tmp_path / "meta.run"                                         # a comment header: parsed whole
     meta.write_bytes(b"# ir_metadata: {tag: fromheader}\n" + lines[0] + b"".join(lines[1:200]))
-    return {"qrels": robust / "robust03_qrels.txt", "runs": [*gz, ties, crlf, gz_ties, shuffled, big, meta]}
+    return {"qrels": robust / "robust03_qrels.txt",
+            "runs": [*gz, ties, crlf, gz_ties, shuffled, big, msmarco, gz_msmarco, ms_shuffled, meta]}
 
 
 def _load_all(tmp_path, way, runs, monkeypatch, calls):
@@ -88,10 +96,10 @@ def test_pieces_and_whole_files_store_the_same_rows(runs, tmp_path, monkeypatch,
         calls = []
         got[way] = (_load_all(tmp_path, way, runs, monkeypatch, calls), calls)
         err[way] = re.sub(r"in \d+\.\d+s", "", capsys.readouterr().err)
-    # pieces served the five clean topic-by-topic files (CLI and upload), DuckDB the shuffled one and the one with a
-    # topic larger than 4 pieces, and the file with a comment header was read whole
-    assert sum(s is not None for s in spooled) == 14 and sum(s is None for s in spooled) == 2
-    assert len(spilled) == 4 and all(s is not None for s in spilled)
+    # pieces served the seven clean topic-by-topic files (two of them MS MARCO; CLI and upload), DuckDB the two
+    # shuffled ones and the one with a topic larger than 4 pieces, and the file with a comment header was read whole
+    assert sum(s is not None for s in spooled) == 20 and sum(s is None for s in spooled) == 2
+    assert len(spilled) == 6 and all(s is not None for s in spilled)
     assert got["pieces"] == got["whole"]
     assert err["pieces"] == err["whole"]
     tables, calls = got["whole"]

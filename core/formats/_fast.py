@@ -222,12 +222,18 @@ def _fields(data: bytes) -> int:
     return len(data[:data.find(b"\n")].split())
 
 
+def run_format(head: bytes) -> str:
+    """'msmarco' when the first line of `head` (the start of a run's text) has 3 fields (qid, docno, rank), else
+    'trec'."""
+    return "msmarco" if _fields(head[:4096]) == 3 else "trec"
+
+
 def fast_run(data: bytes | list[bytes]) -> tuple[pa.Table, pa.ChunkedArray | None, str] | None:
     """(qid, docno, score) table, the distinct tags (None for MS MARCO) and the format ('trec' or 'msmarco') of
     a clean 6-column TREC run or 3-column MS MARCO run in which no document repeats within a topic, else None.
     `data`: the bytes, or a one-element list holding them (emptied once parsed)."""
     box = _box(data)
-    fmt = "msmarco" if box and _fields(box[0][:4096]) == 3 else "trec"
+    fmt = run_format(box[0]) if box else "trec"
     got = _msmarco_columns(box) if fmt == "msmarco" else _run_columns(box)
     if got is None:
         return None

@@ -1,8 +1,8 @@
-"""Clean TREC run files read a piece at a time, so a file of any length is never whole in memory: `run_chunks`
-(pieces cut at line ends), `run_batches` (pieces of whole topics, checked for repeated documents) and
-`stream_run` (into a DuckDB table, which spills). Each piece goes through the fast path's column reader
-(core.formats._fast); anything unclean raises NotClean (or returns None) and the caller reads the whole file
-with the tolerant parser, which reports the problems."""
+"""Clean run files (6-column TREC or 3-column MS MARCO) read a piece at a time, so a file of any length is never
+whole in memory: `run_chunks` (pieces cut at line ends), `run_batches` (pieces of whole topics, checked for
+repeated documents) and `stream_run` (into a DuckDB table, which spills). Each piece goes through the fast path's
+column reader (core.formats._fast); anything unclean raises NotClean (or returns None) and the caller reads the
+whole file with the tolerant parser, which reports the problems."""
 from __future__ import annotations
 
 import io
@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from isal import igzip, isal_zlib
 
-from core.formats._fast import _BOM, _delimiter, _run_columns, unique
+from core.formats._fast import _BOM, _delimiter, _msmarco_columns, _run_columns, run_format, unique
 from core.formats._text import GZIP_MAGIC, max_text_bytes, too_big
 from core.sqltext import statement
 
@@ -93,13 +93,29 @@ def text_blocks(raw, gz: bool, total: int, file: str, progress=None, read_bytes:
         yield block
 
 
-def run_chunks(path, chunk_bytes: int = 1 << 26, *, blocks=None, check=None, max_line: int | None = None):
-    """(qid, docno, score) table and distinct tags of each `chunk_bytes` piece of a clean TREC run file at `path`
+def file_format(path) -> str:
+    """run_format of the file at `path` (plain or gzip): 'msmarco' or 'trec'; 'trec' when it cannot be read (the
+    reader that follows says why)."""
+    try:
+        blocks = file_blocks(path, 4096)
+        try:
+            return run_format(next(blocks, b""))
+        finally:
+            blocks.close()
+    except (OSError, EOFError, zlib.error, isal_zlib.error):
+        return "trec"
+
+
+def run_chunks(path, chunk_bytes: int = 1 << 26, *, blocks=None, check=None, max_line: int | None = None,
+               fmt: str = "trec"):
+    """(qid, docno, score) table and distinct tags of each `chunk_bytes` piece of a clean run file at `path`
     (plain or gzip), cut at line ends, so the whole file is never in memory at once. Raises NotClean as soon
     as a piece is not clean (no duplicate check: a document may repeat across pieces).
     `blocks`: the text as an iterable of byte blocks, instead of the file at `path`; `check(piece)`: called on
     each piece's bytes before it is parsed (it raises NotClean to decline); `max_line`: NotClean when a line
-    grows longer than this many bytes (so a file without line ends is not gathered whole)."""
+    grows longer than this many bytes (so a file without line ends is not gathered whole); `fmt`: 'trec' (6
+    columns) or 'msmarco' (qid, docno, rank: score = -rank, no tags), as `run_format` tells them apart."""
+    columns = _msmarco_columns if fmt == "msmarco" else _run_columns
     delim, first = None, True
     try:
         rest = b""
@@ -125,17 +141,17 @@ def run_chunks(path, chunk_bytes: int = 1 << 26, *, blocks=None, check=None, max
             if d is None or (delim is not None and d != delim):
                 raise NotClean()
             delim, first = d, False
-            got = _run_columns([data])
+            got = columns([data])
             del data
             if got is None:
                 raise NotClean()
-            yield got
+            yield got[0], got[1] if got[1] is not None else pa.array([], pa.string())
     except (OSError, EOFError, ValueError, zlib.error, isal_zlib.error):
         raise NotClean() from None
 
 
 def run_batches(path, chunk_bytes: int = 1 << 26, *, max_topic_bytes: int | None = None, **reading):
-    """(qid, docno, score) table and distinct tags of each piece of a clean TREC run file, cut at topic ends, so
+    """(qid, docno, score) table and distinct tags of each piece of a clean run file, cut at topic ends, so
     every piece holds whole topics (runs are written topic by topic; the last topic of a piece waits for the
     next). Raises NotClean when a piece is not clean or a document repeats within a topic, NotContiguous (a
     NotClean) when a topic's lines are not contiguous: the caller then reads the file another way.
@@ -166,15 +182,15 @@ def run_batches(path, chunk_bytes: int = 1 << 26, *, max_topic_bytes: int | None
         yield whole(pending), pa.array([], pa.string())
 
 
-def stream_run(path, con, table: str, chunk_bytes: int = 1 << 26) -> pa.Array | None:
-    """Read a clean TREC run file at `path` (plain or gzip) into a new DuckDB table `table` (qid VARCHAR,
+def stream_run(path, con, table: str, chunk_bytes: int = 1 << 26, fmt: str = "trec") -> pa.Array | None:
+    """Read a clean run file at `path` (plain or gzip; `fmt` as run_chunks) into a new DuckDB table `table` (qid VARCHAR,
     docno VARCHAR, score DOUBLE) on `con`, `chunk_bytes` at a time, so the whole file is never in Python's memory
     (DuckDB spills to its temp directory). Returns the distinct tags, or None (and no table) when any part of the
     file is not clean or a document repeats: the caller then uses `read_run`, which reports the problems."""
     con.execute(statement("CREATE TEMP TABLE {table} (qid VARCHAR, docno VARCHAR, score DOUBLE)", table=table)).fetchall()
     tags, n_rows, ok = [], 0, False
     try:  # the duplicate check is DuckDB's DISTINCT over the table, which spills (the rows are not in memory)
-        for part, part_tags in run_chunks(path, chunk_bytes):
+        for part, part_tags in run_chunks(path, chunk_bytes, fmt=fmt):
             con.register("_rb_chunk", part)
             con.execute(statement("INSERT INTO {table} SELECT * FROM _rb_chunk", table=table)).fetchall()
             con.unregister("_rb_chunk")
