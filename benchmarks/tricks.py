@@ -67,6 +67,18 @@ def manysys_pairs(reps: int) -> None:
          lambda: multisys.permuted_ranges(X, 1000, 0), argsort_plain, reps)
     pair("the same on 2 threads (plain: 1 thread; the draws are the same)",
          lambda: multisys.permuted_ranges(X, 1000, 0), one_thread, reps)
+    from core import stats
+
+    def one_bincount():
+        saved = stats._COUNT_CELLS
+        stats._COUNT_CELLS = 1 << 40
+        try:
+            stats._bootstrap_means(X, 10_000, 0)
+        finally:
+            stats._COUNT_CELLS = saved
+    pair("bootstrap means, 10,000 resamples of 5000 topics x 50 runs: each block's draws counted 2^18 cells at a "
+         "time (`stats._count_blocks`; plain: one bincount per 400-resample block)",
+         lambda: stats._bootstrap_means(X, 10_000, 0), one_bincount, reps)
     per_query_pairs(reps)
     files = HERE / "work" / "many_50x5000_d10"
     if (files / "run49.txt").exists():

@@ -186,6 +186,17 @@ def test_count_blocks_do_not_depend_on_the_block_size(monkeypatch):
     assert len(blocks) == 15 and np.array_equal(np.vstack(blocks), whole)
 
 
+@pytest.mark.parametrize("n, count_cells", [(30, 30 * 7), (30, 31), (30, 1), (5000, 1 << 18), (7, 1 << 18)])
+def test_counting_in_pieces_equals_one_bincount_per_block(monkeypatch, n, count_cells):
+    """_count_blocks counts each block's draws _COUNT_CELLS at a time; the plain way counts a block at once."""
+    monkeypatch.setattr(stats, "_COUNT_CELLS", 1 << 40)
+    whole = list(stats._count_blocks(n, 450, seed=3))
+    monkeypatch.setattr(stats, "_COUNT_CELLS", count_cells)
+    pieces = list(stats._count_blocks(n, 450, seed=3))
+    assert len(pieces) == len(whole) and all(np.array_equal(a, b) for a, b in zip(pieces, whole))
+    assert all(np.all(b.sum(axis=1) == n) for b in pieces)
+
+
 def test_mask_groups_cover_every_column_once_in_first_seen_order():
     _, mask = _masked_columns()
     groups = [(rows.tolist(), cols.tolist()) for rows, cols in stats._mask_groups(mask)]
