@@ -18,9 +18,11 @@ from core.errors import StoreError  # noqa: E402
 st.set_page_config(layout="wide", page_title="Rankboard", page_icon="📊")
 
 from dashboard import access, catalogue, pages, state, store_resource  # noqa: E402
+from dashboard.hugepages import without_hugepage_advice  # noqa: E402
 from dashboard.components.sidebar import render_sidebar  # noqa: E402
 from dashboard.components.theme import apply_theme  # noqa: E402
 
+without_hugepage_advice()
 apply_theme()
 try:
     access.gate()       # the session's role; a login form (and a stop) where team mode needs one
