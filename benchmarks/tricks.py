@@ -121,6 +121,15 @@ def per_query_pairs(reps: int) -> None:
          "(`resolution.wide_tables`; plain: a `pivot_table` per measure)", lambda: wide_tables(pq, measures[:5], runs),
          lambda: [pq[pq["measure"] == m].pivot_table(index="qid", columns="run", values="value", aggfunc="first")
                   for m in measures[:5]], reps)
+    from core.resolution import share
+
+    def leaderboard_calls(frame):       # what one Leaderboard view asks: the table's 5 measures, the chart's, the ranks'
+        wide_tables(frame, measures[:5], runs)
+        wide_tables(frame, measures[:1], runs)
+        wide_tables(frame, measures[:1], runs)
+    pair("a Leaderboard view's three `wide_tables` calls on the shared 1.5M-row result, factorised once "
+         "(`resolution.share`; plain: a frame factorised at each call)",
+         lambda: leaderboard_calls(share(pq.copy(deep=False))), lambda: leaderboard_calls(pq.copy(deep=False)), reps)
     run_col, qid_col = names[:n], pq["qid"].to_numpy(object)[:n]
     pair("stage 2's per-query frame, 1.5M rows: text columns taken to Arrow once and repeated as chunks "
          "(`stage2.tiled`/`repeated`; plain: np.tile / np.repeat of object arrays)",

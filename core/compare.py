@@ -107,14 +107,15 @@ def compare(per_query: pd.DataFrame, *, baseline: str, measures=None, test: str 
     bootstrap anyway (test='bootstrap'): a view that shows means, deltas and p-values skips its costliest
     step. A measure's CIs do not depend on the other measures compared, so a one-measure call gives them.
     """
-    per_query = per_query.assign(run=per_query["run"].astype(str), qid=per_query["qid"].astype(str))
+    given, per_query = per_query, per_query.assign(run=per_query["run"].astype(str), qid=per_query["qid"].astype(str))
     runs = _validate(per_query, baseline, test, correction, missing)
     check_numbers(alpha, tie_tol, n_resamples)
     measure_list = _resolve_measures(measures, list(pd.unique(per_query["measure"])))
     if not measure_list:
         raise EvalError("No measures to compare: the per-query table is empty or no measure was asked for.")
     aligned, gaps, extra, n_universe = {}, {}, {}, 0
-    tables, base_rows = wide_tables(per_query, measure_list, runs), per_query[per_query["run"] == baseline]
+    # the frame as given: a frame declared with resolution.share keeps its factorisation between calls
+    tables, base_rows = wide_tables(given, measure_list, runs), per_query[per_query["run"] == baseline]
     for measure in measure_list:
         V, qids, outside = _matrix(tables[measure], base_rows, measure, runs, all_qids)
         n_universe = max(n_universe, len(qids))

@@ -32,9 +32,12 @@ def evaluate(_store, store_key: str, cid: int, run_ids: tuple, measures: tuple, 
     session, never copied: callers read it and never change it (tests/test_apptest_manysys.py checks). The plain
     equivalent, st.cache_data, pickles it on the first call and unpickles a copy for every later one: the cold
     Leaderboard at 50 runs x 5,000 topics spent ~0.3 s more outside core that way (benchmarks/PROFILE.md)."""
+    from core.resolution import share
     from core.results import evaluate_stored
     with store_resource.db_lock():   # evaluate_stored writes its results cache: one writer at a time
-        return evaluate_stored(_store, cid, list(run_ids), list(measures), qrels_id=qrels_id)
+        result = evaluate_stored(_store, cid, list(run_ids), list(measures), qrels_id=qrels_id)
+    share(result.per_query)          # never changed: the comparisons and rank resolution factorise it once
+    return result
 
 
 def evaluated(cid: int, run_ids, measures, *, qrels_id=None, ver: str):

@@ -118,7 +118,9 @@ def test_the_shared_evaluation_is_never_changed_by_a_page(app, monkeypatch):
     open_page(at, "perquery", baseline="humR03dc", run="pircRBa1")
     assert_clean(at)
     assert board >= 1 and len(made) > board                          # the Per-query page evaluated its two runs
+    from core.resolution import _SHARED
     for live, snap in made:
+        assert id(live.per_query) in _SHARED      # declared unchanging (core.resolution.share): this test is why
         pd.testing.assert_frame_equal(live.per_query, snap.per_query, check_exact=True)
         pd.testing.assert_frame_equal(live.summary, snap.summary, check_exact=True)
         assert live.missing_topics == snap.missing_topics and live.num_q == snap.num_q

@@ -74,7 +74,7 @@ def test_a_repeated_row_keeps_its_first_value():
 
 
 def test_wide_tables_equal_pivot_table():
-    from core.resolution import wide_tables
+    from core.resolution import share, wide_tables
     pq, _ = _per_query(12, 4, 3)
     pq = pq[~((pq["run"] == "run2") & (pq["qid"].isin(["q01", "q07"])))].sample(frac=1.0, random_state=1)
     pq = pd.concat([pq, pq.head(5).assign(value=9.0)], ignore_index=True)       # repeated keys: the first wins
@@ -84,8 +84,29 @@ def test_wide_tables_equal_pivot_table():
         expected = sub.pivot_table(index="qid", columns="run", values="value", aggfunc="first").reindex(columns=runs)
         pd.testing.assert_frame_equal(wide.sort_index(), expected.sort_index(), check_names=False)
     assert wide_tables(pq, ["nDCG"], runs)["nDCG"].empty
+    shared = share(pq.copy())                        # factorised once, over every row: the same tables
+    for measures in (["AP", "P@10"], ["AP"], ["P@10", "nDCG"]):
+        for cols in (runs, ["run3", "run0", "run2"]):
+            plain, kept = wide_tables(pq, measures, cols), wide_tables(shared, measures, cols)
+            assert plain.keys() == kept.keys()
+            for m in plain:
+                pd.testing.assert_frame_equal(kept[m].sort_index(), plain[m].sort_index())
     three = ["run3", "run0", "run2"]                 # run1 is in the table but not asked for: left out
     for m, wide in wide_tables(pq, ["AP"], three).items():
         sub = pq[pq["measure"] == m]
         expected = sub.pivot_table(index="qid", columns="run", values="value", aggfunc="first").reindex(columns=three)
         pd.testing.assert_frame_equal(wide.sort_index(), expected.dropna(how="all").sort_index(), check_names=False)
+
+
+def test_a_shared_frame_is_forgotten_with_it():
+    import gc
+
+    from core import resolution
+    pq, _ = _per_query(6, 3, 2)
+    frame = resolution.share(pq.copy())
+    resolution.wide_tables(frame, ["AP"], ["run0", "run1", "run2"])
+    key = id(frame)
+    assert resolution._SHARED[key][1] is not None
+    del frame
+    gc.collect()
+    assert key not in resolution._SHARED
