@@ -3,7 +3,7 @@ for the insert; and large run files read a piece at a time, so a load holds a bo
 the file's size.
 
 A run whose text is at least `stream_min_bytes()` (RANKBOARD_STREAM_MIN_MB, default 64), clean (6-column TREC or
-3-column MS MARCO) and written topic by topic (core.formats._stream.run_batches), is read in pieces of whole topics; each piece is ranked (its topics
+3-column MS MARCO, after an optional ir_metadata comment header) and written topic by topic (core.formats._stream.run_batches), is read in pieces of whole topics; each piece is ranked (its topics
 are whole, so its ranks are the canonical ranks of the whole file) and appended to a temporary Parquet file, all
 before the store is taken; a clean run whose topics are not contiguous is ranked in a spilling DuckDB table
 instead (core/ingest_spill.py). The store then inserts from that file, which DuckDB reads a row group at a time,
@@ -31,8 +31,9 @@ from isal import isal_zlib
 from core.errors import UploadError
 from core.formats import read_run
 from core.formats._fast import run_format
-from core.formats._stream import MemoryFile, NotClean, NotContiguous, run_batches, text_blocks
+from core.formats._stream import MemoryFile, NotClean, NotContiguous, run_batches, skip_bytes, text_blocks
 from core.formats._text import GZIP_MAGIC, max_line_bytes, max_text_bytes, screen, source_name
+from core.formats.metadata import leading_header
 from core.formats.runs import _build
 from core.ingest_spill import spill
 from core.stage1.order import canonical_ranks, topic_codes
@@ -187,29 +188,33 @@ def spool_run(source, file: str, *, progress=None, min_bytes: int | None = None)
         except UploadError:
             return None
 
+        header = leading_header(head)
+        if header is None:
+            return None                        # a comment header that is not UTF-8: the whole-file path says so
+        skip, meta = header
+
         def text():
             nonlocal head
             first, head = head, None           # let go of the head once run_chunks has taken it
-            if len(first) <= CHUNK_BYTES:
-                yield first
-            else:
-                for start in range(0, len(first), CHUNK_BYTES):
-                    yield first[start:start + CHUNK_BYTES]
+            for start in range(skip, len(first), CHUNK_BYTES):
+                yield first[start:start + CHUNK_BYTES]
             del first
             yield from blocks
 
         def again():
             raw.seek(0)
-            return text_blocks(raw, gz, size, file, progress, CHUNK_BYTES)
-        return _spool(text(), file, again, size, drain=gz, fmt=run_format(head))
+            return skip_bytes(text_blocks(raw, gz, size, file, progress, CHUNK_BYTES), skip)
+        return _spool(text(), file, again, size, drain=gz, fmt=run_format(head[skip:skip + 4096]), meta=meta)
 
 
-def _spool(blocks, file: str, again=None, size: int = 0, drain: bool = True, fmt: str = "trec") -> SpooledRun | None:
+def _spool(blocks, file: str, again=None, size: int = 0, drain: bool = True, fmt: str = "trec",
+           meta: dict | None = None) -> SpooledRun | None:
     """Rank the run's pieces into a temporary Parquet file; None (and no file) when the run is not clean. When its
     topics are not contiguous, `again()` (the text from the start, once more) goes through a spilling DuckDB table
     instead (core/ingest_spill.py). `drain`: before declining, read `again()` to the end, so that a gzip text over
     the limit is refused here; a plain file's size was checked against the limit before (spool_run). `fmt`:
-    'trec' or 'msmarco' (core.formats._fast.run_format of the text's start)."""
+    'trec' or 'msmarco' (core.formats._fast.run_format of the text's start); `meta`: the ir_metadata of the comment
+    header that `blocks` leaves out (core.formats.metadata)."""
     folder = os.environ.get("RANKBOARD_SPOOL_DIR") or tempfile.gettempdir()
     _sweep(folder)
     fd, path = tempfile.mkstemp(prefix=f"rankboard-run-{os.getpid()}-", suffix=".parquet", dir=folder)
@@ -232,7 +237,7 @@ def _spool(blocks, file: str, again=None, size: int = 0, drain: bool = True, fmt
                 pass
         return None
     tags, topics, n_rows = got
-    parsed = _build(None, pa.chunked_array(tags, pa.string()), None, {}, fmt)
+    parsed = _build(None, pa.chunked_array(tags, pa.string()), None, meta or {}, fmt)
     spooled = SpooledRun(file, RunInfo(parsed.tag, parsed.metadata, parsed.warnings, parsed.format, n_rows),
                          Path(path), topics)
     spooled._cleanup = weakref.finalize(spooled, _unlink, path)

@@ -63,10 +63,18 @@ def runs(reference, tmp_path):
     ms_shuffled = tmp_path / "msmarco-shuffled.tsv"                      # MS MARCO, topics not contiguous: DuckDB
     ms_lines = msmarco.read_bytes().splitlines(keepends=True)
     ms_shuffled.write_bytes(b"".join(ms_lines[i] for i in np.random.default_rng(6).permutation(len(ms_lines))))
-    meta = tmp_path / "meta.run"                                         # a comment header: parsed whole
+    meta = tmp_path / "meta.run"                                         # a comment header: its lines stream
     meta.write_bytes(b"# ir_metadata: {tag: fromheader}\n" + lines[0] + b"".join(lines[1:200]))
+    ms_meta = tmp_path / "meta-msmarco.tsv"                              # the header names an MS MARCO run
+    ms_meta.write_bytes(b"\xef\xbb\xbf# ir_metadata.start\r\n\n#  tag: fromheader  \r\n# method:\n#   name: bm25 \xc3\xa9\n"
+                        b"# ir_metadata.end\n" + ms_shuffled.read_bytes())
+    ms_meta2 = tmp_path / "meta2-msmarco.tsv"                            # the same without the byte order mark
+    ms_meta2.write_bytes(ms_meta.read_bytes()[3:])
+    mid = tmp_path / "midcomment.run"                                   # a comment further down: parsed whole
+    mid.write_bytes(b"".join(lines[:150]) + b"# a note\n" + b"".join(lines[150:300]))
     return {"qrels": robust / "robust03_qrels.txt",
-            "runs": [*gz, ties, crlf, gz_ties, shuffled, big, msmarco, gz_msmarco, ms_shuffled, meta]}
+            "runs": [*gz, ties, crlf, gz_ties, shuffled, big, msmarco, gz_msmarco, ms_shuffled, meta, ms_meta,
+                     ms_meta2, mid]}
 
 
 def _load_all(tmp_path, way, runs, monkeypatch, calls):
@@ -96,15 +104,16 @@ def test_pieces_and_whole_files_store_the_same_rows(runs, tmp_path, monkeypatch,
         calls = []
         got[way] = (_load_all(tmp_path, way, runs, monkeypatch, calls), calls)
         err[way] = re.sub(r"in \d+\.\d+s", "", capsys.readouterr().err)
-    # pieces served the seven clean topic-by-topic files (two of them MS MARCO; CLI and upload), DuckDB the two
-    # shuffled ones and the one with a topic larger than 4 pieces, and the file with a comment header was read whole
-    assert sum(s is not None for s in spooled) == 20 and sum(s is None for s in spooled) == 2
-    assert len(spilled) == 6 and all(s is not None for s in spilled)
+    # each way (CLI and upload): pieces served the eight clean topic-by-topic files (two of them MS MARCO, one after
+    # a comment header), DuckDB the four shuffled ones (two after a comment header, one of these after a byte order
+    # mark) and the one with a topic larger than 4 pieces; the one with a comment further down was read whole
+    assert sum(s is not None for s in spooled) == 26 and sum(s is None for s in spooled) == 2
+    assert len(spilled) == 10 and all(s is not None for s in spilled)
     assert got["pieces"] == got["whole"]
     assert err["pieces"] == err["whole"]
     tables, calls = got["whole"]
     assert len(tables["runs"]) == 2 * len(runs["runs"]) and len(tables["run_docs"]) > 100_000
-    assert {r[2] for r in tables["runs"]} >= {"tieA", "tieA-2", "tieB", "up-ties.run.gz"}
+    assert {r[2] for r in tables["runs"]} >= {"tieA", "tieA-2", "tieB", "up-ties.run.gz", "fromheader"}
     warned = dict((c[0], c[2]) for c in calls)
     assert any("different tags" in w for w in warned["crlf.run"])
     assert any("have no judgments" in w for w in warned["crlf.run"])
@@ -131,6 +140,12 @@ def test_bad_files_get_the_same_error_both_ways(way, tmp_path, monkeypatch):
             with pytest.raises(UploadError) as plain:
                 read_run(data, filename="bad.run")
             assert str(info.value) == str(plain.value)
+        headed = b"# ir_metadata.start\n# tag: fromheader\n# ir_metadata.end\n" + good + tail   # the lines after a header
+        with pytest.raises(UploadError) as info:
+            prep.prepare_run(headed, filename="bad.run")
+        with pytest.raises(UploadError) as plain:
+            read_run(headed, filename="bad.run")
+        assert str(info.value) == str(plain.value) and "line 1174" in str(info.value)
     monkeypatch.setenv("RANKBOARD_MAX_TEXT_MB", str(len(good) / 2 / (1 << 20)))
     for data in (good, gzip.compress(good)):
         with pytest.raises(UploadError) as info:

@@ -106,6 +106,16 @@ def file_format(path) -> str:
         return "trec"
 
 
+def skip_bytes(blocks, skip: int):
+    """The text of `blocks` without its first `skip` bytes."""
+    for block in blocks:
+        if skip >= len(block):
+            skip -= len(block)
+            continue
+        yield block[skip:] if skip else block
+        skip = 0
+
+
 def run_chunks(path, chunk_bytes: int = 1 << 26, *, blocks=None, check=None, max_line: int | None = None,
                fmt: str = "trec"):
     """(qid, docno, score) table and distinct tags of each `chunk_bytes` piece of a clean run file at `path`

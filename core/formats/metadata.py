@@ -54,3 +54,26 @@ def _next_is_item(body: list[str], i: int) -> bool:
         if nxt.strip():
             return _ITEM.match(nxt) is not None
     return False
+
+
+def leading_header(head: bytes) -> tuple[int, dict] | None:
+    """(length in bytes, ir_metadata) of the '#' comment lines (and blank lines among them) that open a run, as
+    the whole-file parser reads them (parse_ir_metadata); (0, {}) when the run opens with a data line; None
+    when the header is not UTF-8 or runs past `head`. A '#' line further down makes the pieces decline the run,
+    which is then read whole."""
+    pos, comments = (3 if head.startswith(b"\xef\xbb\xbf") else 0), []      # after a UTF-8 byte order mark
+    while (end := head.find(b"\n", pos)) >= 0:
+        line = head[pos:end].strip()           # the whole-file parser trims the same ASCII blanks (and the CR)
+        if line and not line.startswith(b"#"):
+            break
+        if line:
+            comments.append(line)
+        pos = end + 1
+    else:
+        return None if comments else (0, {})
+    if not comments:
+        return 0, {}
+    try:
+        return pos, parse_ir_metadata([c.decode("utf-8") for c in comments])
+    except UnicodeDecodeError:
+        return None
