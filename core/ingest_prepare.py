@@ -3,7 +3,8 @@ for the insert; and large run files read a piece at a time, so a load holds a bo
 the file's size.
 
 A run whose text is at least `stream_min_bytes()` (RANKBOARD_STREAM_MIN_MB, default 64), clean (6-column TREC or
-3-column MS MARCO, after an optional ir_metadata comment header) and written topic by topic (core.formats._stream.run_batches), is read in pieces of whole topics; each piece is ranked (its topics
+3-column MS MARCO, after an optional ir_metadata comment header) and written topic by topic
+(core.formats._stream.run_batches), is read in pieces of whole topics; each piece is ranked (its topics
 are whole, so its ranks are the canonical ranks of the whole file) and appended to a temporary Parquet file, all
 before the store is taken; a clean run whose topics are not contiguous is ranked in a spilling DuckDB table
 instead (core/ingest_spill.py). The store then inserts from that file, which DuckDB reads a row group at a time,

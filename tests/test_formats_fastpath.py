@@ -197,8 +197,8 @@ def test_streamed_runs_evaluate_like_parsed_ones(reference, monkeypatch, tmp_pat
     monkeypatch.setitem(stage1.PROVIDERS, stage1.RunFile, [logged(p) for p in stage1.PROVIDERS[stage1.RunFile]])
     streamed = ev.evaluate_files(qrels, paths, measures)
     assert [c for c in calls if c[0] == "empty"] == [("empty", False)] * len(paths)    # none is blank (no -c)
-    assert [c for c in calls if c[0] != "empty"] == [("pieces", True)] * 5 + [("pieces", False), ("spilled", True)] * 2 + [
-        ("pieces", False), ("spilled", False), ("whole", True)]
+    assert [c for c in calls if c[0] != "empty"] == [("pieces", True)] * 5 + [
+        ("pieces", False), ("spilled", True)] * 2 + [("pieces", False), ("spilled", False), ("whole", True)]
     assert streamed.runs == plain.runs and streamed.warnings == plain.warnings
     pd.testing.assert_frame_equal(streamed.summary, plain.summary, check_exact=False, rtol=1e-12)
     pd.testing.assert_frame_equal(streamed.per_query, plain.per_query, check_exact=False, rtol=1e-12)
