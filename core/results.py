@@ -16,7 +16,7 @@ import pyarrow as pa
 
 from core.distributed import evaluate_rankings_on_cluster
 from core.errors import EvalError
-from core.stage2 import evaluate_rankings, sorted_codes, summarise
+from core.stage2 import evaluate_rankings, summarise
 from core.measures import EvalOptions, parse_measures
 from core.sql import sql
 from core.stage1 import StoredRuns, rankings
