@@ -268,10 +268,26 @@ def main() -> int:
                command=" ".join(["python benchmarks/loadtest.py"] + sys.argv[1:]))
     (WORK / "loadtest.json").write_text(json.dumps({"summary": res, "raw": raw}, indent=1, default=str))
     text = markdown(res)
-    (Path(__file__).with_name("LOADTEST.md")).write_text(text)
+    report = Path(__file__).with_name("LOADTEST.md")
+    report.write_text(with_history(text, report.read_text() if report.exists() else ""))
     _into_results()
     print(text)
     return 0
+
+
+def with_history(new: str, old: str) -> str:
+    """The new report, then the previous one's figures as an "Earlier run" subsection, then every subsection the
+    previous one kept (probes, A/B runs, earlier runs): a new run never drops what earlier runs recorded."""
+    head = "# Dashboard load test (issue 12)"
+    if not old.startswith(head):
+        return new
+    body = old[len(head):].lstrip("\n")
+    sub = body.find("\n### ")
+    top, rest = (body, "") if sub < 0 else (body[:sub + 1], body[sub + 1:])
+    top = top[:top.find("How to read it:")] if "How to read it:" in top else top     # the new report has it
+    when = re.search(r"`, (\d{4}-\d\d-\d\d \d\d:\d\d UTC);", top)
+    title = f"### Earlier run ({when.group(1) if when else 'before this one'})"
+    return new.rstrip("\n") + "\n\n" + title + "\n\n" + top.strip("\n") + "\n\n" + rest
 
 
 def _into_results() -> None:
