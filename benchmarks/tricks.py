@@ -15,6 +15,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from unittest import mock
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
@@ -56,12 +57,8 @@ def manysys_pairs(reps: int) -> None:
             np.take_along_axis(np.broadcast_to(X, (8, 5000, 50)), order, axis=2).sum(axis=1)
 
     def one_thread():
-        saved = permute.THREADS
-        permute.THREADS = 1
-        try:
+        with mock.patch.object(permute, "THREADS", 1):
             multisys.permuted_ranges(X, 1000, 0)
-        finally:
-            permute.THREADS = saved
     pair("randomization-all permutations, 1000 x 5000 topics x 50 runs: sorted packed uint32 keys with rejection, "
          "2 threads (`core.permute`; plain: argsort of uniform float keys, one thread)",
          lambda: multisys.permuted_ranges(X, 1000, 0), argsort_plain, reps)
@@ -70,12 +67,8 @@ def manysys_pairs(reps: int) -> None:
     from core import stats
 
     def one_bincount():
-        saved = stats._COUNT_CELLS
-        stats._COUNT_CELLS = 1 << 40
-        try:
+        with mock.patch.object(stats, "_COUNT_CELLS", 1 << 40):
             stats._bootstrap_means(X, 10_000, 0)
-        finally:
-            stats._COUNT_CELLS = saved
     pair("bootstrap means, 10,000 resamples of 5000 topics x 50 runs: each block's draws counted 2^18 cells at a "
          "time (`stats._count_blocks`; plain: one bincount per 400-resample block)",
          lambda: stats._bootstrap_means(X, 10_000, 0), one_bincount, reps)
@@ -87,12 +80,8 @@ def manysys_pairs(reps: int) -> None:
         runs = sorted(files.glob("run*.txt"))
 
         def parse(threads):
-            saved = cli_compare.PARSE_THREADS
-            cli_compare.PARSE_THREADS = threads
-            try:
+            with mock.patch.object(cli_compare, "PARSE_THREADS", threads):
                 cli_compare.evaluate_for_compare(files / "qrels.txt", runs, ["AP"], EvalOptions())
-            finally:
-                cli_compare.PARSE_THREADS = saved
         pair("compare CLI: 50 files of 50k lines parsed on 2 threads, then evaluated (plain: one file after the other)",
              lambda: parse(2), lambda: parse(1), reps)
 
@@ -199,13 +188,10 @@ def main(argv=None) -> int:
 
     import zlib
     gz = (work / "ties.txt.gz").read_bytes()
-    plain_inflate = _text.INFLATE
+
     def with_zlib():
-        _text.INFLATE = zlib.decompressobj
-        try:
+        with mock.patch.object(_text, "INFLATE", zlib.decompressobj):
             _text.decompress(gz, "f")
-        finally:
-            _text.INFLATE = plain_inflate
     pair("gunzip with ISA-L (plain: zlib), ties.txt.gz", lambda: _text.decompress(gz, "f"), with_zlib, args.reps)
 
     import duckdb
