@@ -177,9 +177,13 @@ def test_streamed_runs_evaluate_like_parsed_ones(reference, monkeypatch, tmp_pat
     ms_shuffled = tmp_path / "msmarco-shuffled.tsv"
     ms_lines = msmarco.read_bytes().splitlines(keepends=True)
     ms_shuffled.write_bytes(b"".join(ms_lines[i] for i in np.random.default_rng(4).permutation(len(ms_lines))))
+    headed = tmp_path / "headed.txt"                                # an ir_metadata header, then clean lines
+    headed.write_bytes(b"# ir_metadata.start\n# tag: fromheader\n# ir_metadata.end\n" + tabbed.read_bytes())
+    ms_headed = tmp_path / "msmarco-headed.tsv"                     # MS MARCO: the run is named by its header
+    ms_headed.write_bytes(b"\xef\xbb\xbf# tag: msheader\r\n" + ms_shuffled.read_bytes().replace(b"\t", b" "))
     mixed = reference / "trec_eval_test" / "results.test"          # not clean: read_run
     qrels = reference / "trectools_robust03" / "robust03_qrels.txt"
-    paths = runs + [tabbed, msmarco, shuffled, ms_shuffled, mixed]
+    paths = runs + [tabbed, msmarco, headed, shuffled, ms_shuffled, ms_headed, mixed]
     measures = ["AP", "nDCG@10", "P@10", "RR", "Bpref", "num_rel_ret", "Rprec", "ndcg"]
     plain = ev.evaluate_files(qrels, paths, measures)
     calls = []
@@ -197,8 +201,9 @@ def test_streamed_runs_evaluate_like_parsed_ones(reference, monkeypatch, tmp_pat
     monkeypatch.setitem(stage1.PROVIDERS, stage1.RunFile, [logged(p) for p in stage1.PROVIDERS[stage1.RunFile]])
     streamed = ev.evaluate_files(qrels, paths, measures)
     assert [c for c in calls if c[0] == "empty"] == [("empty", False)] * len(paths)    # none is blank (no -c)
-    assert [c for c in calls if c[0] != "empty"] == [("pieces", True)] * 5 + [
-        ("pieces", False), ("spilled", True)] * 2 + [("pieces", False), ("spilled", False), ("whole", True)]
+    assert [c for c in calls if c[0] != "empty"] == [("pieces", True)] * 6 + [
+        ("pieces", False), ("spilled", True)] * 3 + [("pieces", False), ("spilled", False), ("whole", True)]
+    assert "msheader" in streamed.runs
     assert streamed.runs == plain.runs and streamed.warnings == plain.warnings
     pd.testing.assert_frame_equal(streamed.summary, plain.summary, check_exact=False, rtol=1e-12)
     pd.testing.assert_frame_equal(streamed.per_query, plain.per_query, check_exact=False, rtol=1e-12)

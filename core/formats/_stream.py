@@ -17,6 +17,7 @@ from isal import igzip, isal_zlib
 
 from core.formats._fast import _BOM, _delimiter, _msmarco_columns, _run_columns, run_format, unique
 from core.formats._text import GZIP_MAGIC, max_text_bytes, too_big
+from core.formats.metadata import leading_header
 from core.sqltext import statement
 
 
@@ -93,17 +94,26 @@ def text_blocks(raw, gz: bool, total: int, file: str, progress=None, read_bytes:
         yield block
 
 
-def file_format(path) -> str:
-    """run_format of the file at `path` (plain or gzip): 'msmarco' or 'trec'; 'trec' when it cannot be read (the
-    reader that follows says why)."""
+HEADER_BYTES = 1 << 20     # a run's ir_metadata header is looked for in this much of its text
+
+
+def file_text(path, chunk_bytes: int = 1 << 26):
+    """(the text of the run file at `path` (plain or gzip) after its ir_metadata comment header, as blocks of
+    `chunk_bytes`; its format, 'trec' or 'msmarco' (run_format); the header's metadata), or None when a header is
+    not UTF-8 or longer than HEADER_BYTES (the whole-file parser then reads the file and says what is wrong)."""
     try:
-        blocks = file_blocks(path, 4096)
+        blocks = file_blocks(path, HEADER_BYTES)
         try:
-            return run_format(next(blocks, b""))
+            head = next(blocks, b"")
         finally:
             blocks.close()
     except (OSError, EOFError, zlib.error, isal_zlib.error):
-        return "trec"
+        head = b""                 # the reader that follows says why
+    header = leading_header(head)
+    if header is None:
+        return None
+    skip, meta = header
+    return skip_bytes(file_blocks(path, chunk_bytes), skip), run_format(head[skip:skip + 4096]), meta
 
 
 def skip_bytes(blocks, skip: int):
@@ -192,16 +202,17 @@ def run_batches(path, chunk_bytes: int = 1 << 26, *, max_topic_bytes: int | None
         yield whole(pending), pa.array([], pa.string())
 
 
-def stream_run(path, con, table: str, chunk_bytes: int = 1 << 26, fmt: str = "trec") -> pa.Array | None:
-    """Read a clean run file at `path` (plain or gzip; `fmt` as run_chunks) into a new DuckDB table `table` (qid
-    VARCHAR, docno VARCHAR, score DOUBLE) on `con`, `chunk_bytes` at a time, so the whole file is never in
-    Python's memory (DuckDB spills to its temp directory). Returns the distinct tags, or None (and no table) when
+def stream_run(path, con, table: str, chunk_bytes: int = 1 << 26, fmt: str = "trec",
+               blocks=None) -> pa.Array | None:
+    """Read a clean run file at `path` (plain or gzip; `fmt` and `blocks` as run_chunks) into a new DuckDB table
+    `table` (qid VARCHAR, docno VARCHAR, score DOUBLE) on `con`, `chunk_bytes` at a time, so the whole file is
+    never in Python's memory (DuckDB spills to its temp directory). Returns the distinct tags, or None (and no table) when
     any part of the file is not clean or a document repeats: the caller then uses `read_run`, which reports the
     problems."""
     con.execute(statement("CREATE TEMP TABLE {table} (qid VARCHAR, docno VARCHAR, score DOUBLE)", table=table)).fetchall()
     tags, n_rows, ok = [], 0, False
     try:  # the duplicate check is DuckDB's DISTINCT over the table, which spills (the rows are not in memory)
-        for part, part_tags in run_chunks(path, chunk_bytes, fmt=fmt):
+        for part, part_tags in run_chunks(path, chunk_bytes, fmt=fmt, blocks=blocks):
             con.register("_rb_chunk", part)
             con.execute(statement("INSERT INTO {table} SELECT * FROM _rb_chunk", table=table)).fetchall()
             con.unregister("_rb_chunk")

@@ -17,7 +17,7 @@ import pyarrow as pa
 
 from core.empty_run import empty_rankings, is_empty_file
 from core.formats import read_qrels, read_run
-from core.formats._stream import NotClean, file_format, run_batches, stream_run
+from core.formats._stream import NotClean, file_text, run_batches, stream_run
 from core.formats.runs import _build
 from core.measures import EvalOptions
 from core.stage1.arrow import arrow_rankings, concat
@@ -58,9 +58,12 @@ def whole(src, options: EvalOptions) -> Rankings:
 def pieces(src, options: EvalOptions) -> Rankings | None:
     """A large clean file whose topics are contiguous, a piece of whole topics at a time; None otherwise."""
     summary, parts, tags = src.summary or qrels_summary(src.con, src.qrels_table), [], []
-    fmt = file_format(src.path)
+    text = file_text(src.path, src.chunk_bytes or CHUNK_BYTES)
+    if text is None:
+        return None
+    blocks, fmt, meta = text
     try:
-        for batch, batch_tags in run_batches(src.path, src.chunk_bytes or CHUNK_BYTES, fmt=fmt):
+        for batch, batch_tags in run_batches(None, src.chunk_bytes or CHUNK_BYTES, blocks=blocks, fmt=fmt):
             tags.append(batch_tags)
             if batch.num_rows:
                 parts.append(arrow_rankings(src.con, batch, src.qrels_table, "", summary))
@@ -68,7 +71,7 @@ def pieces(src, options: EvalOptions) -> Rankings | None:
         return None
     if not parts:
         return None
-    parsed = _build(None, pa.chunked_array(tags, pa.string()), None, {}, fmt)
+    parsed = _build(None, pa.chunked_array(tags, pa.string()), None, meta, fmt)
     rk = concat(parts).named(_name(parsed, src.path))
     rk.warnings = list(parsed.warnings)
     return rk
@@ -76,11 +79,14 @@ def pieces(src, options: EvalOptions) -> Rankings | None:
 
 def spilled(src, options: EvalOptions) -> Rankings | None:
     """A large clean file in any order, read in chunks into a DuckDB table and ranked in SQL; None otherwise."""
-    fmt = file_format(src.path)
-    tags = stream_run(src.path, src.con, "rb_run_stream", src.chunk_bytes or CHUNK_BYTES, fmt)
+    text = file_text(src.path, src.chunk_bytes or CHUNK_BYTES)
+    if text is None:
+        return None
+    blocks, fmt, meta = text
+    tags = stream_run(src.path, src.con, "rb_run_stream", src.chunk_bytes or CHUNK_BYTES, fmt, blocks)
     if tags is None:
         return None
-    parsed = _build(None, tags, None, {}, fmt)
+    parsed = _build(None, tags, None, meta, fmt)
     try:
         rk = table_rankings(src.con, "rb_run_stream", src.qrels_table, options, run_name=_name(parsed, src.path))
     finally:
