@@ -2,6 +2,7 @@
 is obtained, never a value, and numpy's own switch (NUMPY_MADVISE_HUGEPAGE) still wins."""
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -49,7 +50,7 @@ def test_the_dashboard_turns_it_off(tmp_path):
     code = ("import numpy as np, sys; from streamlit.testing.v1 import AppTest; "
             "at = AppTest.from_file('dashboard/app.py', default_timeout=120); at.run(); "
             "sys.exit(0 if np._core.multiarray._get_madvise_hugepage() is False else 3)")
-    env = {k: v for k, v in __import__("os").environ.items() if k != "NUMPY_MADVISE_HUGEPAGE"}
+    env = {k: v for k, v in os.environ.items() if k != "NUMPY_MADVISE_HUGEPAGE"}
     env["RANKBOARD_STORE"] = str(tmp_path / "s.duckdb")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
