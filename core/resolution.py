@@ -103,8 +103,10 @@ def _rows(per_query: pd.DataFrame, measures):
     entry = _SHARED.get(id(per_query))
     if entry is None or entry[0]() is not per_query:
         return _factorised(per_query, measures)
-    if entry[1] is None:
-        entry[1] = _factorised(per_query)[1]      # two threads may both compute it: the same codes
+    if entry[1] is None:                          # two threads may both compute it: the same codes
+        m_codes, m_names, q_codes, qids, run_codes, run_names = _factorised(per_query)[1]
+        small = np.int32 if len(per_query) < 2 ** 31 else np.int64      # kept as long as the frame: half the bytes
+        entry[1] = (m_codes.astype(small), m_names, q_codes.astype(small), qids, run_codes.astype(small), run_names)
     return per_query, entry[1]
 
 
