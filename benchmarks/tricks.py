@@ -112,7 +112,7 @@ def per_query_pairs(reps: int) -> None:
                   for m in measures[:5]], reps)
     from core.resolution import share
 
-    def leaderboard_calls(frame):       # what one Leaderboard view asks: the table's 5 measures, the chart's, the ranks'
+    def leaderboard_calls(frame):       # one Leaderboard view: the table's 5 measures, the chart's, the ranks'
         wide_tables(frame, measures[:5], runs)
         wide_tables(frame, measures[:1], runs)
         wide_tables(frame, measures[:1], runs)

@@ -181,4 +181,5 @@ def resolve(per_query: pd.DataFrame, *, measures, runs=None, test: str = "t", co
     return out
 
 
-__all__ = ["Resolution", "RANK_FIELDS", "share", "wide_tables", "complete_from_wide", "complete_matrix", "resolve_matrix", "resolve"]
+__all__ = ["Resolution", "RANK_FIELDS", "share", "wide_tables", "complete_from_wide", "complete_matrix",
+           "resolve_matrix", "resolve"]

@@ -66,8 +66,8 @@ def runs(reference, tmp_path):
     meta = tmp_path / "meta.run"                                         # a comment header: its lines stream
     meta.write_bytes(b"# ir_metadata: {tag: fromheader}\n" + lines[0] + b"".join(lines[1:200]))
     ms_meta = tmp_path / "meta-msmarco.tsv"                              # the header names an MS MARCO run
-    ms_meta.write_bytes(b"\xef\xbb\xbf# ir_metadata.start\r\n\n#  tag: fromheader  \r\n# method:\n#   name: bm25 \xc3\xa9\n"
-                        b"# ir_metadata.end\n" + ms_shuffled.read_bytes())
+    ms_meta.write_bytes(b"\xef\xbb\xbf# ir_metadata.start\r\n\n#  tag: fromheader  \r\n# method:\n"
+                        b"#   name: bm25 \xc3\xa9\n# ir_metadata.end\n" + ms_shuffled.read_bytes())
     ms_meta2 = tmp_path / "meta2-msmarco.tsv"                            # the same without the byte order mark
     ms_meta2.write_bytes(ms_meta.read_bytes()[3:])
     mid = tmp_path / "midcomment.run"                                   # a comment further down: parsed whole
@@ -140,7 +140,7 @@ def test_bad_files_get_the_same_error_both_ways(way, tmp_path, monkeypatch):
             with pytest.raises(UploadError) as plain:
                 read_run(data, filename="bad.run")
             assert str(info.value) == str(plain.value)
-        headed = b"# ir_metadata.start\n# tag: fromheader\n# ir_metadata.end\n" + good + tail   # the lines after a header
+        headed = b"# ir_metadata.start\n# tag: fromheader\n# ir_metadata.end\n" + good + tail   # after a header
         with pytest.raises(UploadError) as info:
             prep.prepare_run(headed, filename="bad.run")
         with pytest.raises(UploadError) as plain:

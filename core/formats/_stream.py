@@ -206,9 +206,9 @@ def stream_run(path, con, table: str, chunk_bytes: int = 1 << 26, fmt: str = "tr
                blocks=None) -> pa.Array | None:
     """Read a clean run file at `path` (plain or gzip; `fmt` and `blocks` as run_chunks) into a new DuckDB table
     `table` (qid VARCHAR, docno VARCHAR, score DOUBLE) on `con`, `chunk_bytes` at a time, so the whole file is
-    never in Python's memory (DuckDB spills to its temp directory). Returns the distinct tags, or None (and no table) when
-    any part of the file is not clean or a document repeats: the caller then uses `read_run`, which reports the
-    problems."""
+    never in Python's memory (DuckDB spills to its temp directory). Returns the distinct tags, or None (and no
+    table) when any part of the file is not clean or a document repeats: the caller then uses `read_run`, which
+    reports the problems."""
     con.execute(statement("CREATE TEMP TABLE {table} (qid VARCHAR, docno VARCHAR, score DOUBLE)", table=table)).fetchall()
     tags, n_rows, ok = [], 0, False
     try:  # the duplicate check is DuckDB's DISTINCT over the table, which spills (the rows are not in memory)
