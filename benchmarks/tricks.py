@@ -1,6 +1,6 @@
 """Each speed trick of the engine against its plain equivalent, in one process, alternating (issue 14).
 
-    flock /tmp/rankboard-bench.lock python benchmarks/tricks.py [--reps 5] [--only manysys]
+    flock /tmp/rankboard-bench.lock python benchmarks/tricks.py [--reps 5] [--only manysys|pieces]
 
 Default data: the `ties` and `shuffled` shapes of benchmarks/shapes.py (4.93M lines). Prints, per trick, the
 median seconds of the trick and of its plain equivalent, their difference, and the load average; the lines
@@ -147,8 +147,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--shape", default="ties")
-    ap.add_argument("--only", choices=["all", "manysys"], default="all",
-                    help="manysys: only the issue-15 pairs (no shape files needed)")
+    ap.add_argument("--only", choices=["all", "manysys", "pieces"], default="all",
+                    help="manysys: only the issue-15 pairs (no shape files needed); pieces: only the mid-sized files")
     args = ap.parse_args(argv)
     if args.only == "manysys":
         print(f"manysys, reps {args.reps}, load {os.getloadavg()}")
@@ -160,6 +160,9 @@ def main(argv=None) -> int:
     qrels_path = work / "base" / "qrels.txt"
     print(f"{args.shape}: {run_path}, reps {args.reps}, load {os.getloadavg()}")
     print("| trick | with it, s | plain, s | saves, s | load |\n|---|---|---|---|---|")
+    if args.only == "pieces":
+        pieces_pairs(work, read_qrels(qrels_path, filename="q").table, args.reps)
+        return 0
 
     pair("qrels read beside the run (read_first)", lambda: read_first(qrels_path, run_path),
          lambda: (read_qrels(qrels_path, filename="q"), read_run(run_path, filename="r")), args.reps)
@@ -209,8 +212,32 @@ def main(argv=None) -> int:
     pair("duplicate check of 50 runs of 250k lines on a shared database's cursors (plain: a database each)",
          lambda: fifty(shared_cursor), lambda: fifty(lambda: duckdb.connect(config={"threads": 2})), args.reps)
 
+    pieces_pairs(work, qrels, args.reps)
     manysys_pairs(args.reps)
     return 0
+
+
+def pieces_pairs(work: Path, qrels, reps: int) -> None:
+    """Stage 1 of a mid-sized run file (ties: 186 MB, and its gzip) read in pieces with the next piece read ahead
+    on a thread, against pieces one after the other (`ahead` -> `iter`), and against the whole-file parse."""
+    from core.measures import EvalOptions
+    from core.stage1 import RunFile
+    from core.stage1 import files
+
+    for name in ("ties.txt", "ties.txt.gz"):
+        path = work / name
+        with tempfile.TemporaryDirectory() as tmp:
+            con = scratch(tmp, path.stat().st_size)
+            con.register("rb_qrels", qrels.select(["qid", "docno", "rel"]))
+            src = RunFile(path, con, "rb_qrels")
+
+            def in_turn():
+                with mock.patch.object(files, "ahead", iter):
+                    rankings(src)
+            pair(f"{name}: next piece read ahead on a thread (`stage1.files.ahead`; plain: `iter`)",
+                 lambda: rankings(src), in_turn, reps)
+            pair(f"{name}: in pieces (`stage1.files.pieces`, read ahead; plain: `whole`)",
+                 lambda: rankings(src), lambda: files.whole(src, EvalOptions()), reps)
 
 
 if __name__ == "__main__":

@@ -8,11 +8,13 @@ from __future__ import annotations
 import io
 import zlib
 from itertools import chain
+from typing import Iterator, NamedTuple
 
 import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.csv as pacsv
 from isal import igzip, isal_zlib
 
 from core.formats._fast import _BOM, _delimiter, _msmarco_columns, _run_columns, run_format, unique
@@ -97,10 +99,18 @@ def text_blocks(raw, gz: bool, total: int, file: str, progress=None, read_bytes:
 HEADER_BYTES = 1 << 20     # a run's ir_metadata header is looked for in this much of its text
 
 
-def file_text(path, chunk_bytes: int = 1 << 26):
-    """(the text of the run file at `path` (plain or gzip) after its ir_metadata comment header, as blocks of
-    `chunk_bytes`; its format, 'trec' or 'msmarco' (run_format); the header's metadata), or None when a header is
-    not UTF-8 or longer than HEADER_BYTES (the whole-file parser then reads the file and says what is wrong)."""
+class RunText(NamedTuple):
+    """A run file's text after its ir_metadata header (file_text)."""
+    blocks: Iterator[bytes]      # the text, a block at a time
+    fmt: str                     # 'trec' or 'msmarco' (run_format)
+    meta: dict                   # the header's metadata
+    head: bytes                  # the text's first HEADER_BYTES (at most), for a look at its first lines
+
+
+def file_text(path, chunk_bytes: int = 1 << 26) -> RunText | None:
+    """The text of the run file at `path` (plain or gzip) after its ir_metadata comment header, as blocks of
+    `chunk_bytes` (see RunText), or None when a header is not UTF-8 or longer than HEADER_BYTES (the whole-file
+    parser then reads the file and says what is wrong)."""
     try:
         blocks = file_blocks(path, HEADER_BYTES)
         try:
@@ -113,7 +123,27 @@ def file_text(path, chunk_bytes: int = 1 << 26):
     if header is None:
         return None
     skip, meta = header
-    return skip_bytes(file_blocks(path, chunk_bytes), skip), run_format(head[skip:skip + 4096]), meta
+    return RunText(skip_bytes(file_blocks(path, chunk_bytes), skip), run_format(head[skip:skip + 4096]), meta,
+                   head[skip:])
+
+
+def interleaved(head: bytes) -> bool:
+    """True when the first lines of a run's text (`head`) visit a topic in two separate blocks: the file is not
+    written topic by topic, so run_batches would raise NotContiguous a piece later. False for a clean start
+    whose topics are contiguous, and whenever the lines are not clean (the readers that follow decide)."""
+    text = head[:head.rfind(b"\n") + 1]
+    delim = _delimiter(text) if text and not text.startswith(_BOM) else None
+    if delim is None:
+        return False
+    try:
+        qid = pacsv.read_csv(pa.BufferReader(text), read_options=pacsv.ReadOptions(autogenerate_column_names=True),
+                             parse_options=pacsv.ParseOptions(delimiter=delim, quote_char=False),
+                             convert_options=pacsv.ConvertOptions(include_columns=["f0"],
+                                                                  column_types={"f0": pa.string()}))["f0"]
+    except (pa.ArrowException, ValueError):
+        return False
+    blocks = 1 + pc.sum(pc.not_equal(qid[1:], qid[:-1])).as_py() if len(qid) > 1 else len(qid)
+    return blocks > pc.count_distinct(qid).as_py()
 
 
 def skip_bytes(blocks, skip: int):

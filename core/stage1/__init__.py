@@ -106,7 +106,8 @@ PROVIDERS: dict[type, list[Provider]] = {
 def choose(source) -> list[Provider]:
     """The providers that may serve `source`, best first (the last one always does)."""
     if isinstance(source, RunFile) and (source.parsed is not None or files.size(source.path) < files.STREAM_BYTES):
-        return [files.empty, files.whole]
+        small = source.parsed is not None or files.size(source.path) < files.PIECES_BYTES
+        return [files.empty, files.whole] if small else [files.empty, files.pieces, files.whole]
     try:
         return PROVIDERS[type(source)]
     except KeyError:

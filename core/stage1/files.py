@@ -1,8 +1,9 @@
 """Stage 1 of run files: three providers, tried in this order by `core.stage1.choose` (only `whole` for a file
-smaller than STREAM_BYTES or already parsed).
+smaller than PIECES_BYTES or already parsed; `pieces` and `whole` for one smaller than STREAM_BYTES).
 
 - `pieces`: a large clean file whose topics are contiguous, read a piece of whole topics at a time and ranked in
-  Arrow (memory stays bounded however long the file);
+  Arrow (memory stays bounded however long the file); the next piece is read and checked on a second thread
+  while this one is ranked (`ahead`);
 - `spilled`: a large clean file in any order, read in chunks into a DuckDB table and ranked in SQL (DuckDB spills);
 - `whole`: any file, parsed by `read_run` (which reports every problem) and ranked in Arrow;
 and before them `empty`: under -c, a blank file is a run that retrieved nothing (without -c the parser refuses it).
@@ -12,12 +13,13 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Iterable, Iterator, TypeVar
 
 import pyarrow as pa
 
 from core.empty_run import empty_rankings, is_empty_file
 from core.formats import read_qrels, read_run
-from core.formats._stream import NotClean, file_text, run_batches, stream_run
+from core.formats._stream import NotClean, file_text, interleaved, run_batches, stream_run
 from core.formats.runs import _build
 from core.measures import EvalOptions
 from core.stage1.arrow import arrow_rankings, concat
@@ -26,7 +28,32 @@ from core.sqltext import ident
 from core.types import Rankings
 
 STREAM_BYTES = 256 << 20   # run files at least this big are read in pieces, never whole
+PIECES_BYTES = 32 << 20    # run files (plain or gzip) this big or more are read in pieces when written topic by topic
 CHUNK_BYTES = 1 << 26
+T = TypeVar("T")
+_END = object()
+
+
+def ahead(items: Iterable[T]) -> Iterator[T]:
+    """The items of `items`, each next one computed on a worker thread while the caller works on this one (reading
+    and checking a piece of a run overlaps with ranking the one before; most of both runs outside the GIL).
+    Plain equivalent: `iter(items)`; tests/test_stage1_pieces.py compares the two. An exception raised by `items`
+    is raised here, in its place; at most one item is computed that the caller does not take."""
+    it = iter(items)
+    with ThreadPoolExecutor(1) as pool:
+        pending = pool.submit(next, it, _END)
+        try:
+            while (item := pending.result()) is not _END:
+                pending = pool.submit(next, it, _END)
+                yield item
+        finally:
+            pending.cancel()
+            try:
+                pending.result()
+            except BaseException:     # the caller stopped (or failed) first: what the worker raised is moot
+                pass
+            if hasattr(it, "close"):
+                it.close()
 
 
 def size(path) -> int:
@@ -59,11 +86,11 @@ def pieces(src, options: EvalOptions) -> Rankings | None:
     """A large clean file whose topics are contiguous, a piece of whole topics at a time; None otherwise."""
     summary, parts, tags = src.summary or qrels_summary(src.con, src.qrels_table), [], []
     text = file_text(src.path, src.chunk_bytes or CHUNK_BYTES)
-    if text is None:
+    if text is None or interleaved(text.head):
         return None
-    blocks, fmt, meta = text
     try:
-        for batch, batch_tags in run_batches(None, src.chunk_bytes or CHUNK_BYTES, blocks=blocks, fmt=fmt):
+        for batch, batch_tags in ahead(run_batches(None, src.chunk_bytes or CHUNK_BYTES, blocks=text.blocks,
+                                                   fmt=text.fmt)):
             tags.append(batch_tags)
             if batch.num_rows:
                 parts.append(arrow_rankings(src.con, batch, src.qrels_table, "", summary))
@@ -71,7 +98,7 @@ def pieces(src, options: EvalOptions) -> Rankings | None:
         return None
     if not parts:
         return None
-    parsed = _build(None, pa.chunked_array(tags, pa.string()), None, meta, fmt)
+    parsed = _build(None, pa.chunked_array(tags, pa.string()), None, text.meta, text.fmt)
     rk = concat(parts).named(_name(parsed, src.path))
     rk.warnings = list(parsed.warnings)
     return rk
@@ -82,11 +109,10 @@ def spilled(src, options: EvalOptions) -> Rankings | None:
     text = file_text(src.path, src.chunk_bytes or CHUNK_BYTES)
     if text is None:
         return None
-    blocks, fmt, meta = text
-    tags = stream_run(src.path, src.con, "rb_run_stream", src.chunk_bytes or CHUNK_BYTES, fmt, blocks)
+    tags = stream_run(src.path, src.con, "rb_run_stream", src.chunk_bytes or CHUNK_BYTES, text.fmt, text.blocks)
     if tags is None:
         return None
-    parsed = _build(None, tags, None, meta, fmt)
+    parsed = _build(None, tags, None, text.meta, text.fmt)
     try:
         rk = table_rankings(src.con, "rb_run_stream", src.qrels_table, options, run_name=_name(parsed, src.path))
     finally:
@@ -95,15 +121,26 @@ def spilled(src, options: EvalOptions) -> Rankings | None:
     return rk
 
 
+def read_whole(path) -> bool:
+    """Whether stage 1 reads the run file at `path` whole (`whole`, not `pieces` or `spilled`): it is smaller than
+    PIECES_BYTES, or smaller than STREAM_BYTES and not written topic by topic. (`pieces` may still decline a file
+    further in, e.g. for a comment line, and leave it to `whole`.)"""
+    n = size(path)
+    if n >= STREAM_BYTES or n < PIECES_BYTES:
+        return n < STREAM_BYTES
+    text = file_text(path)
+    return text is None or interleaved(text.head)
+
+
 def read_first(qrels_path, run_path):
-    """(parsed qrels, the parsed first run or None). A run that is read whole (smaller than STREAM_BYTES) is
-    parsed on this thread while a second thread parses the qrels: most of a parse holds one core, so the two fit
-    side by side. Plain equivalent: `read_qrels(qrels_path)`, then `read_run(run_path)`. A problem in the qrels
-    is still reported before one in the run."""
+    """(parsed qrels, the parsed first run or None). A run that is read whole (read_whole) is parsed on this thread
+    while a second thread parses the qrels: most of a parse holds one core, so the two fit side by side. Plain
+    equivalent: `read_qrels(qrels_path)`, then `read_run(run_path)`. A problem in the qrels is still reported
+    before one in the run."""
     def qrels():
         return read_qrels(qrels_path, filename=Path(str(qrels_path)).name)
 
-    if run_path is None or not isinstance(run_path, (str, Path)) or size(run_path) >= STREAM_BYTES:
+    if run_path is None or not isinstance(run_path, (str, Path)) or not read_whole(run_path):
         return qrels(), None
     with ThreadPoolExecutor(1) as pool:
         qrels_job = pool.submit(qrels)
