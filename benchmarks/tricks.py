@@ -1,6 +1,6 @@
 """Each speed trick of the engine against its plain equivalent, in one process, alternating (issue 14).
 
-    flock /tmp/rankboard-bench.lock python benchmarks/tricks.py [--reps 5] [--only manysys|pieces]
+    flock /tmp/rankboard-bench.lock python benchmarks/tricks.py [--reps 5] [--only manysys|files]
 
 Default data: the `ties` and `shuffled` shapes of benchmarks/shapes.py (4.93M lines). Prints, per trick, the
 median seconds of the trick and of its plain equivalent, their difference, and the load average; the lines
@@ -147,8 +147,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--shape", default="ties")
-    ap.add_argument("--only", choices=["all", "manysys", "pieces"], default="all",
-                    help="manysys: only the issue-15 pairs (no shape files needed); pieces: only the mid-sized files")
+    ap.add_argument("--only", choices=["all", "manysys", "files"], default="all",
+                    help="manysys: only the issue-15 pairs (no shape files needed); files: only the mid-sized files and the shuffled sort")
     args = ap.parse_args(argv)
     if args.only == "manysys":
         print(f"manysys, reps {args.reps}, load {os.getloadavg()}")
@@ -160,8 +160,9 @@ def main(argv=None) -> int:
     qrels_path = work / "base" / "qrels.txt"
     print(f"{args.shape}: {run_path}, reps {args.reps}, load {os.getloadavg()}")
     print("| trick | with it, s | plain, s | saves, s | load |\n|---|---|---|---|---|")
-    if args.only == "pieces":
+    if args.only == "files":
         pieces_pairs(work, read_qrels(qrels_path, filename="q").table, args.reps)
+        sort_pairs(work, args.reps)
         return 0
 
     pair("qrels read beside the run (read_first)", lambda: read_first(qrels_path, run_path),
@@ -213,6 +214,7 @@ def main(argv=None) -> int:
          lambda: fifty(shared_cursor), lambda: fifty(lambda: duckdb.connect(config={"threads": 2})), args.reps)
 
     pieces_pairs(work, qrels, args.reps)
+    sort_pairs(work, args.reps)
     manysys_pairs(args.reps)
     return 0
 
@@ -238,6 +240,28 @@ def pieces_pairs(work: Path, qrels, reps: int) -> None:
                  lambda: rankings(src), in_turn, reps)
             pair(f"{name}: in pieces (`stage1.files.pieces`, read ahead; plain: `whole`)",
                  lambda: rankings(src), lambda: files.whole(src, EvalOptions()), reps)
+
+
+def sort_pairs(work: Path, reps: int) -> None:
+    """The (topic, score descending) order of the shuffled shape's 4.93M rows: DuckDB's sort against pyarrow's
+    table sort (what it replaced) and np.lexsort (the plain equivalent)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from core.stage1.order import by_topic_and_score, topic_codes
+
+    run = read_run(work / "shuffled.txt", filename="r").table
+    codes, score = topic_codes(run["qid"])[0], run["score"].to_numpy()
+    del run
+
+    def arrow_sort():
+        return pc.sort_indices(pa.table({"c": codes, "s": score}),
+                               sort_keys=[("c", "ascending"), ("s", "descending")]).to_numpy()
+    pair("shuffled: (topic, score desc) order by DuckDB's sort (`order.by_topic_and_score`; was: pyarrow's sort)",
+         lambda: by_topic_and_score(codes, score), arrow_sort, reps)
+    pair("shuffled: the same (plain: `np.lexsort((-score, codes))`)",
+         lambda: by_topic_and_score(codes, score), lambda: np.lexsort((-score, codes)), reps)
 
 
 if __name__ == "__main__":
