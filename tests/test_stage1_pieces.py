@@ -114,10 +114,15 @@ def test_mid_sized_runs_read_in_pieces_evaluate_like_whole_ones(mid_sized, monke
         pd.testing.assert_frame_equal(got.per_query, other.per_query, check_exact=False, rtol=1e-12)
 
 
-def test_a_shuffled_mid_sized_run_is_parsed_beside_the_qrels(mid_sized, monkeypatch):
-    """read_first parses a run it knows will be read whole on this thread while the qrels are parsed on another."""
+def test_which_mid_sized_runs_are_parsed_beside_the_qrels(mid_sized, monkeypatch):
+    """read_first parses a run it knows will be read whole on this thread while the qrels are parsed on another,
+    and one that would be read in pieces when the qrels are big."""
     qrels, paths = mid_sized
     monkeypatch.setattr(files, "PIECES_BYTES", 1000)
+    assert stage1.choose(stage1.RunFile(paths[0], None, "q")) == [files.empty, files.pieces, files.whole]
     assert files.read_first(qrels, paths[1])[1] is not None
     assert files.read_first(qrels, paths[0])[1] is None
-    assert stage1.choose(stage1.RunFile(paths[0], None, "q")) == [files.empty, files.pieces, files.whole]
+    monkeypatch.setattr(files, "BIG_QRELS_BYTES", 1000)
+    assert files.read_first(qrels, paths[0])[1] is not None
+    monkeypatch.setattr(files, "STREAM_BYTES", 1000)
+    assert files.read_first(qrels, paths[0])[1] is None

@@ -30,6 +30,7 @@ from core.types import Rankings
 STREAM_BYTES = 256 << 20   # run files at least this big are read in pieces, never whole
 PIECES_BYTES = 32 << 20    # run files (plain or gzip) this big or more are read in pieces when written topic by topic
 CHUNK_BYTES = 1 << 26
+BIG_QRELS_BYTES = 32 << 20  # qrels files this big take long enough to parse that a mid-sized run is parsed beside them
 T = TypeVar("T")
 _END = object()
 
@@ -134,13 +135,16 @@ def read_whole(path) -> bool:
 
 def read_first(qrels_path, run_path):
     """(parsed qrels, the parsed first run or None). A run that is read whole (read_whole) is parsed on this thread
-    while a second thread parses the qrels: most of a parse holds one core, so the two fit side by side. Plain
-    equivalent: `read_qrels(qrels_path)`, then `read_run(run_path)`. A problem in the qrels is still reported
-    before one in the run."""
+    while a second thread parses the qrels: most of a parse holds one core, so the two fit side by side. So is a
+    mid-sized run that `pieces` would read, when the qrels file is BIG_QRELS_BYTES or more: its pieces could not
+    start before the qrels are parsed, and its whole parse fits beside them. Plain equivalent:
+    `read_qrels(qrels_path)`, then `read_run(run_path)`. A problem in the qrels is still reported before one in
+    the run."""
     def qrels():
         return read_qrels(qrels_path, filename=Path(str(qrels_path)).name)
 
-    if run_path is None or not isinstance(run_path, (str, Path)) or not read_whole(run_path):
+    if run_path is None or not isinstance(run_path, (str, Path)) or size(run_path) >= STREAM_BYTES or \
+            (not read_whole(run_path) and size(qrels_path) < BIG_QRELS_BYTES):
         return qrels(), None
     with ThreadPoolExecutor(1) as pool:
         qrels_job = pool.submit(qrels)
