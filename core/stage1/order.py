@@ -7,7 +7,7 @@ the rest (Arrow runs, ingest, curves). The numpy form avoids a string sort of ev
 of evaluation, in three cheap steps:
 
 1. Runs are nearly always written topic by topic, best score first. That is checked in one pass; only when a
-   file is in some other order are the rows sorted, by (topic code, score) with numpy (numbers, not strings).
+   file is in some other order are the rows sorted, by (topic code, score) with DuckDB (numbers, not strings).
 2. In that order a row's rank is its position inside its topic, except inside a run of equal scores.
 3. Only the rows inside tied runs (and, with `rows`, only the tied runs that hold a row asked for) are sorted
    by (tied run, docno descending) with pyarrow; each gets its tied run's first rank plus its place in the run.
