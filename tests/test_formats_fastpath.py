@@ -181,9 +181,11 @@ def test_streamed_runs_evaluate_like_parsed_ones(reference, monkeypatch, tmp_pat
     headed.write_bytes(b"# ir_metadata.start\n# tag: fromheader\n# ir_metadata.end\n" + tabbed.read_bytes())
     ms_headed = tmp_path / "msmarco-headed.tsv"                     # MS MARCO: the run is named by its header
     ms_headed.write_bytes(b"\xef\xbb\xbf# tag: msheader\r\n" + ms_shuffled.read_bytes().replace(b"\t", b" "))
-    mixed = reference / "trec_eval_test" / "results.test"          # not clean: read_run
+    mixed = reference / "trec_eval_test" / "results.test"          # tabs and spaces mixed
+    noted = tmp_path / "noted.txt"                                  # a comment line further down: read_run
+    noted.write_bytes(b"".join(lines[:500]) + b"# a note\n" + b"".join(lines[500:]))
     qrels = reference / "trectools_robust03" / "robust03_qrels.txt"
-    paths = runs + [tabbed, msmarco, headed, shuffled, ms_shuffled, ms_headed, mixed]
+    paths = runs + [tabbed, msmarco, headed, shuffled, ms_shuffled, ms_headed, mixed, noted]
     measures = ["AP", "nDCG@10", "P@10", "RR", "Bpref", "num_rel_ret", "Rprec", "ndcg"]
     plain = ev.evaluate_files(qrels, paths, measures)
     calls = []
@@ -202,7 +204,8 @@ def test_streamed_runs_evaluate_like_parsed_ones(reference, monkeypatch, tmp_pat
     streamed = ev.evaluate_files(qrels, paths, measures)
     assert [c for c in calls if c[0] == "empty"] == [("empty", False)] * len(paths)    # none is blank (no -c)
     assert [c for c in calls if c[0] != "empty"] == [("pieces", True)] * 6 + [
-        ("pieces", False), ("spilled", True)] * 3 + [("pieces", False), ("spilled", False), ("whole", True)]
+        ("pieces", False), ("spilled", True)] * 3 + [("pieces", True)] + [    # `mixed`: its blanks made one space
+        ("pieces", False), ("spilled", False), ("whole", True)]
     assert "msheader" in streamed.runs
     assert streamed.runs == plain.runs and streamed.warnings == plain.warnings
     pd.testing.assert_frame_equal(streamed.summary, plain.summary, check_exact=False, rtol=1e-12)

@@ -72,9 +72,12 @@ def runs(reference, tmp_path):
     ms_meta2.write_bytes(ms_meta.read_bytes()[3:])
     mid = tmp_path / "midcomment.run"                                   # a comment further down: parsed whole
     mid.write_bytes(b"".join(lines[:150]) + b"# a note\n" + b"".join(lines[150:300]))
+    blanks = tmp_path / "blanks.run"                                    # blanks of any kind and number: streamed
+    blanks.write_bytes(b"".join(b" \t" + ln.rstrip().replace(b" ", b" \t ") + b"  \n" if i % 5 == 0 else ln
+                                for i, ln in enumerate(lines)))
     return {"qrels": robust / "robust03_qrels.txt",
             "runs": [*gz, ties, crlf, gz_ties, shuffled, big, msmarco, gz_msmarco, ms_shuffled, meta, ms_meta,
-                     ms_meta2, mid]}
+                     ms_meta2, mid, blanks]}
 
 
 def _load_all(tmp_path, way, runs, monkeypatch, calls):
@@ -105,9 +108,10 @@ def test_pieces_and_whole_files_store_the_same_rows(runs, tmp_path, monkeypatch,
         got[way] = (_load_all(tmp_path, way, runs, monkeypatch, calls), calls)
         err[way] = re.sub(r"in \d+\.\d+s", "", capsys.readouterr().err)
     # each way (CLI and upload): pieces served the eight clean topic-by-topic files (two of them MS MARCO, one after
-    # a comment header), DuckDB the four shuffled ones (two after a comment header, one of these after a byte order
-    # mark) and the one with a topic larger than 4 pieces; the one with a comment further down was read whole
-    assert sum(s is not None for s in spooled) == 26 and sum(s is None for s in spooled) == 2
+    # a comment header) and the one with blanks of every kind, DuckDB the four shuffled ones (two after a comment
+    # header, one of these after a byte order mark) and the one with a topic larger than 4 pieces; the one with a
+    # comment further down was read whole
+    assert sum(s is not None for s in spooled) == 28 and sum(s is None for s in spooled) == 2
     assert len(spilled) == 10 and all(s is not None for s in spilled)
     assert got["pieces"] == got["whole"]
     assert err["pieces"] == err["whole"]

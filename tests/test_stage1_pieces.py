@@ -7,11 +7,13 @@ import gzip
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import core.evaluate as ev
 import core.stage1 as stage1
 import core.stage1.files as files
-from core.formats._stream import interleaved
+from core.formats._stream import interleaved, one_space
 from core.stage1.files import ahead
 
 MEASURES = ["AP", "nDCG@10", "P@10", "RR", "Bpref", "num_rel_ret", "Rprec"]
@@ -57,7 +59,8 @@ def test_ahead_stops_the_items_when_the_caller_stops():
     (b"301 Q0 d1 1 2.5 t\n302 Q0 d2 2 2 t\n301 Q0 d3 1 1 t\n", True),
     (b"1\td1\t1\n2\td1\t1\n1\td2\t2\n3\td", True),                        # MS MARCO; the cut line is left out
     (b"301 Q0 d1 1 2.5 t\n302 Q0 d2 2 2 t\n301 Q0 d3 1 1 t", False),      # the third line is not whole yet
-    (b"301 Q0 d1 1 2.5 t\n302\tQ0 d2 2 2 t\n301 Q0 d3 1 1 t\n", False),   # not clean: the readers decide
+    (b"301 Q0 d1 1 2.5 t\n302\tQ0  d2 2 2 t\n 301 Q0 d3 1 1 t\n", True),   # blanks of any kind and number
+    (b"301 Q0 d1 1 2.5 t\n# c\n302 Q0 d2 2 2 t\n301 Q0 d3 1 1 t\n", False),  # not clean: the readers decide
     (b"", False),
 ])
 def test_interleaved(head, expected):
@@ -76,8 +79,11 @@ def mid_sized(reference, tmp_path, monkeypatch):
     commented.write_bytes(b"".join(lines[:3000]) + b"# a note\n" + b"".join(lines[3000:]))
     plain = tmp_path / "plain.txt"
     plain.write_bytes(gzip.decompress(runs[2].read_bytes()))
+    blanks = tmp_path / "blanks.txt"                  # tabs and spaces mixed, runs of blanks, blank lines: streamed
+    blanks.write_bytes(b"".join(b"  " + ln.replace(b" ", b"\t", 2).replace(b" ", b"   ") + b" \t\n"
+                                if i % 3 == 0 else ln + b"\n" for i, ln in enumerate(plain.read_bytes().splitlines())))
     qrels = reference / "trectools_robust03" / "robust03_qrels.txt"
-    return qrels, [runs[0], shuffled, commented, plain]
+    return qrels, [runs[0], shuffled, commented, plain, blanks]
 
 
 def _logged(monkeypatch):
@@ -101,11 +107,11 @@ def test_mid_sized_runs_read_in_pieces_evaluate_like_whole_ones(mid_sized, monke
     whole = ev.evaluate_files(qrels, paths, MEASURES)                # PIECES_BYTES (32 MB): every file whole
     monkeypatch.setattr(files, "PIECES_BYTES", 1000)
     monkeypatch.setattr(files, "CHUNK_BYTES", 30011)
-    assert [files.read_whole(p) for p in paths] == [False, True, False, False]
+    assert [files.read_whole(p) for p in paths] == [False, True, False, False, False]
     calls = _logged(monkeypatch)
     got = ev.evaluate_files(qrels, paths, MEASURES)
     assert calls == [("pieces", True), ("pieces", False), ("whole", True), ("pieces", False), ("whole", True),
-                     ("pieces", True)]
+                     ("pieces", True), ("pieces", True)]
     monkeypatch.setattr(files, "ahead", iter)                       # the plain equivalent of reading ahead
     plain = ev.evaluate_files(qrels, paths, MEASURES)
     for other in (whole, plain):
@@ -126,3 +132,21 @@ def test_which_mid_sized_runs_are_parsed_beside_the_qrels(mid_sized, monkeypatch
     assert files.read_first(qrels, paths[0])[1] is not None
     monkeypatch.setattr(files, "STREAM_BYTES", 1000)
     assert files.read_first(qrels, paths[0])[1] is None
+
+
+_BLANKS = st.sampled_from([b" ", b"\t", b"  ", b" \t ", b"\t\t"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.lists(st.sampled_from([b"301", b"Q0", b"d-1", b"2.5", b"tag"]), min_size=1, max_size=6),
+                          st.lists(_BLANKS, min_size=7, max_size=7), st.sampled_from([b"\n", b"\r\n"])),
+                max_size=8))
+def test_one_space_keeps_the_fields_of_every_line(lines):
+    """one_space(text) splits into the fields that text.split() gives on every line, with one space between
+    fields and none at a line's start or end (the clean form the column reader takes)."""
+    text = b"".join(blanks[0] + b"".join(f + b for f, b in zip(fields, blanks[1:])) + end
+                    for fields, blanks, end in lines)
+    got = one_space(text)
+    assert [ln.split() for ln in got.splitlines()] == [ln.split() for ln in text.splitlines()]
+    assert b"\t" not in got and b"  " not in got
+    assert all(ln == b" ".join(ln.split()) for ln in got.splitlines())

@@ -1,8 +1,9 @@
-"""Clean run files (6-column TREC or 3-column MS MARCO) read a piece at a time, so a file of any length is never
-whole in memory: `run_chunks` (pieces cut at line ends), `run_batches` (pieces of whole topics, checked for
-repeated documents) and `stream_run` (into a DuckDB table, which spills). Each piece goes through the fast path's
-column reader (core.formats._fast); anything unclean raises NotClean (or returns None) and the caller reads the
-whole file with the tolerant parser, which reports the problems."""
+"""Clean run files (6-column TREC or 3-column MS MARCO; blanks of any kind and number between fields) read a piece
+at a time, so a file of any length is never whole in memory: `run_chunks` (pieces cut at line ends), `run_batches`
+(pieces of whole topics, checked for repeated documents) and `stream_run` (into a DuckDB table, which spills). Each
+piece goes through the fast path's column reader (core.formats._fast), its blanks made single spaces first when
+they are mixed or doubled (`one_space`); anything unclean raises NotClean (or returns None) and the caller reads
+the whole file with the tolerant parser, which reports the problems."""
 from __future__ import annotations
 
 import io
@@ -131,13 +132,12 @@ def interleaved(head: bytes) -> bool:
     """True when the first lines of a run's text (`head`) visit a topic in two separate blocks: the file is not
     written topic by topic, so run_batches would raise NotContiguous a piece later. False for a clean start
     whose topics are contiguous, and whenever the lines are not clean (the readers that follow decide)."""
-    text = head[:head.rfind(b"\n") + 1]
-    delim = _delimiter(text) if text and not text.startswith(_BOM) else None
-    if delim is None:
+    text = one_space(head[:head.rfind(b"\n") + 1])
+    if not text or text.startswith(_BOM) or _delimiter(text) != " ":
         return False
     try:
         qid = pacsv.read_csv(pa.BufferReader(text), read_options=pacsv.ReadOptions(autogenerate_column_names=True),
-                             parse_options=pacsv.ParseOptions(delimiter=delim, quote_char=False),
+                             parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False),
                              convert_options=pacsv.ConvertOptions(include_columns=["f0"],
                                                                   column_types={"f0": pa.string()}))["f0"]
     except (pa.ArrowException, ValueError):
@@ -156,6 +156,19 @@ def skip_bytes(blocks, skip: int):
         skip = 0
 
 
+_TAB_TO_SPACE = bytes.maketrans(b"\t", b" ")
+
+
+def one_space(data: bytes) -> bytes:
+    """`data` with every run of blanks (spaces, tabs) made one space, and none left at a line's start or end: the
+    same fields, as the tolerant parser splits them (on blanks), in the clean form the column reader takes."""
+    data = data.translate(_TAB_TO_SPACE)
+    while b"  " in data:
+        data = data.replace(b"  ", b" ")
+    data = data.replace(b"\n ", b"\n").replace(b" \n", b"\n").replace(b" \r\n", b"\r\n")
+    return data[data.startswith(b" "):len(data) - data.endswith(b" ")]
+
+
 def run_chunks(path, chunk_bytes: int = 1 << 26, *, blocks=None, check=None, max_line: int | None = None,
                fmt: str = "trec"):
     """(qid, docno, score) table and distinct tags of each `chunk_bytes` piece of a clean run file at `path`
@@ -166,7 +179,7 @@ def run_chunks(path, chunk_bytes: int = 1 << 26, *, blocks=None, check=None, max
     grows longer than this many bytes (so a file without line ends is not gathered whole); `fmt`: 'trec' (6
     columns) or 'msmarco' (qid, docno, rank: score = -rank, no tags), as `run_format` tells them apart."""
     columns = _msmarco_columns if fmt == "msmarco" else _run_columns
-    delim, first = None, True
+    first = True
     try:
         rest = b""
         for block in chain(blocks if blocks is not None else file_blocks(path, chunk_bytes), [b""]):
@@ -187,11 +200,11 @@ def run_chunks(path, chunk_bytes: int = 1 << 26, *, blocks=None, check=None, max
                 check(data)
             if not first and data.startswith(_BOM):
                 raise NotClean()
-            d = _delimiter(data)
-            if d is None or (delim is not None and d != delim):
-                raise NotClean()
-            delim, first = d, False
-            got = columns([data])
+            first = False
+            got = columns([data]) if _delimiter(data) is not None else None
+            if got is None:                # e.g. tabs and spaces mixed, or runs of blanks: the fields they separate
+                spaced = one_space(data)
+                got = columns([spaced]) if spaced != data and _delimiter(spaced) == " " else None
             del data
             if got is None:
                 raise NotClean()
