@@ -54,3 +54,34 @@ def test_the_dashboard_turns_it_off(tmp_path):
     env["RANKBOARD_STORE"] = str(tmp_path / "s.duckdb")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+def _mimalloc(env_thp: str | None, code: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("MIMALLOC_ALLOW_THP", "MIMALLOC_VERBOSE")}
+    env["MIMALLOC_VERBOSE"] = "1"
+    if env_thp is not None:
+        env["MIMALLOC_ALLOW_THP"] = env_thp
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+
+
+@pytest.mark.parametrize("env_thp, expected", [(None, "0"), ("1", "1")])
+def test_core_asks_pyarrows_allocator_for_no_huge_pages(env_thp, expected):
+    """core sets mimalloc's option before pyarrow loads it, unless the environment set it first."""
+    done = _mimalloc(env_thp, "import core, pyarrow as pa; pa.allocate_buffer(1 << 20)")
+    assert done.returncode == 0, done.stderr[-2000:]
+    if "option 'allow_thp'" not in done.stderr:
+        pytest.skip("this pyarrow's allocator does not report mimalloc's options")
+    assert f"option 'allow_thp': {expected} " in done.stderr
+
+
+def test_values_are_the_same_with_and_without_huge_pages_in_pyarrows_allocator(reference):
+    """The same evaluation in two fresh processes, mimalloc's huge pages off (core's setting) and on."""
+    robust = reference / "trectools_robust03"
+    run = sorted((robust / "runs").iterdir())[0]
+    code = ("import sys; from core.evaluate import evaluate_files; "
+            f"r = evaluate_files({str(robust / 'robust03_qrels.txt')!r}, [{str(run)!r}], "
+            "['AP', 'nDCG@10', 'P@10', 'R@1000', 'RR', 'Rprec', 'bpref']); "
+            "sys.stdout.write(r.per_query.sort_values(['measure', 'qid']).to_csv(index=False))")
+    off, on = _mimalloc(None, code), _mimalloc("1", code)
+    assert off.returncode == 0 and on.returncode == 0, (off.stderr + on.stderr)[-2000:]
+    assert len(off.stdout.splitlines()) > 300 and off.stdout == on.stdout
