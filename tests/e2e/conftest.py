@@ -44,8 +44,9 @@ def _tail(path: Path, n: int = 80) -> str:
 
 
 class Server:
-    def __init__(self, workdir: Path):
-        self.workdir = workdir
+    def __init__(self, workdir: Path, args: tuple[str, ...] = (), env: dict | None = None):
+        """`args`: more `streamlit run` options; `env`: more environment variables for the server."""
+        self.workdir, self.args, self.env = workdir, tuple(args), dict(env or {})
         self.store = workdir / "store.duckdb"
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -54,10 +55,10 @@ class Server:
         self.proc: subprocess.Popen | None = None
 
     def start(self) -> None:
-        env = dict(os.environ, RANKBOARD_STORE=str(self.store), PYTHONUNBUFFERED="1")
+        env = dict(os.environ, RANKBOARD_STORE=str(self.store), PYTHONUNBUFFERED="1", **self.env)
         cmd = [sys.executable, "-m", "streamlit", "run", "dashboard/app.py",
                "--server.headless", "true", "--server.port", str(self.port),
-               "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"]
+               "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", *self.args]
         with open(self.stdout, "wb") as out, open(self.stderr, "wb") as err:
             self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=err,
                                          stdin=subprocess.DEVNULL, start_new_session=True)
