@@ -14,6 +14,7 @@ import core.formats.runs as runs_mod
 from core.errors import UploadError
 from core.formats import read_qrels, read_run
 from core.formats._fast import fast_qrels, fast_run
+from tests.cases.providers import logged
 
 
 def _robust_run(data, monkeypatch, **kw):
@@ -189,18 +190,9 @@ def test_streamed_runs_evaluate_like_parsed_ones(reference, monkeypatch, tmp_pat
     measures = ["AP", "nDCG@10", "P@10", "RR", "Bpref", "num_rel_ret", "Rprec", "ndcg"]
     plain = ev.evaluate_files(qrels, paths, measures)
     calls = []
-
-    def logged(provider):
-        def run(src, options):
-            got = provider(src, options)
-            calls.append((provider.__name__, got is not None))
-            return got
-        run.__name__ = provider.__name__
-        return run
-
     monkeypatch.setattr(files, "STREAM_BYTES", 0)
     monkeypatch.setattr(files, "CHUNK_BYTES", 30011)
-    monkeypatch.setitem(stage1.PROVIDERS, stage1.RunFile, [logged(p) for p in stage1.PROVIDERS[stage1.RunFile]])
+    monkeypatch.setitem(stage1.PROVIDERS, stage1.RunFile, [logged(p, calls) for p in stage1.PROVIDERS[stage1.RunFile]])
     streamed = ev.evaluate_files(qrels, paths, measures)
     assert [c for c in calls if c[0] == "empty"] == [("empty", False)] * len(paths)    # none is blank (no -c)
     assert [c for c in calls if c[0] != "empty"] == [("pieces", True)] * 6 + [

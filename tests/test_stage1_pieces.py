@@ -15,6 +15,7 @@ import core.stage1 as stage1
 import core.stage1.files as files
 from core.formats._stream import interleaved, one_space
 from core.stage1.files import ahead
+from tests.cases.providers import logged
 
 MEASURES = ["AP", "nDCG@10", "P@10", "RR", "Bpref", "num_rel_ret", "Rprec"]
 
@@ -88,17 +89,8 @@ def mid_sized(reference, tmp_path, monkeypatch):
 
 def _logged(monkeypatch):
     calls = []
-
-    def logged(provider):
-        def run(src, options):
-            got = provider(src, options)
-            calls.append((provider.__name__, got is not None))
-            return got
-        run.__name__ = provider.__name__
-        return run
-
-    monkeypatch.setattr(files, "pieces", logged(files.pieces))
-    monkeypatch.setattr(files, "whole", logged(files.whole))
+    monkeypatch.setattr(files, "pieces", logged(files.pieces, calls))
+    monkeypatch.setattr(files, "whole", logged(files.whole, calls))
     return calls
 
 
