@@ -398,3 +398,31 @@ def test_duplicate_checks_on_two_threads_share_the_database_but_not_their_tables
     with ThreadPoolExecutor(2) as pool:
         got = list(pool.map(lambda t: fast_mod.unique(t, ["qid", "docno"]), [clean, repeat] * 40))
     assert got == [True, False] * 40
+
+
+@pytest.mark.parametrize("text", [
+    b"301 Q0 d1 1 2.5 t\n# c\n301 Q0 d2 2 2 t\n302 Q0 d1 1 1 t\n",                  # no repeat
+    b"301 Q0 d1 1 2.5 t\n# c\n301 Q0 d1 2 2 t\n301\tQ0 d1 3 1 t\n302 Q0 d1 x 1 t\n",  # repeats: lines named
+])
+@pytest.mark.parametrize("jg", [False, True])
+def test_the_tolerant_parsers_hashed_duplicate_check_equals_the_exact_one(text, jg, monkeypatch):
+    """runs._finish and qrels._finish ask the hashed check (`unique`) first; its plain equivalent is the exact
+    grouping alone (check_duplicates). Same table or same error text either way."""
+    qtext = b"".join(b"%s %s %s 1\n" % (f[0], f[1], f[2]) if not ln.startswith(b"#") else ln
+                     for ln in text.splitlines() for f in [ln.split()[:1] + [b"0"] + ln.split()[2:3]])
+
+    def outcome(fn):
+        try:
+            got = fn()
+        except UploadError as exc:
+            return ("error", str(exc))
+        return ("ok", got.table.combine_chunks().to_pydict())
+
+    hashed = (outcome(lambda: _robust_run(text, monkeypatch)),
+              outcome(lambda: _robust_qrels(qtext, monkeypatch, judgment_groups=jg)))
+    monkeypatch.setattr(runs_mod, "unique", lambda table, keys: False)
+    monkeypatch.setattr(qrels_mod, "unique", lambda table, keys: False)
+    exact = (outcome(lambda: _robust_run(text, monkeypatch)),
+             outcome(lambda: _robust_qrels(qtext, monkeypatch, judgment_groups=jg)))
+    assert hashed == exact
+    assert (hashed[0][0] == "ok") == (b"d1 2 2" not in text)

@@ -227,7 +227,8 @@ def split_lines(text: str | pa.Array, file: str, *, sep: str | None = None,
     if isinstance(text, str):
         text = pa.array([text], pa.large_string())
     raw = pc.split_pattern(text, "\n").flatten()
-    raw = pc.replace_substring_regex(raw, r"\r$", "")
+    if pc.any(pc.match_substring(text, "\r")).as_py():     # a copy of every line only when some end in CR
+        raw = pc.replace_substring_regex(raw, r"\r$", "")
     trimmed = pc.ascii_trim_whitespace(raw)
     blank = pc.equal(trimmed, "")
     comment = pc.starts_with(trimmed, "#")
@@ -235,6 +236,7 @@ def split_lines(text: str | pa.Array, file: str, *, sep: str | None = None,
     comments = trimmed.filter(comment).to_pylist()
     lineno = np.flatnonzero(data.to_numpy(zero_copy_only=False)) + 1
     body = trimmed.filter(data)
+    del trimmed                  # before the tokens: the largest arrays of the parse are not all held at once
     if sep is None:
         tokens = pc.ascii_split_whitespace(body)
     else:

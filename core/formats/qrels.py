@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from core.formats._fast import fast_qrels
+from core.formats._fast import fast_qrels, unique
 from core.formats._table import open_columns
 from core.formats._text import (FLOAT_RE, INT_RE, Lines, Problems, check_duplicates, check_ids, check_values,
                                 decompress, quoter, read_source, source_name, to_number)
@@ -82,6 +82,7 @@ def _finish(file, values, lineno, problems: Problems, lines: Lines | None, fmt, 
             "to get one qrels set per group" if multi else "Keep one judgment per document and remove the other")
     keyed = table.append_column("_g", groups) if (jg and groups is not None) else table
     keys = ["_g", "qid", "docno"] if keyed is not table else ["qid", "docno"]
-    check_duplicates(keyed, keys, lineno[good], problems, "is judged twice", hint, quote)
+    if not unique(keyed, keys):         # the hashed check first, as runs._finish does; the grouping names the lines
+        check_duplicates(keyed, keys, lineno[good], problems, "is judged twice", hint, quote)
     problems.raise_if_any()
     return ParsedQrels(table, groups if jg else None, [], fmt)
