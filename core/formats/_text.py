@@ -237,6 +237,8 @@ def split_lines(text: str | pa.Array, file: str, *, sep: str | None = None,
     lineno = np.flatnonzero(data.to_numpy(zero_copy_only=False)) + 1
     body = trimmed.filter(data)
     del trimmed                  # before the tokens: the largest arrays of the parse are not all held at once
+    if body.nbytes < 1 << 31:    # 32-bit offsets for the tokens (one per field: 30M for a 5M-line run)
+        body = body.cast(pa.string())
     if sep is None:
         tokens = pc.ascii_split_whitespace(body)
     else:
