@@ -55,7 +55,9 @@ def _log_in(app, provider, email: str, role: str) -> None:
 
 
 def _data_page(app) -> None:
+    """The Data page, drawn (so a missing Load button means a viewer, not a page that did not open)."""
     app.rerun_after(lambda: app.page.get_by_role("link", name=re.compile("^Data")).first.click())
+    expect(app.page.get_by_role("heading", name="Data", exact=True)).to_be_visible()
 
 
 def test_an_editor_logs_in_through_the_provider_and_may_load_runs(app, provider):
