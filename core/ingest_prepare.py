@@ -32,14 +32,16 @@ from isal import isal_zlib
 from core.errors import UploadError
 from core.formats import read_run
 from core.formats._fast import run_format
-from core.formats._stream import MemoryFile, NotClean, NotContiguous, run_batches, skip_bytes, text_blocks
+from core.formats._stream import MemoryFile, NotClean, NotContiguous, run_batches, run_chunks, skip_bytes, text_blocks
+from core.formats._tolerant import TolerantRun
 from core.formats._text import GZIP_MAGIC, max_line_bytes, max_text_bytes, screen, source_name
 from core.formats.metadata import leading_header
 from core.formats.runs import _build
-from core.ingest_spill import spill
+from core.ingest_spill import positioned, spill
 from core.stage1.order import canonical_ranks, topic_codes
 
 CHUNK_BYTES = 1 << 26        # text read (or gunzipped) at a time: a piece, then cut back to whole topics
+TOLERANT_BYTES = 32 << 20    # text parsed at a time by the tolerant parser (which holds ~8x its text)
 HEAD_BYTES = 64 << 20        # text screened before any parsing, so a wrong file is declined before threads start
 ROWS = pa.schema([("topic", pa.int32()), ("docno", pa.string()), ("score", pa.float64()), ("rank", pa.int32())])
 
@@ -202,43 +204,57 @@ def spool_run(source, file: str, *, progress=None, min_bytes: int | None = None)
             del first
             yield from blocks
 
-        def again():
+        def start(read_bytes=CHUNK_BYTES):
             raw.seek(0)
-            return skip_bytes(text_blocks(raw, gz, size, file, progress, CHUNK_BYTES), skip)
-        return _spool(text(), file, again, size, drain=gz, fmt=run_format(head[skip:skip + 4096]), meta=meta)
+            return text_blocks(raw, gz, size, file, progress, read_bytes)
+
+        def again():
+            return skip_bytes(start(), skip)
+        return _spool(text(), file, again, size, drain=gz, fmt=run_format(head[skip:skip + 4096]), meta=meta,
+                      start=start)
 
 
 def _spool(blocks, file: str, again=None, size: int = 0, drain: bool = True, fmt: str = "trec",
-           meta: dict | None = None) -> SpooledRun | None:
+           meta: dict | None = None, start=None) -> SpooledRun | None:
     """Rank the run's pieces into a temporary Parquet file; None (and no file) when the run is not clean. When its
-    topics are not contiguous, `again()` (the text from the start, once more) goes through a spilling DuckDB table
-    instead (core/ingest_spill.py). `drain`: before declining, read `again()` to the end, so that a gzip text over
-    the limit is refused here; a plain file's size was checked against the limit before (spool_run). `fmt`:
-    'trec' or 'msmarco' (core.formats._fast.run_format of the text's start); `meta`: the ir_metadata of the comment
-    header that `blocks` leaves out (core.formats.metadata)."""
+    topics are not contiguous, `again()` (the text after the header, once more) goes through a spilling DuckDB
+    table instead (core/ingest_spill.py). A run that is not clean, when `start(read_bytes)` gives its text from
+    the first byte, is parsed by the tolerant parser a piece at a time (core/formats/_tolerant.py) into the same
+    table; its problems are raised (UploadError) as the whole-file parser would raise them. `drain`: before the
+    tolerant parser (or the whole-file one, when the tolerant one declines), read `again()` to the end, so that a
+    gzip text over the limit is refused first; a plain file's size was checked against the limit before
+    (spool_run). `fmt`: 'trec' or 'msmarco' (core.formats._fast.run_format
+    of the text's start); `meta`: the ir_metadata of the comment header that `blocks` leaves out
+    (core.formats.metadata)."""
     folder = os.environ.get("RANKBOARD_SPOOL_DIR") or tempfile.gettempdir()
     _sweep(folder)
     fd, path = tempfile.mkstemp(prefix=f"rankboard-run-{os.getpid()}-", suffix=".parquet", dir=folder)
     os.close(fd)
-    reading, got = {"check": _screened(file), "max_line": max_line_bytes(), "fmt": fmt}, None
+    reading, got, parsed = {"check": _screened(file), "max_line": max_line_bytes(), "fmt": fmt}, None, None
     try:
         try:
             got = _pieces(blocks, path, reading)
         except NotContiguous:
             if again is not None:
-                got = spill(again(), path, folder, size, **reading)
+                got = spill(positioned(run_chunks(None, blocks=again(), **reading)), path, folder, size)
         except NotClean:
             pass
+        if got is None and again is not None and drain:   # refuse a gzip bomb before a parser reads its text
+            for _ in again():      # text_blocks raises the text limit's error as it passes it
+                pass
+        if got is None and start is not None:
+            tolerant = TolerantRun(file, again=start)
+            got = spill(tolerant.tables(start(TOLERANT_BYTES)), path, folder, size, tolerant=tolerant)
+            if got is not None:
+                parsed = tolerant.finish()
     finally:
         if got is None:
             _unlink(path)
     if got is None:
-        if again is not None and drain:    # the whole-file parser will hold the text: refuse a gzip bomb first
-            for _ in again():      # text_blocks raises the text limit's error as it passes it
-                pass
         return None
     tags, topics, n_rows = got
-    parsed = _build(None, pa.chunked_array(tags, pa.string()), None, meta or {}, fmt)
+    if parsed is None:
+        parsed = _build(None, pa.chunked_array(tags, pa.string()), None, meta or {}, fmt)
     spooled = SpooledRun(file, RunInfo(parsed.tag, parsed.metadata, parsed.warnings, parsed.format, n_rows),
                          Path(path), topics)
     spooled._cleanup = weakref.finalize(spooled, _unlink, path)

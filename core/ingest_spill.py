@@ -1,9 +1,10 @@
-"""A large clean run whose topics are not written one after another (sorted by docno, shuffled, or one topic too
-large for a piece), ranked in DuckDB, which spills to disk: the counterpart of core/ingest_prepare.py's pieces
-for such files.
+"""A large run ranked in DuckDB, which spills to disk: a clean run whose topics are not written one after another
+(sorted by docno, shuffled, or one topic too large for a piece), the counterpart of core/ingest_prepare.py's
+pieces for such files; and any run the column reader declines, parsed a piece at a time by the tolerant parser
+(core/formats/_tolerant.py).
 
 The file's pieces go into a table of a scratch DuckDB database, each row with its position in the file. DuckDB
-then checks that no document repeats within a topic (a run that repeats one is left to the whole-file parser,
+then checks that no document repeats within a topic (a clean run that repeats one is left to the tolerant parser,
 which names the lines), numbers the topics in the order they first appear (as core.ingest_prepare._ranked does),
 ranks each topic in trec_eval's order (core.stage1.order.rank_sql, tested equal to canonical_ranks) and writes the
 rows to the temporary Parquet file. Memory: the scratch database's limit (at most 1 GB) plus one piece.
@@ -19,7 +20,8 @@ import pyarrow as pa
 
 from core.duck import scratch
 from core.formats._fast import unique
-from core.formats._stream import NotClean, run_chunks
+from core.errors import MAX_PROBLEMS
+from core.formats._stream import NotClean
 from core.stage1.order import rank_sql
 
 SCRATCH_BYTES = 1 << 30      # DuckDB's memory limit here at most (it spills beyond), so a load stays near 2 GB
@@ -29,33 +31,63 @@ ROWS = f"""SELECT t.topic, r.docno, r.score, CAST({rank_sql("r.qid")} AS INTEGER
     FROM r JOIN t ON t.qid = r.qid"""
 
 
-def spill(blocks, path: str, folder: str, size: int, **reading) -> tuple[list, pa.Table, int] | None:
-    """(tags of each piece, topics: qid, n, topic; rows) of the clean run whose text `blocks` yields, its rows
-    (topic, docno, score, rank) written to the Parquet file `path`; None when the run is not clean or repeats a
-    document. `size`: the file's size (for the scratch database's memory limit); `reading`: run_chunks' keywords.
-    Slower than the pieces (the file is read twice, and every row sorted): 37 s against 22 s for the whole-file
-    parser on a 4.9M-line shuffled run at load 15 (benchmarks/RESULTS.md), for bounded memory."""
+REPEATED = """CREATE TABLE g AS SELECT qid, docno, min(pos) AS first, count(*) AS c FROM r GROUP BY qid, docno
+    HAVING count(*) > 1"""
+REPEATS = f"""SELECT r.pos, r.qid, r.docno, g.first FROM r JOIN g ON g.qid = r.qid AND g.docno = r.docno
+    WHERE r.pos <> g.first ORDER BY r.pos LIMIT {MAX_PROBLEMS}"""
+
+
+def positioned(chunks):
+    """run_chunks' pieces, each table with the row's position in the file first (pos, qid, docno, score)."""
+    n = 0
+    for part, tags in chunks:
+        yield part.add_column(0, "pos", pa.array(np.arange(n, n + part.num_rows))), tags
+        n += part.num_rows
+
+
+def spill(parts, path: str, folder: str, size: int, tolerant=None) -> tuple[list, pa.Table, int] | None:
+    """(tags of each piece, topics: qid, n, topic; rows) of a run whose pieces `parts` yields as (pos, qid, docno,
+    score table; tags), pos ordering the rows as the file does; its rows (topic, docno, score, rank) are written to
+    the Parquet file `path`. `size`: the file's size (for the scratch database's memory limit).
+    Without `tolerant`, the pieces are a clean run's (positioned(run_chunks(...))), and the result is None when a
+    document repeats within a topic (the whole-file parser names the lines) or DuckDB fails. With `tolerant` (a
+    core.formats._tolerant.TolerantRun whose `tables` these are, pos its line numbers), a repeated document is
+    reported to it, and its `finish()` raises every problem before anything is ranked.
+    Slower than the pieces (every row sorted): 37 s against 22 s for the whole-file parser on a 4.9M-line
+    shuffled run at load 15 (benchmarks/RESULTS.md), for bounded memory."""
     tmp = tempfile.mkdtemp(prefix="rankboard-spill-", dir=folder)
     con = scratch(tmp, min(size, SCRATCH_BYTES // 3))      # memory limit 3x size, between 500 MB and 1 GB
+    repeated = None
     try:
         con.execute("CREATE TABLE r (pos BIGINT, qid VARCHAR, docno VARCHAR, score DOUBLE)").fetchall()
         tags, n = [], 0
-        for part, part_tags in run_chunks(None, blocks=blocks, **reading):
-            if not unique(part, ["qid", "docno"]):     # a repeat within one piece: decline now, not after the file
+        for part, part_tags in parts:
+            if tolerant is None and not unique(part, ["qid", "docno"]):   # a repeat within a piece: decline now
                 return None
             tags.append(part_tags)
-            con.register("rb_part", part.append_column("pos", pa.array(np.arange(n, n + part.num_rows))))
+            con.register("rb_part", part)
             con.execute("INSERT INTO r SELECT pos, qid, docno, score FROM rb_part").fetchall()
             con.unregister("rb_part")
             n += part.num_rows
             del part
-        if not n or con.execute("SELECT count(*) FROM (SELECT DISTINCT qid, docno FROM r)").fetchall()[0][0] != n:
+        repeats = n and con.execute("SELECT count(*) FROM (SELECT DISTINCT qid, docno FROM r)").fetchall()[0][0] != n
+        if tolerant is None and (not n or repeats):
             return None
-        con.execute(TOPICS).fetchall()
-        con.sql(ROWS).write_parquet(path)
-        return tags, con.sql("SELECT qid, n, topic FROM t ORDER BY topic").to_arrow_table(), n
+        if repeats:        # the tolerant parser reports them, once this database is closed (its quotes read the file)
+            con.execute(REPEATED).fetchall()
+            repeated = con.execute(REPEATS).fetchall(), con.execute("SELECT sum(c - 1) FROM g").fetchall()[0][0]
+        else:
+            if tolerant is not None:
+                tolerant.finish()          # raises the problems found, before anything is ranked
+            con.execute(TOPICS).fetchall()
+            con.sql(ROWS).write_parquet(path)
+            got = tags, con.sql("SELECT qid, n, topic FROM t ORDER BY topic").to_arrow_table(), n
     except (NotClean, duckdb.Error):      # not clean, or DuckDB could not (e.g. the disk is full): read it whole
         return None
     finally:
         con.close()
         shutil.rmtree(tmp, ignore_errors=True)
+    if repeated is not None:
+        tolerant.report_repeats(*repeated)
+        tolerant.finish()
+    return got

@@ -70,14 +70,20 @@ def runs(reference, tmp_path):
                         b"#   name: bm25 \xc3\xa9\n# ir_metadata.end\n" + ms_shuffled.read_bytes())
     ms_meta2 = tmp_path / "meta2-msmarco.tsv"                            # the same without the byte order mark
     ms_meta2.write_bytes(ms_meta.read_bytes()[3:])
-    mid = tmp_path / "midcomment.run"                                   # a comment further down: parsed whole
+    mid = tmp_path / "midcomment.run"                                   # a comment further down: tolerant pieces
     mid.write_bytes(b"".join(lines[:150]) + b"# a note\n" + b"".join(lines[150:300]))
+    extra = tmp_path / "extra.run"                  # extra fields, comments (metadata among them), CRLF: tolerant
+    extra.write_bytes(b"\xef\xbb\xbf" + b"".join(ln.rstrip(b"\n") + b" x y\r\n" if i % 997 == 3 else
+                                               b"#  tag: fromcomment\n" + ln if i == 40_000 else ln
+                                               for i, ln in enumerate(lines)))
+    ms_comment = tmp_path / "comment-msmarco.tsv"                        # MS MARCO with a comment and blank lines
+    ms_comment.write_bytes(b"\n".join(ms_lines[:3]) + b"\n\n# note\n" + b"".join(ms_lines[3:]))
     blanks = tmp_path / "blanks.run"                                    # blanks of any kind and number: streamed
     blanks.write_bytes(b"".join(b" \t" + ln.rstrip().replace(b" ", b" \t ") + b"  \n" if i % 5 == 0 else ln
                                 for i, ln in enumerate(lines)))
     return {"qrels": robust / "robust03_qrels.txt",
             "runs": [*gz, ties, crlf, gz_ties, shuffled, big, msmarco, gz_msmarco, ms_shuffled, meta, ms_meta,
-                     ms_meta2, mid, blanks]}
+                     ms_meta2, mid, blanks, extra, ms_comment]}
 
 
 def _load_all(tmp_path, way, runs, monkeypatch, calls):
@@ -96,6 +102,7 @@ def _load_all(tmp_path, way, runs, monkeypatch, calls):
 
 def test_pieces_and_whole_files_store_the_same_rows(runs, tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(prep, "CHUNK_BYTES", 30011)
+    monkeypatch.setattr(prep, "TOLERANT_BYTES", 20011)
     monkeypatch.setenv("RANKBOARD_SPOOL_DIR", str(tmp_path / "spool"))
     (tmp_path / "spool").mkdir()
     spooled, spilled = [], []
@@ -109,18 +116,20 @@ def test_pieces_and_whole_files_store_the_same_rows(runs, tmp_path, monkeypatch,
         err[way] = re.sub(r"in \d+\.\d+s", "", capsys.readouterr().err)
     # each way (CLI and upload): pieces served the eight clean topic-by-topic files (two of them MS MARCO, one after
     # a comment header) and the one with blanks of every kind, DuckDB the four shuffled ones (two after a comment
-    # header, one of these after a byte order mark) and the one with a topic larger than 4 pieces; the one with a
-    # comment further down was read whole
-    assert sum(s is not None for s in spooled) == 28 and sum(s is None for s in spooled) == 2
-    assert len(spilled) == 10 and all(s is not None for s in spilled)
+    # header, one of these after a byte order mark) and the one with a topic larger than 4 pieces; the tolerant
+    # parser's pieces the three with comments further down (one also with extra fields and CRLFs, one MS MARCO)
+    assert len(spooled) == 34 and all(s is not None for s in spooled)
+    assert len(spilled) == 16 and all(s is not None for s in spilled)
     assert got["pieces"] == got["whole"]
     assert err["pieces"] == err["whole"]
     tables, calls = got["whole"]
     assert len(tables["runs"]) == 2 * len(runs["runs"]) and len(tables["run_docs"]) > 100_000
     assert {r[2] for r in tables["runs"]} >= {"tieA", "tieA-2", "tieB", "up-ties.run.gz", "fromheader"}
+    assert "fromcomment" in str(tables["runs"])                        # metadata from a comment further down
     warned = dict((c[0], c[2]) for c in calls)
     assert any("different tags" in w for w in warned["crlf.run"])
     assert any("have no judgments" in w for w in warned["crlf.run"])
+    assert any("lines (first: line 4) have more than 6 fields" in w for w in warned["extra.run"])
     assert os.listdir(tmp_path / "spool") == []                        # every temporary file removed
 
 
@@ -129,12 +138,16 @@ def test_bad_files_get_the_same_error_both_ways(way, tmp_path, monkeypatch):
     """A file the pieces path declines is read whole, which reports its problems with their line numbers."""
     monkeypatch.setenv("RANKBOARD_STREAM_MIN_MB", WAYS[way])
     monkeypatch.setattr(prep, "CHUNK_BYTES", 1000)
+    monkeypatch.setattr(prep, "TOLERANT_BYTES", 1000)
     good = b"".join(b"%d Q0 d%d 1 %d.5 t\n" % (q, d, 100 - d) for q in range(1, 40) for d in range(30))
     cases = {
         b"39 Q0 d3 1 2.5 t\n": "line 1171: document 'd3' appears twice for topic '39' (first on line 1144)",
         b"39 Q0 d77 1 abc t\n": "line 1171: score 'abc' is not a number",
         b"39 Q0 d77 1\0 2 t\n": "line 1171: the file contains binary data (byte 0x00)",
         b"39 Q0 " + b"x" * (9 << 20) + b" 1 2 t\n": "line 1171: the line is longer than 8 MB",
+        b"# a note\n39 Q0 d3 1 2.5 t x\n": "line 1172: document 'd3' appears twice for topic '39' (first on line 1144)",
+        b"# a note\n39 Q0 d\xe9 1 2 t\n": "line 1172: the text is not valid UTF-8 (byte 0xe9)",
+        b"\n\n39 Q0 d77 1\n": "line 1173: found 4 fields but a run line needs 6",
     }
     for tail, what in cases.items():
         for data in (good + tail, gzip.compress(good + tail)):
@@ -149,7 +162,23 @@ def test_bad_files_get_the_same_error_both_ways(way, tmp_path, monkeypatch):
             prep.prepare_run(headed, filename="bad.run")
         with pytest.raises(UploadError) as plain:
             read_run(headed, filename="bad.run")
-        assert str(info.value) == str(plain.value) and "line 1174" in str(info.value)
+        moved = re.sub(r"line (\d+)", lambda m: f"line {int(m.group(1)) + 3}", what)     # the header's 3 lines
+        assert str(info.value) == str(plain.value) and moved in str(info.value)
+    lines = good.splitlines(keepends=True)     # many problems, every kind, spread over the pieces: the first 20
+    messy = b"".join(ln.replace(b" 1 ", b" 1 x") if i % 41 == 7 else ln.replace(b" t", b"") if i % 53 == 9 else
+                     ln + ln if i % 97 == 11 else b"# c\n" + ln if i % 89 == 5 else ln for i, ln in enumerate(lines))
+    errors = []
+    for data in (messy, gzip.compress(messy), b" \n\t\n" * 600, b"# only a comment\n" * 100):
+        with pytest.raises(UploadError) as info:
+            prep.prepare_run(data, filename="bad.run")
+        with pytest.raises(UploadError) as plain:
+            read_run(data, filename="bad.run")
+        assert str(info.value) == str(plain.value)
+        errors.append(str(info.value))
+    assert len(errors[0].splitlines()) == 41 and re.search(r"\.\.\.and \d+ more$", errors[0])    # 20 quoted, the rest counted
+    assert all(m in errors[0] for m in ("is not a number", "found 5 fields", "appears twice"))
+    assert errors[2] == "bad.run: the file is empty. Choose a file with at least one line of data."
+    assert errors[3].startswith("bad.run: the file has no data lines")
     monkeypatch.setenv("RANKBOARD_MAX_TEXT_MB", str(len(good) / 2 / (1 << 20)))
     for data in (good, gzip.compress(good)):
         with pytest.raises(UploadError) as info:

@@ -38,15 +38,23 @@ def match_header(names: list[str]) -> dict[str, int]:
     return found
 
 
+def named_columns(first: str, needs: tuple[str, ...]) -> tuple[str | None, dict[str, int]] | None:
+    """(separator, column positions) when the line `first` is a header naming qid, docno and one of `needs`."""
+    first = first.strip()
+    sep = "," if "," in first else ("\t" if "\t" in first else None)
+    cols = match_header(first.split(sep) if sep else first.split())
+    if "qid" not in cols or "docno" not in cols or not any(n in cols for n in needs):
+        return None
+    return sep, cols
+
+
 def sniff_header(text: str, lines: Lines, needs: tuple[str, ...]) -> tuple[Lines, dict[str, int]] | None:
     """If the first data line is a header naming qid, docno and one of `needs`, re-split the file
     by that header's separator and return (lines, column positions); else None."""
-    first = lines.quote(int(lines.lineno[0])).strip()
-    sep = "," if "," in first else ("\t" if "\t" in first else None)
-    names = first.split(sep) if sep else first.split()
-    cols = match_header(names)
-    if "qid" not in cols or "docno" not in cols or not any(n in cols for n in needs):
+    header = named_columns(lines.quote(int(lines.lineno[0])), needs)
+    if header is None:
         return None
+    sep, cols = header
     relined = split_lines(text, lines.file, sep=sep) if sep else lines
     return relined, cols
 

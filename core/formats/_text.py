@@ -173,6 +173,10 @@ def line_of(data: bytes, pos: int) -> tuple[int, bytes]:
 _NONSPACE = re.compile(rb"\S")
 
 
+def empty_file(file: str) -> UploadError:
+    return UploadError(Problem(file, None, "the file is empty", "Choose a file with at least one line of data"))
+
+
 def decode(data: bytes, file: str) -> pa.Array:
     """Reject empty, binary and non-UTF-8 input, naming the line; return the text as a one-element
     arrow string array (no Python str copy of a large file)."""
@@ -181,13 +185,19 @@ def decode(data: bytes, file: str) -> pa.Array:
                                   "not UTF-8", "Save the file as UTF-8 and upload it again"))
     start = 3 if data.startswith(b"\xef\xbb\xbf") else 0
     if _NONSPACE.search(data, start) is None:
-        raise UploadError(Problem(file, None, "the file is empty", "Choose a file with at least one line of data"))
+        raise empty_file(file)
     bad = _BINARY.search(data, start)
     if bad:
         n, line = line_of(data, bad.start())
         raise UploadError(Problem(file, n, f"the file contains binary data (byte 0x{data[bad.start()]:02x}), "
                                   "not text", "Upload a plain-text or gzip-compressed file",
                                   line.decode("utf-8", "replace")))
+    return utf8_text(data, file, start)
+
+
+def utf8_text(data: bytes, file: str, start: int = 0) -> pa.Array:
+    """data[start:] as a one-element arrow string array; the error names the line of the first byte that is not
+    UTF-8."""
     offsets = pa.py_buffer(np.array([start, len(data)], np.int64))
     raw = pa.Array.from_buffers(pa.large_binary(), 1, [None, offsets, pa.py_buffer(data)])
     try:
@@ -222,8 +232,9 @@ class Lines:
 
 
 def split_lines(text: str | pa.Array, file: str, *, sep: str | None = None,
-                max_splits: int | None = None) -> Lines:
-    """Split into lines, drop blank and '#' lines, split the rest on whitespace (or `sep`)."""
+                max_splits: int | None = None, empty_ok: bool = False) -> Lines:
+    """Split into lines, drop blank and '#' lines, split the rest on whitespace (or `sep`). `empty_ok`: a text
+    without data lines (a piece of a file) gives empty Lines instead of the error."""
     if isinstance(text, str):
         text = pa.array([text], pa.large_string())
     raw = pc.split_pattern(text, "\n").flatten()
@@ -244,10 +255,14 @@ def split_lines(text: str | pa.Array, file: str, *, sep: str | None = None,
     else:
         tokens = pc.split_pattern(body, sep, max_splits=max_splits)
     nfields = pc.list_value_length(tokens).to_numpy(zero_copy_only=False)
-    if len(lineno) == 0:
-        raise UploadError(Problem(file, None, "the file has no data lines, only blank or '#' comment lines",
-                                  "Choose a file with at least one line of data"))
+    if len(lineno) == 0 and not empty_ok:
+        raise no_data_lines(file)
     return Lines(file, raw, lineno, tokens, nfields, comments)
+
+
+def no_data_lines(file: str) -> UploadError:
+    return UploadError(Problem(file, None, "the file has no data lines, only blank or '#' comment lines",
+                               "Choose a file with at least one line of data"))
 
 
 class Problems:
@@ -269,68 +284,6 @@ class Problems:
         if self.total:
             items = sorted(self.items, key=lambda p: (p.line is None, p.line or 0))
             raise UploadError(items[:MAX_PROBLEMS], total=self.total)
-
-
-def bad_values(values: pa.Array, pattern: str) -> np.ndarray:
-    """Boolean mask of values that do not match `pattern` (nulls count as bad)."""
-    ok = pc.fill_null(pc.match_substring_regex(values, pattern), False)
-    return ~ok.to_numpy(zero_copy_only=False)
-
-
-def to_number(values: pa.Array, typ: pa.DataType) -> pa.Array:
-    """Cast already-validated numeric strings; a leading '+' is allowed."""
-    return pc.cast(pc.replace_substring_regex(values, r"^\+", ""), typ)
-
-
-def quoter(lines: Lines | None):
-    """line number -> the quoted line (None for Parquet, which has no lines to quote)."""
-    return (lambda n: lines.quote(int(n))) if lines is not None else (lambda n: None)
-
-
-def check_values(values: pa.Array, lineno: np.ndarray, pattern: str, problems: Problems, message: str,
-                 hint: str, quote) -> np.ndarray:
-    """Report every value not matching `pattern` (`message` formats the value); -> mask of the good ones."""
-    bad = bad_values(values, pattern)
-    bl, bv = lineno[bad], values.filter(pa.array(bad))
-    problems.add_many(bl, lambda i: (int(bl[i]), message.format(bv[i].as_py()), hint, quote(bl[i])))
-    return ~bad
-
-
-def check_ids(values: dict, lineno: np.ndarray, problems: Problems, kind: str, quote) -> np.ndarray:
-    """qid and docno must be present and non-empty (a CSV field or a Parquet cell can be empty)."""
-    ok = np.ones(len(lineno), bool)
-    for col in ("qid", "docno"):
-        filled = pc.fill_null(pc.greater(pc.utf8_length(values[col]), 0), False)
-        empty = ~filled.to_numpy(zero_copy_only=False)
-        el = lineno[empty]
-        problems.add_many(el, lambda i: (int(el[i]), f"the {col} is empty",
-                                         f"Give every {kind} row a qid and a docno", quote(el[i])))
-        ok &= ~empty
-    return ok
-
-
-def check_duplicates(table: pa.Table, keys: list[str], lineno: np.ndarray, problems: Problems, verb: str,
-                     hint: str, quote) -> None:
-    """Report each row whose keys repeat an earlier row: "document 'd' <verb> for topic 'q' (first on line n)"."""
-    rows, first = duplicate_rows(table, keys)
-    if not len(rows):
-        return
-    qid, doc = table["qid"].take(pa.array(rows)), table["docno"].take(pa.array(rows))
-    problems.add_many(rows, lambda i: (
-        int(lineno[rows[i]]), f"document '{doc[i].as_py()}' {verb} for topic '{qid[i].as_py()}' "
-        f"(first on line {int(lineno[first[i]])})", hint, quote(lineno[rows[i]])))
-
-
-def duplicate_rows(table: pa.Table, keys: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Rows whose key repeats an earlier row: (row positions, line of the first occurrence)."""
-    t = table.select(keys).append_column("_row", pa.array(np.arange(table.num_rows)))
-    g = t.group_by(keys, use_threads=False).aggregate([("_row", "min"), ("_row", "count")])
-    g = g.filter(pc.greater(g["_row_count"], 1))
-    if g.num_rows == 0:
-        return np.empty(0, np.int64), np.empty(0, np.int64)
-    j = t.join(g.select(keys + ["_row_min"]), keys)
-    j = j.filter(pc.not_equal(j["_row"], j["_row_min"])).sort_by("_row")
-    return j["_row"].to_numpy(), j["_row_min"].to_numpy()
 
 
 def text_lines(source, filename: str | None) -> tuple[str, pa.Array | None, bytes]:

@@ -13,8 +13,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from core.formats._text import (FLOAT_RE, Lines, check_duplicates, check_ids, check_values, quoter, split_lines,
-                                text_lines, Problems, to_number)
+from core.formats._checks import check_duplicates, check_ids, check_values, quoter, to_number
+from core.formats._text import FLOAT_RE, Lines, Problems, split_lines, text_lines
 
 PREFS_FIELDS = "qid jg jsg docno rel_level"
 

@@ -13,8 +13,8 @@ import pyarrow.compute as pc
 
 from core.formats._fast import fast_qrels, unique
 from core.formats._table import open_columns
-from core.formats._text import (FLOAT_RE, INT_RE, Lines, Problems, check_duplicates, check_ids, check_values,
-                                decompress, quoter, read_source, source_name, to_number)
+from core.formats._checks import check_duplicates, check_ids, check_values, quoter, to_number
+from core.formats._text import FLOAT_RE, INT_RE, Lines, Problems, decompress, read_source, source_name
 
 QRELS_FIELDS = "qid iter docno rel"
 

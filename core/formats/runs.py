@@ -15,8 +15,8 @@ import pyarrow.compute as pc
 
 from core.formats._fast import fast_run, unique
 from core.formats._table import open_columns
-from core.formats._text import (FLOAT_RE, INT_RE, Lines, Problems, check_duplicates, check_ids, check_values,
-                                decompress, quoter, read_source, source_name, to_number)
+from core.formats._checks import check_duplicates, check_ids, check_values, quoter, to_number
+from core.formats._text import FLOAT_RE, INT_RE, Lines, Problems, decompress, read_source, source_name
 from core.formats.metadata import parse_ir_metadata
 
 TREC_FIELDS = "qid Q0 docno rank score tag"
@@ -55,22 +55,35 @@ def read_run(source, *, filename: str | None = None) -> ParsedRun:
     file, problems, lines, meta = src.file, src.problems, src.lines, parse_ir_metadata(src.comments)
     if src.values is not None:
         return _finish(file, src.values, src.lineno, problems, lines, src.fmt, meta)
-    first = lines.tokens[0].as_py()
-    msmarco = len(first) == 3 and re.fullmatch(INT_RE, first[2]) is not None
-    expected = 3 if msmarco else 6
-    good = _check_field_count(lines, expected, problems)
+    msmarco = is_msmarco(lines.tokens[0].as_py())
+    values, lineno, extra = line_values(lines, msmarco, problems)
+    run = _finish(file, values, lineno, problems, lines, "msmarco" if msmarco else "trec", meta)
+    if len(extra):
+        run.warnings.append(extra_fields_warning(len(extra), int(extra[0])))
+    return run
+
+
+def is_msmarco(first: list[str]) -> bool:
+    """Whether a run whose first data line has the fields `first` is an MS MARCO run (qid, docno, rank)."""
+    return len(first) == 3 and re.fullmatch(INT_RE, first[2]) is not None
+
+
+def line_values(lines: Lines, msmarco: bool, problems: Problems) -> tuple[dict, np.ndarray, np.ndarray]:
+    """(the run's columns from the lines with enough fields, their line numbers, the line numbers of TREC lines
+    with more than 6 fields); lines with too few fields are reported to `problems`."""
+    good = _check_field_count(lines, 3 if msmarco else 6, problems)
     if msmarco:
         values = {"qid": lines.column(0, good), "docno": lines.column(1, good), "rank": lines.column(2, good)}
     else:
         values = {"qid": lines.column(0, good), "docno": lines.column(2, good),
                   "score": lines.column(4, good), "tag": lines.column(5, good)}
-    run = _finish(file, values, lines.lineno[good], problems, lines, "msmarco" if msmarco else "trec", meta)
-    extra = lines.lineno[lines.nfields > expected] if not msmarco else []
-    if len(extra):
-        run.warnings.append(f"{len(extra)} line{'s' if len(extra) != 1 else ''} (first: line {extra[0]}) "
-                            f"{'have' if len(extra) != 1 else 'has'} more than 6 fields; the extra fields were "
-                            "ignored, as trec_eval does.")
-    return run
+    extra = lines.lineno[lines.nfields > 6] if not msmarco else np.empty(0, np.int64)
+    return values, lines.lineno[good], extra
+
+
+def extra_fields_warning(n: int, first: int) -> str:
+    return (f"{n} line{'s' if n != 1 else ''} (first: line {first}) {'have' if n != 1 else 'has'} more than 6 "
+            "fields; the extra fields were ignored, as trec_eval does.")
 
 
 def _check_field_count(lines: Lines, expected: int, problems: Problems) -> np.ndarray:
@@ -93,6 +106,24 @@ def _field_problem(lines: Lines, lineno: int, count: int, expected: int):
 
 
 def _finish(file, values, lineno, problems: Problems, lines: Lines | None, fmt, meta) -> ParsedRun:
+    table, mask = checked(values, lineno, problems, lines)
+    # The hashed check (`unique`) says "no repeat" in a fraction of the exact grouping's time and memory (~1.5 s and
+    # ~900 MB for 4.9M lines); only a run with a repeat pays for the grouping that names its lines. Plain
+    # equivalent: check_duplicates alone (tests/test_formats_fastpath.py compares the two).
+    if not unique(table, ["qid", "docno"]):
+        good = mask.to_numpy(zero_copy_only=False)
+        check_duplicates(table, ["qid", "docno"], lineno[good], problems, REPEATED,
+                         REPEATED_HINT, quoter(lines))
+    problems.raise_if_any()
+    return _build(table, values.get("tag"), mask, meta, fmt)
+
+
+REPEATED, REPEATED_HINT = "appears twice", "trec_eval refuses duplicate documents; remove one of the lines"
+
+
+def checked(values, lineno, problems: Problems, lines: Lines | None) -> tuple[pa.Table, pa.Array]:
+    """(qid, docno, score of the rows whose ids and score are usable; the mask of those rows), every other row
+    reported to `problems`. No duplicate check."""
     quote = quoter(lines)
     ids_ok = check_ids(values, lineno, problems, "run", quote)
     scored, score = _scores(values, lineno, problems, quote)
@@ -101,14 +132,7 @@ def _finish(file, values, lineno, problems: Problems, lines: Lines | None, fmt, 
     table = pa.table({"qid": values["qid"].filter(mask).cast(pa.string()),
                       "docno": values["docno"].filter(mask).cast(pa.string()),
                       "score": score.filter(pa.array(ids_ok[scored]))})
-    # The hashed check (`unique`) says "no repeat" in a fraction of the exact grouping's time and memory (~1.5 s and
-    # ~900 MB for 4.9M lines); only a run with a repeat pays for the grouping that names its lines. Plain
-    # equivalent: check_duplicates alone (tests/test_formats_fastpath.py compares the two).
-    if not unique(table, ["qid", "docno"]):
-        check_duplicates(table, ["qid", "docno"], lineno[good], problems, "appears twice",
-                         "trec_eval refuses duplicate documents; remove one of the lines", quote)
-    problems.raise_if_any()
-    return _build(table, values.get("tag"), mask, meta, fmt)
+    return table, mask
 
 
 def _scores(values, lineno, problems: Problems, quote) -> tuple[np.ndarray, pa.Array]:

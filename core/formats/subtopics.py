@@ -14,8 +14,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from core.errors import Problem, UploadError
-from core.formats._text import (INT_RE, Problems, check_duplicates, check_ids, check_values, quoter, split_lines,
-                                text_lines, to_number)
+from core.formats._checks import check_duplicates, check_ids, check_values, quoter, to_number
+from core.formats._text import INT_RE, Problems, split_lines, text_lines
 
 SUBTOPIC_FIELDS = "qid subtopic docno rel"
 

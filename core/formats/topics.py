@@ -16,7 +16,8 @@ import pyarrow.json as pj
 
 from core.errors import Problem, UploadError
 from core.formats._table import ALIASES
-from core.formats._text import Problems, duplicate_rows, split_lines, text_lines
+from core.formats._checks import duplicate_rows
+from core.formats._text import Problems, split_lines, text_lines
 
 if TYPE_CHECKING:
     import pandas as pd

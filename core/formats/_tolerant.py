@@ -1,0 +1,181 @@
+"""The tolerant run parser a piece at a time, for large runs that the column reader declines (a '#' line below the
+header, a line with extra fields, a repeated document, any error): each piece of whole lines goes through the same
+checks as `read_run` (core.formats.runs), with its line numbers counted across pieces and its problems, warnings
+and comment lines merged, so such a run is read in bounded memory and gets the error or the warnings it gets when
+parsed whole (tests/test_ingest_stream.py compares the two). Repeated documents are found by the caller, which
+holds every row (core/ingest_spill.py, in DuckDB), and reported here with `repeated`.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from itertools import chain
+from typing import Iterable, Iterator
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from core.errors import MAX_PROBLEMS, Problem, UploadError
+from core.formats._stream import NotClean
+from core.formats._table import named_columns
+from core.formats._text import (Problems, empty_file, max_line_bytes, no_data_lines, screen, split_lines,
+                                utf8_text)
+from core.formats.metadata import parse_ir_metadata
+from core.formats.runs import (REPEATED, REPEATED_HINT, ParsedRun, _build, checked, extra_fields_warning,
+                               is_msmarco, line_values)
+
+_BOM = b"\xef\xbb\xbf"
+_NONSPACE = re.compile(rb"\S")
+COMMENT_CHARS = 1 << 20      # '#' lines kept for the run's metadata (a file of nothing but comments is not held)
+
+
+def shifted(exc: UploadError, offset: int) -> UploadError:
+    """`exc` with its line numbers moved down by `offset` lines (a piece's numbers -> the file's)."""
+    return UploadError([replace(p, line=p.line + offset) if p.line is not None else p for p in exc.problems],
+                       total=exc.total)
+
+
+class TolerantRun:
+    """The tolerant parse of one run file, fed its text a piece of whole lines at a time (`tables`)."""
+
+    def __init__(self, file: str, again=None):
+        self.file, self.again = file, again      # again(): the file's text from its first byte, once more
+        self.line = 1                        # the file's number of the next piece's first line
+        self.fmt: str | None = None          # 'trec' or 'msmarco', from the first data line (as read_run decides)
+        self.items, self.total = [], 0       # the first MAX_PROBLEMS problems by line, and how many in all
+        self.extra, self.extra_first = 0, None   # lines with more than 6 fields, and the first of them
+        self.comments, self.comment_chars = [], 0
+        self.text = self.data_lines = False
+        self.tags: list[pa.Array] = []
+
+    def tables(self, blocks: Iterable[bytes]) -> Iterator[tuple[pa.Table, pa.Array]]:
+        """(pos: line number, qid, docno, score; the distinct tags) of the usable rows of each piece of `blocks`
+        (the file's text from its first byte, cut here at line ends). Raises UploadError at once for what the whole-file parser refuses
+        before it parses (binary data, an over-long line, text that is not UTF-8); NotClean for a file it reads
+        differently (a CSV or TSV with a header line)."""
+        rest, longest = b"", max_line_bytes()
+        for block in chain(blocks, [b""]):
+            if block:
+                data = rest + block
+                cut = data.rfind(b"\n") + 1
+                if cut == 0:                 # no line end yet: read on, but not past the line limit
+                    rest = data
+                    if len(rest) > longest:
+                        self._screen(rest)
+                    continue
+                data, rest = data[:cut], data[cut:]
+            else:
+                data, rest = rest, b""
+                if not data:
+                    break
+            got = self.parse(data)
+            del data
+            if got is not None:
+                yield got
+
+    def _screen(self, data: bytes) -> None:
+        try:
+            screen(data, self.file)
+        except UploadError as exc:
+            raise shifted(exc, self.line - 1) from None
+
+    def parse(self, data: bytes) -> tuple[pa.Table, pa.Array] | None:
+        """The usable rows of `data` (whole lines that follow those already parsed) and their distinct tags, as
+        `tables` yields them."""
+        offset, first = self.line - 1, self.line == 1
+        self._screen(data)
+        self.line += data.count(b"\n")
+        start = 3 if first and data.startswith(_BOM) else 0
+        if _NONSPACE.search(data, start) is None:
+            return None
+        self.text = True
+        try:
+            text = utf8_text(data, self.file, start)
+        except UploadError as exc:
+            raise shifted(exc, offset) from None
+        lines = split_lines(text, self.file, empty_ok=True)
+        del text
+        self._keep_comments(lines.comments)
+        if not len(lines.lineno):
+            return None
+        self.data_lines = True
+        if self.fmt is None:
+            if named_columns(lines.quote(int(lines.lineno[0])), ("score", "rank")) is not None:
+                raise NotClean()             # a CSV or TSV with a header: read_run reads it by its column names
+            self.fmt = "msmarco" if is_msmarco(lines.tokens[0].as_py()) else "trec"
+        problems = Problems(self.file)
+        values, lineno, extra = line_values(lines, self.fmt == "msmarco", problems)
+        table, mask = checked(values, lineno, problems, lines)
+        if len(extra):
+            self.extra += len(extra)
+            self.extra_first = self.extra_first or int(extra[0]) + offset
+        self._add([replace(p, line=p.line + offset) for p in problems.items], problems.total)
+        tags = pc.unique(values["tag"].filter(mask)) if "tag" in values else pa.array([], pa.string())
+        self.tags.append(tags)
+        pos = lineno[mask.to_numpy(zero_copy_only=False)] + offset
+        return table.add_column(0, "pos", pa.array(pos, pa.int64())), tags
+
+    def _keep_comments(self, comments: list[str]) -> None:
+        for c in comments:
+            if self.comment_chars + len(c) > COMMENT_CHARS:
+                return
+            self.comments.append(c)
+            self.comment_chars += len(c)
+
+    def _add(self, items: list, total: int) -> None:
+        self.items = sorted(self.items + items, key=lambda p: (p.line is None, p.line or 0))[:MAX_PROBLEMS]
+        self.total += total
+
+    def report_repeats(self, rows: list[tuple], total: int) -> None:
+        """Report repeated documents: `rows` (line, qid, docno, line of the first occurrence) are the first few of
+        the `total` rows whose document repeats an earlier row of its topic. Their lines are quoted from the text
+        read once more (`again`)."""
+        quotes = quote_lines(self.again(), {int(r[0]) for r in rows}) if self.again is not None else {}
+        self._add([Problem(self.file, int(line), f"document '{doc}' {REPEATED} for topic '{qid}' (first on line "
+                           f"{int(was)})", REPEATED_HINT, quotes.get(int(line)))
+                   for line, qid, doc, was in rows[:MAX_PROBLEMS]], total)
+
+    def finish(self) -> ParsedRun:
+        """The run without its rows (tag, metadata, warnings, format), once every piece is parsed and `repeated`
+        told; raises UploadError with every problem found, or when the file holds no data line."""
+        if not self.text:
+            raise empty_file(self.file)
+        if not self.data_lines:
+            raise no_data_lines(self.file)
+        if self.total:
+            raise UploadError(self.items, total=self.total)
+        meta = parse_ir_metadata(self.comments)
+        run = _build(None, pa.chunked_array(self.tags, pa.string()) if self.fmt == "trec" else None, None, meta,
+                     self.fmt)
+        if self.extra:
+            run.warnings.append(extra_fields_warning(self.extra, self.extra_first))
+        return run
+
+
+def quote_lines(blocks: Iterable[bytes], wanted: set[int], step: int = 1 << 20) -> dict[int, str]:
+    """The text of the lines numbered `wanted` (1-based, without the line end and a CR before it) in a text given
+    as `blocks`, read once more from its start; for the problems found after their piece was let go. Line ends
+    are counted `step` bytes at a time, and located only in the steps that hold a wanted line."""
+    found, line, rest = {}, 1, b""
+    for block in chain(blocks, [b"\n"]):
+        data, rest = rest + block, b""
+        cut = data.rfind(b"\n") + 1
+        data, rest = data[:cut], data[cut:]
+        pos = 0
+        while pos < len(data):
+            end = data.find(b"\n", pos + step) + 1 or len(data)
+            part = data[pos:end]
+            count = part.count(b"\n")
+            hits = sorted(w for w in wanted if line <= w < line + count)
+            if hits:
+                ends = np.flatnonzero(np.frombuffer(part, np.uint8) == 10)
+                for w in hits:
+                    i = w - line
+                    start = int(ends[i - 1]) + 1 if i else 0
+                    found[w] = part[start:int(ends[i])].removesuffix(b"\r").decode("utf-8", "replace")
+            line += count
+            pos = end
+        if len(found) == len(wanted):
+            break
+    return found
