@@ -32,12 +32,13 @@ from isal import isal_zlib
 from core.errors import UploadError
 from core.formats import read_run
 from core.formats._fast import run_format
-from core.formats._stream import MemoryFile, NotClean, NotContiguous, run_batches, run_chunks, skip_bytes, text_blocks
+from core.formats._stream import (MemoryFile, NotClean, NotContiguous, positioned, run_batches, run_chunks, skip_bytes,
+                                  text_blocks)
 from core.formats._tolerant import TolerantRun
 from core.formats._text import GZIP_MAGIC, max_line_bytes, max_text_bytes, screen, source_name
 from core.formats.metadata import leading_header
 from core.formats.runs import _build
-from core.ingest_spill import positioned, spill
+from core.ingest_spill import spill
 from core.stage1.order import canonical_ranks, topic_codes
 
 CHUNK_BYTES = 1 << 26        # text read (or gunzipped) at a time: a piece, then cut back to whole topics

@@ -15,13 +15,11 @@ import shutil
 import tempfile
 
 import duckdb
-import numpy as np
 import pyarrow as pa
 
 from core.duck import scratch
-from core.formats._fast import unique
-from core.errors import MAX_PROBLEMS
 from core.formats._stream import NotClean
+from core.formats._tolerant import fill
 from core.stage1.order import rank_sql
 
 SCRATCH_BYTES = 1 << 30      # DuckDB's memory limit here at most (it spills beyond), so a load stays near 2 GB
@@ -29,20 +27,6 @@ TOPICS = """CREATE TABLE t AS SELECT qid, CAST(count(*) AS INTEGER) AS n,
     CAST(row_number() OVER (ORDER BY min(pos)) - 1 AS INTEGER) AS topic FROM r GROUP BY qid"""
 ROWS = f"""SELECT t.topic, r.docno, r.score, CAST({rank_sql("r.qid")} AS INTEGER) AS rank
     FROM r JOIN t ON t.qid = r.qid"""
-
-
-REPEATED = """CREATE TABLE g AS SELECT qid, docno, min(pos) AS first, count(*) AS c FROM r GROUP BY qid, docno
-    HAVING count(*) > 1"""
-REPEATS = f"""SELECT r.pos, r.qid, r.docno, g.first FROM r JOIN g ON g.qid = r.qid AND g.docno = r.docno
-    WHERE r.pos <> g.first ORDER BY r.pos LIMIT {MAX_PROBLEMS}"""
-
-
-def positioned(chunks):
-    """run_chunks' pieces, each table with the row's position in the file first (pos, qid, docno, score)."""
-    n = 0
-    for part, tags in chunks:
-        yield part.add_column(0, "pos", pa.array(np.arange(n, n + part.num_rows))), tags
-        n += part.num_rows
 
 
 def spill(parts, path: str, folder: str, size: int, tolerant=None) -> tuple[list, pa.Table, int] | None:
@@ -57,37 +41,15 @@ def spill(parts, path: str, folder: str, size: int, tolerant=None) -> tuple[list
     shuffled run at load 15 (benchmarks/RESULTS.md), for bounded memory."""
     tmp = tempfile.mkdtemp(prefix="rankboard-spill-", dir=folder)
     con = scratch(tmp, min(size, SCRATCH_BYTES // 3))      # memory limit 3x size, between 500 MB and 1 GB
-    repeated = None
     try:
-        con.execute("CREATE TABLE r (pos BIGINT, qid VARCHAR, docno VARCHAR, score DOUBLE)").fetchall()
-        tags, n = [], 0
-        for part, part_tags in parts:
-            if tolerant is None and not unique(part, ["qid", "docno"]):   # a repeat within a piece: decline now
-                return None
-            tags.append(part_tags)
-            con.register("rb_part", part)
-            con.execute("INSERT INTO r SELECT pos, qid, docno, score FROM rb_part").fetchall()
-            con.unregister("rb_part")
-            n += part.num_rows
-            del part
-        repeats = n and con.execute("SELECT count(*) FROM (SELECT DISTINCT qid, docno FROM r)").fetchall()[0][0] != n
-        if tolerant is None and (not n or repeats):
+        got = fill(con, "r", parts, tolerant)
+        if got is None:
             return None
-        if repeats:        # the tolerant parser reports them, once this database is closed (its quotes read the file)
-            con.execute(REPEATED).fetchall()
-            repeated = con.execute(REPEATS).fetchall(), con.execute("SELECT sum(c - 1) FROM g").fetchall()[0][0]
-        else:
-            if tolerant is not None:
-                tolerant.finish()          # raises the problems found, before anything is ranked
-            con.execute(TOPICS).fetchall()
-            con.sql(ROWS).write_parquet(path)
-            got = tags, con.sql("SELECT qid, n, topic FROM t ORDER BY topic").to_arrow_table(), n
+        con.execute(TOPICS).fetchall()
+        con.sql(ROWS).write_parquet(path)
+        return got[0], con.sql("SELECT qid, n, topic FROM t ORDER BY topic").to_arrow_table(), got[1]
     except (NotClean, duckdb.Error):      # not clean, or DuckDB could not (e.g. the disk is full): read it whole
         return None
     finally:
         con.close()
         shutil.rmtree(tmp, ignore_errors=True)
-    if repeated is not None:
-        tolerant.report_repeats(*repeated)
-        tolerant.finish()
-    return got

@@ -183,7 +183,7 @@ def test_streamed_runs_evaluate_like_parsed_ones(reference, monkeypatch, tmp_pat
     ms_headed = tmp_path / "msmarco-headed.tsv"                     # MS MARCO: the run is named by its header
     ms_headed.write_bytes(b"\xef\xbb\xbf# tag: msheader\r\n" + ms_shuffled.read_bytes().replace(b"\t", b" "))
     mixed = reference / "trec_eval_test" / "results.test"          # tabs and spaces mixed
-    noted = tmp_path / "noted.txt"                                  # a comment line further down: read_run
+    noted = tmp_path / "noted.txt"                      # a comment line further down: the tolerant parser, in pieces
     noted.write_bytes(b"".join(lines[:500]) + b"# a note\n" + b"".join(lines[500:]))
     qrels = reference / "trectools_robust03" / "robust03_qrels.txt"
     paths = runs + [tabbed, msmarco, headed, shuffled, ms_shuffled, ms_headed, mixed, noted]
@@ -197,30 +197,65 @@ def test_streamed_runs_evaluate_like_parsed_ones(reference, monkeypatch, tmp_pat
     assert [c for c in calls if c[0] == "empty"] == [("empty", False)] * len(paths)    # none is blank (no -c)
     assert [c for c in calls if c[0] != "empty"] == [("pieces", True)] * 6 + [
         ("pieces", False), ("spilled", True)] * 3 + [("pieces", True)] + [    # `mixed`: its blanks made one space
-        ("pieces", False), ("spilled", False), ("whole", True)]
+        ("pieces", False), ("spilled", False), ("tolerant", True)]
     assert "msheader" in streamed.runs
     assert streamed.runs == plain.runs and streamed.warnings == plain.warnings
     pd.testing.assert_frame_equal(streamed.summary, plain.summary, check_exact=False, rtol=1e-12)
     pd.testing.assert_frame_equal(streamed.per_query, plain.per_query, check_exact=False, rtol=1e-12)
 
 
-def test_stream_run_declines_what_the_fast_path_declines(tmp_path):
+def test_large_bad_runs_get_the_whole_file_parsers_errors_in_pieces(reference, monkeypatch, tmp_path):
+    """evaluate_files on a large run the column reader declines: the tolerant parser's pieces (stage1.files.tolerant,
+    forced here on small files cut into ~1 KB pieces) raise exactly what parsing it whole raises."""
+    import core.evaluate as ev
+    import core.stage1.files as files
+
+    qrels = reference / "trectools_robust03" / "robust03_qrels.txt"
+    good = b"".join(b"%d Q0 d%d 1 %d.5 t\n" % (q, d, 100 - d) for q in range(303, 343) for d in range(30))
+    bad = {"repeat": good + b"# note\n342 Q0 d3 1 2.5 t\n", "score": good.replace(b" 77.5 ", b" x77 "),
+           "fields": good.replace(b" 1 88.5 t", b" 88.5"), "utf8": good + b"342 Q0 d\xe9 1 1 t\n",
+           "empty": b"\n \n" * 500, "comments": b"# c\n" * 500}
+    want = {}
+    for name, data in bad.items():
+        (tmp_path / name).write_bytes(data)
+        with pytest.raises(UploadError) as info:
+            ev.evaluate_files(qrels, [tmp_path / name], ["AP"])
+        want[name] = str(info.value)
+    monkeypatch.setattr(files, "STREAM_BYTES", 0)
+    monkeypatch.setattr(files, "TOLERANT_BYTES", 1000)
+    served = []
+    monkeypatch.setattr(files, "whole", lambda src, options: served.append(src.path))
+    for name in bad:
+        with pytest.raises(UploadError) as info:
+            ev.evaluate_files(qrels, [tmp_path / name], ["AP"])
+        assert str(info.value) == want[name], name
+    assert served == [] and "appears twice" in want["repeat"] and "line 1202" in want["repeat"]
+
+
+def test_the_spilled_table_declines_what_the_fast_path_declines(tmp_path):
+    """core.formats._tolerant.fill over a clean run's pieces (positioned(run_chunks(...))): None for a file the
+    column reader declines or that repeats a document, the rows and their tags otherwise."""
     import duckdb
 
-    from core.formats._stream import stream_run
+    from core.formats._stream import NotClean, positioned, run_chunks
+    from core.formats._tolerant import fill
 
     con = duckdb.connect()
     for i, data in enumerate([CLEAN + CLEAN, CLEAN + b"# c\n", CLEAN + CLEAN.replace(b" ", b"\t"),
                               CLEAN + b"\xef\xbb\xbf" + CLEAN.replace(b"d1", b"d7").replace(b"d2", b"d8"), b""]):
         path = tmp_path / f"r{i}.txt"
         path.write_bytes(data)
-        assert stream_run(path, con, "t", chunk_bytes=len(CLEAN)) is None
-        assert con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 't'").fetchall() == [(0,)]
+        try:
+            got = fill(con, f"t{i}", positioned(run_chunks(path, chunk_bytes=len(CLEAN))))
+        except NotClean:
+            got = "declined"
+        assert got in (None, "declined"), i
     path = tmp_path / "ok.txt.gz"
     path.write_bytes(gzip.compress(CLEAN.replace(b"tagA\n302", b"tagB\n302")))
-    assert stream_run(path, con, "t", chunk_bytes=7).to_pylist() == ["tagA", "tagB"]
-    assert con.execute("SELECT qid, docno, score FROM t ORDER BY ALL").fetchall() == [
-        ("301", "d1", 2.5), ("301", "d2", 2.5), ("302", "d1", -1e-3)]
+    tags, n = fill(con, "t", positioned(run_chunks(path, chunk_bytes=7)))
+    assert n == 3 and pa.chunked_array(tags, pa.string()).unique().to_pylist() == ["tagA", "tagB"]
+    assert con.execute("SELECT pos, qid, docno, score FROM t ORDER BY ALL").fetchall() == [
+        (0, "301", "d1", 2.5), (1, "301", "d2", 2.5), (2, "302", "d1", -1e-3)]
 
 
 def test_random_mutations_agree_with_the_tolerant_parser(monkeypatch):

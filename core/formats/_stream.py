@@ -1,6 +1,7 @@
 """Clean run files (6-column TREC or 3-column MS MARCO; blanks of any kind and number between fields) read a piece
 at a time, so a file of any length is never whole in memory: `run_chunks` (pieces cut at line ends), `run_batches`
-(pieces of whole topics, checked for repeated documents) and `stream_run` (into a DuckDB table, which spills). Each
+(pieces of whole topics, checked for repeated documents) and `positioned` (each row's place in the file, for a
+DuckDB table that spills: core.formats._tolerant.fill). Each
 piece goes through the fast path's column reader (core.formats._fast), its blanks made single spaces first when
 they are mixed or doubled (`one_space`); anything unclean raises NotClean (or returns None) and the caller reads
 the whole file with the tolerant parser, which reports the problems."""
@@ -11,7 +12,6 @@ import zlib
 from itertools import chain
 from typing import Iterator, NamedTuple
 
-import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -21,7 +21,6 @@ from isal import igzip, isal_zlib
 from core.formats._fast import _BOM, _delimiter, _msmarco_columns, _run_columns, run_format, unique
 from core.formats._text import GZIP_MAGIC, max_text_bytes, too_big
 from core.formats.metadata import leading_header
-from core.sqltext import statement
 
 
 class NotClean(Exception):
@@ -245,32 +244,10 @@ def run_batches(path, chunk_bytes: int = 1 << 26, *, max_topic_bytes: int | None
         yield whole(pending), pa.array([], pa.string())
 
 
-def stream_run(path, con, table: str, chunk_bytes: int = 1 << 26, fmt: str = "trec",
-               blocks=None) -> pa.Array | None:
-    """Read a clean run file at `path` (plain or gzip; `fmt` and `blocks` as run_chunks) into a new DuckDB table
-    `table` (qid VARCHAR, docno VARCHAR, score DOUBLE) on `con`, `chunk_bytes` at a time, so the whole file is
-    never in Python's memory (DuckDB spills to its temp directory). Returns the distinct tags, or None (and no
-    table) when any part of the file is not clean or a document repeats: the caller then uses `read_run`, which
-    reports the problems."""
-    con.execute(statement("CREATE TEMP TABLE {table} (qid VARCHAR, docno VARCHAR, score DOUBLE)", table=table)).fetchall()
-    tags, n_rows, ok = [], 0, False
-    try:  # the duplicate check is DuckDB's DISTINCT over the table, which spills (the rows are not in memory)
-        for part, part_tags in run_chunks(path, chunk_bytes, fmt=fmt, blocks=blocks):
-            con.register("_rb_chunk", part)
-            con.execute(statement("INSERT INTO {table} SELECT * FROM _rb_chunk", table=table)).fetchall()
-            con.unregister("_rb_chunk")
-            tags.append(part_tags)
-            n_rows += part.num_rows
-            del part
-        if n_rows == 0:
-            return None
-        distinct = con.execute(statement("SELECT count(*) FROM (SELECT DISTINCT qid, docno FROM {table})", table=table)).fetchall()[0][0]
-        if distinct != n_rows:
-            return None
-        ok = True
-        return pc.unique(pa.chunked_array(tags, pa.string()))
-    except (NotClean, duckdb.Error):   # the tolerant path reports it
-        return None
-    finally:
-        if not ok:
-            con.execute(statement("DROP TABLE IF EXISTS {table}", table=table)).fetchall()
+def positioned(chunks):
+    """run_chunks' pieces, each table with the row's position in the file first (pos, qid, docno, score), as
+    core.formats._tolerant.fill takes them."""
+    n = 0
+    for part, tags in chunks:
+        yield part.add_column(0, "pos", pa.array(np.arange(n, n + part.num_rows))), tags
+        n += part.num_rows

@@ -2,8 +2,9 @@
 header, a line with extra fields, a repeated document, any error): each piece of whole lines goes through the same
 checks as `read_run` (core.formats.runs), with its line numbers counted across pieces and its problems, warnings
 and comment lines merged, so such a run is read in bounded memory and gets the error or the warnings it gets when
-parsed whole (tests/test_ingest_stream.py compares the two). Repeated documents are found by the caller, which
-holds every row (core/ingest_spill.py, in DuckDB), and reported here with `repeated`.
+parsed whole (tests/test_ingest_stream.py and tests/test_stage1_pieces.py compare the two). The rows go into a
+DuckDB table (`fill`), which spills to disk, and DuckDB finds the repeated documents; the loader
+(core/ingest_spill.py) and stage 1 (core/stage1/files.py) rank them there.
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from core.errors import MAX_PROBLEMS, Problem, UploadError
+from core.formats._fast import unique
 from core.formats._stream import NotClean
 from core.formats._table import named_columns
 from core.formats._text import (Problems, empty_file, max_line_bytes, no_data_lines, screen, split_lines,
@@ -24,6 +26,7 @@ from core.formats._text import (Problems, empty_file, max_line_bytes, no_data_li
 from core.formats.metadata import parse_ir_metadata
 from core.formats.runs import (REPEATED, REPEATED_HINT, ParsedRun, _build, checked, extra_fields_warning,
                                is_msmarco, line_values)
+from core.sqltext import statement
 
 _BOM = b"\xef\xbb\xbf"
 _NONSPACE = re.compile(rb"\S")
@@ -179,3 +182,46 @@ def quote_lines(blocks: Iterable[bytes], wanted: set[int], step: int = 1 << 20) 
         if len(found) == len(wanted):
             break
     return found
+
+
+def fill(con, table: str, parts, tolerant: TolerantRun | None = None) -> tuple[list[pa.Array], int] | None:
+    """Insert the pieces `parts` yields ((pos, qid, docno, score) table; its distinct tags) into a new temporary
+    DuckDB table `table` (pos BIGINT, qid VARCHAR, docno VARCHAR, score DOUBLE) on `con`: (the tags of each piece,
+    rows). Without `tolerant` the pieces are a clean run's, pos their order in the file, and the result is None
+    when a document repeats within a topic (the tolerant parser names the lines) or there is no row. With
+    `tolerant` (the TolerantRun whose `tables` these are, pos their line numbers), repeated documents are reported
+    to it, and its `finish()` raises every problem found (UploadError)."""
+    con.execute(statement("CREATE TEMP TABLE {t} (pos BIGINT, qid VARCHAR, docno VARCHAR, score DOUBLE)",
+                          t=table)).fetchall()
+    tags, n = [], 0
+    for part, part_tags in parts:
+        if tolerant is None and not unique(part, ["qid", "docno"]):     # a repeat within a piece: decline now
+            return None
+        tags.append(part_tags)
+        con.register("_rb_part", part)
+        con.execute(statement("INSERT INTO {t} SELECT pos, qid, docno, score FROM _rb_part", t=table)).fetchall()
+        con.unregister("_rb_part")
+        n += part.num_rows
+        del part
+    distinct = con.execute(statement("SELECT count(*) FROM (SELECT DISTINCT qid, docno FROM {t})", t=table))
+    repeats = n and distinct.fetchall()[0][0] != n
+    if tolerant is None:
+        return (tags, n) if n and not repeats else None
+    if repeats:
+        tolerant.report_repeats(*_repeats(con, table))
+    tolerant.finish()
+    return tags, n
+
+
+def _repeats(con, table: str) -> tuple[list[tuple], int]:
+    """(the first MAX_PROBLEMS rows of `table` whose document repeats an earlier row of its topic, as (line, qid,
+    docno, line of the first occurrence); how many such rows)."""
+    con.execute(statement("CREATE TEMP TABLE _rb_repeated AS SELECT qid, docno, min(pos) AS first, count(*) AS c "
+                          "FROM {t} GROUP BY qid, docno HAVING count(*) > 1", t=table)).fetchall()
+    try:
+        rows = con.execute(statement("SELECT r.pos, r.qid, r.docno, g.first FROM {t} r JOIN _rb_repeated g "
+                                     "ON g.qid = r.qid AND g.docno = r.docno WHERE r.pos <> g.first ORDER BY r.pos "
+                                     "LIMIT " + str(MAX_PROBLEMS), t=table)).fetchall()
+        return rows, con.execute("SELECT sum(c - 1) FROM _rb_repeated").fetchall()[0][0]
+    finally:
+        con.execute("DROP TABLE _rb_repeated").fetchall()

@@ -98,7 +98,7 @@ def _stored(src: StoredRuns, options: EvalOptions) -> Rankings:
 PROVIDERS: dict[type, list[Provider]] = {
     Tables: [_tables],
     ArrowRun: [_arrow],
-    RunFile: [files.empty, files.pieces, files.spilled, files.whole],
+    RunFile: [files.empty, files.pieces, files.spilled, files.tolerant, files.whole],
     StoredRuns: [_stored],
 }
 

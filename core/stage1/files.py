@@ -1,25 +1,31 @@
-"""Stage 1 of run files: three providers, tried in this order by `core.stage1.choose` (only `whole` for a file
+"""Stage 1 of run files: four providers, tried in this order by `core.stage1.choose` (only `whole` for a file
 smaller than PIECES_BYTES or already parsed; `pieces` and `whole` for one smaller than STREAM_BYTES).
 
 - `pieces`: a large clean file whose topics are contiguous, read a piece of whole topics at a time and ranked in
   Arrow (memory stays bounded however long the file); the next piece is read and checked on a second thread
   while this one is ranked (`ahead`);
 - `spilled`: a large clean file in any order, read in chunks into a DuckDB table and ranked in SQL (DuckDB spills);
+- `tolerant`: any other large file, parsed by the tolerant parser a piece at a time (core/formats/_tolerant.py)
+  into the same table; it reports every problem as `read_run` does;
 - `whole`: any file, parsed by `read_run` (which reports every problem) and ranked in Arrow;
 and before them `empty`: under -c, a blank file is a run that retrieved nothing (without -c the parser refuses it).
 All but `whole` decline (return None) what they cannot serve; `whole` serves everything.
 """
 from __future__ import annotations
 
+import zlib
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Iterable, Iterator, TypeVar
 
+import duckdb
 import pyarrow as pa
+from isal import isal_zlib
 
 from core.empty_run import empty_rankings, is_empty_file
 from core.formats import read_qrels, read_run
-from core.formats._stream import NotClean, file_text, interleaved, run_batches, stream_run
+from core.formats._stream import NotClean, file_blocks, file_text, interleaved, positioned, run_batches, run_chunks
+from core.formats._tolerant import TolerantRun, fill
 from core.formats.runs import _build
 from core.measures import EvalOptions
 from core.stage1.arrow import arrow_rankings, concat
@@ -30,6 +36,7 @@ from core.types import Rankings
 STREAM_BYTES = 256 << 20   # run files at least this big are read in pieces, never whole
 PIECES_BYTES = 32 << 20    # run files (plain or gzip) this big or more are read in pieces when written topic by topic
 CHUNK_BYTES = 1 << 26
+TOLERANT_BYTES = 32 << 20  # text parsed at a time by the tolerant parser (which holds ~8x its text)
 BIG_QRELS_BYTES = 32 << 20  # qrels files this big take long enough to parse that a mid-sized run is parsed beside them
 T = TypeVar("T")
 _END = object()
@@ -110,15 +117,38 @@ def spilled(src, options: EvalOptions) -> Rankings | None:
     text = file_text(src.path, src.chunk_bytes or CHUNK_BYTES)
     if text is None:
         return None
-    tags = stream_run(src.path, src.con, "rb_run_stream", src.chunk_bytes or CHUNK_BYTES, text.fmt, text.blocks)
-    if tags is None:
-        return None
-    parsed = _build(None, tags, None, text.meta, text.fmt)
+
+    def parsed(tags):
+        return _build(None, pa.chunked_array(tags, pa.string()), None, text.meta, text.fmt)
+    return _ranked_table(src, options, positioned(run_chunks(None, blocks=text.blocks, fmt=text.fmt)), parsed)
+
+
+def tolerant(src, options: EvalOptions) -> Rankings | None:
+    """A large file the column reader declines (comment lines below the top, extra fields, a repeated document, any
+    error), parsed by the tolerant parser a piece at a time (TOLERANT_BYTES) into a DuckDB table and ranked in
+    SQL; it raises what `whole` would raise. None for a file the whole-file parser reads another way (a CSV or
+    TSV with a header line, Parquet, UTF-16)."""
+    run = TolerantRun(Path(str(src.path)).name, again=lambda: file_blocks(src.path))
+    return _ranked_table(src, options, run.tables(file_blocks(src.path, TOLERANT_BYTES)), lambda tags: run.finish(),
+                         run)
+
+
+def _ranked_table(src, options: EvalOptions, parts, parsed, run=None) -> Rankings | None:
+    """Rank the run whose pieces `parts` yields (core.formats._tolerant.fill; `run`: the TolerantRun they come from)
+    in the DuckDB table rb_run_stream on src.con; `parsed(tags of each piece)` gives its ParsedRun. None when
+    `fill` declines, the pieces are not clean (NotClean) or DuckDB fails while reading them."""
     try:
-        rk = table_rankings(src.con, "rb_run_stream", src.qrels_table, options, run_name=_name(parsed, src.path))
+        try:
+            got = fill(src.con, "rb_run_stream", parts, run)
+        except (NotClean, duckdb.Error, OSError, EOFError, zlib.error, isal_zlib.error):
+            return None
+        if got is None:
+            return None
+        info = parsed(got[0])
+        rk = table_rankings(src.con, "rb_run_stream", src.qrels_table, options, run_name=_name(info, src.path))
     finally:
-        src.con.execute("DROP TABLE rb_run_stream").fetchall()
-    rk.warnings = list(parsed.warnings)
+        src.con.execute("DROP TABLE IF EXISTS rb_run_stream").fetchall()
+    rk.warnings = list(info.warnings)
     return rk
 
 
