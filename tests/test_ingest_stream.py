@@ -168,7 +168,8 @@ def test_bad_files_get_the_same_error_both_ways(way, tmp_path, monkeypatch):
     messy = b"".join(ln.replace(b" 1 ", b" 1 x") if i % 41 == 7 else ln.replace(b" t", b"") if i % 53 == 9 else
                      ln + ln if i % 97 == 11 else b"# c\n" + ln if i % 89 == 5 else ln for i, ln in enumerate(lines))
     errors = []
-    for data in (messy, gzip.compress(messy), b" \n\t\n" * 600, b"# only a comment\n" * 100):
+    utf16 = good.decode().encode("utf-16")                  # read_run names the encoding; the pieces leave it to it
+    for data in (messy, gzip.compress(messy), b" \n\t\n" * 600, b"# only a comment\n" * 100, utf16):
         with pytest.raises(UploadError) as info:
             prep.prepare_run(data, filename="bad.run")
         with pytest.raises(UploadError) as plain:
@@ -179,6 +180,7 @@ def test_bad_files_get_the_same_error_both_ways(way, tmp_path, monkeypatch):
     assert all(m in errors[0] for m in ("is not a number", "found 5 fields", "appears twice"))
     assert errors[2] == "bad.run: the file is empty. Choose a file with at least one line of data."
     assert errors[3].startswith("bad.run: the file has no data lines")
+    assert errors[4].startswith("bad.run, line 1: the file is UTF-16 text")
     monkeypatch.setenv("RANKBOARD_MAX_TEXT_MB", str(len(good) / 2 / (1 << 20)))
     for data in (good, gzip.compress(good)):
         with pytest.raises(UploadError) as info:

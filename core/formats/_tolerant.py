@@ -21,7 +21,7 @@ from core.errors import MAX_PROBLEMS, Problem, UploadError
 from core.formats._fast import unique
 from core.formats._stream import NotClean
 from core.formats._table import named_columns
-from core.formats._text import (Problems, empty_file, max_line_bytes, no_data_lines, screen, split_lines,
+from core.formats._text import (PARQUET_MAGIC, Problems, empty_file, max_line_bytes, no_data_lines, screen, split_lines,
                                 utf8_text)
 from core.formats.metadata import parse_ir_metadata
 from core.formats.runs import (REPEATED, REPEATED_HINT, ParsedRun, _build, checked, extra_fields_warning,
@@ -87,6 +87,8 @@ class TolerantRun:
         """The usable rows of `data` (whole lines that follow those already parsed) and their distinct tags, as
         `tables` yields them."""
         offset, first = self.line - 1, self.line == 1
+        if first and (data[:2] in (b"\xff\xfe", b"\xfe\xff") or data[:4] == PARQUET_MAGIC):
+            raise NotClean()                 # UTF-16 text or Parquet: read_run says what to do, or reads it whole
         self._screen(data)
         self.line += data.count(b"\n")
         start = 3 if first and data.startswith(_BOM) else 0
