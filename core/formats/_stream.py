@@ -168,6 +168,29 @@ def one_space(data: bytes) -> bytes:
     return data[data.startswith(b" "):len(data) - data.endswith(b" ")]
 
 
+def line_pieces(blocks, max_line: int | None = None, too_long=None):
+    """The text of `blocks` cut at line ends: each piece holds whole lines (the last one may lack its line end).
+    When a line grows past `max_line` bytes before its end, `too_long(the line so far)` is called; it raises."""
+    rest = b""
+    for block in chain(blocks, [b""]):
+        if block:
+            data = rest + block
+            cut = data.rfind(b"\n") + 1
+            if cut == 0:                           # no line end yet: read on
+                rest = data
+                if max_line is not None and len(rest) > max_line:
+                    too_long(rest)
+                continue
+            data, rest = data[:cut], data[cut:]
+        else:
+            data, rest = rest, b""
+            if not data:
+                return
+        box = [data]
+        del data
+        yield box.pop()        # the caller holds the only reference, so it frees the piece when done with it
+
+
 def run_chunks(path, chunk_bytes: int = 1 << 26, *, blocks=None, check=None, max_line: int | None = None,
                fmt: str = "trec"):
     """(qid, docno, score) table and distinct tags of each `chunk_bytes` piece of a clean run file at `path`
@@ -179,22 +202,11 @@ def run_chunks(path, chunk_bytes: int = 1 << 26, *, blocks=None, check=None, max
     columns) or 'msmarco' (qid, docno, rank: score = -rank, no tags), as `run_format` tells them apart."""
     columns = _msmarco_columns if fmt == "msmarco" else _run_columns
     first = True
+
+    def too_long(line: bytes):
+        raise NotClean()
     try:
-        rest = b""
-        for block in chain(blocks if blocks is not None else file_blocks(path, chunk_bytes), [b""]):
-            if block:
-                data = rest + block
-                cut = data.rfind(b"\n") + 1
-                if cut == 0:                       # no line end yet: read on
-                    rest = data
-                    if max_line is not None and len(rest) > max_line:
-                        raise NotClean()
-                    continue
-                data, rest = data[:cut], data[cut:]
-            else:
-                data, rest = rest, b""
-                if not data:
-                    break
+        for data in line_pieces(blocks if blocks is not None else file_blocks(path, chunk_bytes), max_line, too_long):
             if check is not None:
                 check(data)
             if not first and data.startswith(_BOM):

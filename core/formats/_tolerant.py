@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 
 from core.errors import MAX_PROBLEMS, Problem, UploadError
 from core.formats._fast import unique
-from core.formats._stream import NotClean
+from core.formats._stream import NotClean, line_pieces
 from core.formats._table import named_columns
 from core.formats._text import (PARQUET_MAGIC, Problems, empty_file, max_line_bytes, no_data_lines, screen, split_lines,
                                 utf8_text)
@@ -54,24 +54,10 @@ class TolerantRun:
 
     def tables(self, blocks: Iterable[bytes]) -> Iterator[tuple[pa.Table, pa.Array]]:
         """(pos: line number, qid, docno, score; the distinct tags) of the usable rows of each piece of `blocks`
-        (the file's text from its first byte, cut here at line ends). Raises UploadError at once for what the whole-file parser refuses
-        before it parses (binary data, an over-long line, text that is not UTF-8); NotClean for a file it reads
-        differently (a CSV or TSV with a header line)."""
-        rest, longest = b"", max_line_bytes()
-        for block in chain(blocks, [b""]):
-            if block:
-                data = rest + block
-                cut = data.rfind(b"\n") + 1
-                if cut == 0:                 # no line end yet: read on, but not past the line limit
-                    rest = data
-                    if len(rest) > longest:
-                        self._screen(rest)
-                    continue
-                data, rest = data[:cut], data[cut:]
-            else:
-                data, rest = rest, b""
-                if not data:
-                    break
+        (the file's text from its first byte, cut here at line ends). Raises UploadError at once for what the
+        whole-file parser refuses before it parses (binary data, an over-long line, text that is not UTF-8);
+        NotClean for a file it reads differently (a CSV or TSV with a header line, UTF-16 text, Parquet)."""
+        for data in line_pieces(blocks, max_line_bytes(), self._screen):
             got = self.parse(data)
             del data
             if got is not None:
