@@ -224,9 +224,8 @@ def _spool(blocks, file: str, again=None, size: int = 0, drain: bool = True, fmt
     table; its problems are raised (UploadError) as the whole-file parser would raise them. `drain`: before the
     tolerant parser (or the whole-file one, when the tolerant one declines), read `again()` to the end, so that a
     gzip text over the limit is refused first; a plain file's size was checked against the limit before
-    (spool_run). `fmt`: 'trec' or 'msmarco' (core.formats._fast.run_format
-    of the text's start); `meta`: the ir_metadata of the comment header that `blocks` leaves out
-    (core.formats.metadata)."""
+    (spool_run). `fmt`: 'trec' or 'msmarco' (core.formats._fast.run_format of the text's start); `meta`: the
+    ir_metadata of the comment header that `blocks` leaves out (core.formats.metadata)."""
     folder = os.environ.get("RANKBOARD_SPOOL_DIR") or tempfile.gettempdir()
     _sweep(folder)
     fd, path = tempfile.mkstemp(prefix=f"rankboard-run-{os.getpid()}-", suffix=".parquet", dir=folder)

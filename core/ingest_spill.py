@@ -34,7 +34,7 @@ def spill(parts, path: str, folder: str, size: int, tolerant=None) -> tuple[list
     score table; tags), pos ordering the rows as the file does; its rows (topic, docno, score, rank) are written to
     the Parquet file `path`. `size`: the file's size (for the scratch database's memory limit).
     Without `tolerant`, the pieces are a clean run's (positioned(run_chunks(...))), and the result is None when a
-    document repeats within a topic (the whole-file parser names the lines) or DuckDB fails. With `tolerant` (a
+    document repeats within a topic (the tolerant parser then names the lines) or DuckDB fails. With `tolerant` (a
     core.formats._tolerant.TolerantRun whose `tables` these are, pos its line numbers), a repeated document is
     reported to it, and its `finish()` raises every problem before anything is ranked.
     Slower than the pieces (every row sorted): 37 s against 22 s for the whole-file parser on a 4.9M-line

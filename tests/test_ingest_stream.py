@@ -176,7 +176,7 @@ def test_bad_files_get_the_same_error_both_ways(way, tmp_path, monkeypatch):
             read_run(data, filename="bad.run")
         assert str(info.value) == str(plain.value)
         errors.append(str(info.value))
-    assert len(errors[0].splitlines()) == 41 and re.search(r"\.\.\.and \d+ more$", errors[0])    # 20 quoted, the rest counted
+    assert len(errors[0].splitlines()) == 41 and re.search(r"\.\.\.and \d+ more$", errors[0])   # 20 quoted, then a count
     assert all(m in errors[0] for m in ("is not a number", "found 5 fields", "appears twice"))
     assert errors[2] == "bad.run: the file is empty. Choose a file with at least one line of data."
     assert errors[3].startswith("bad.run: the file has no data lines")

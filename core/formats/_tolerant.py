@@ -2,9 +2,9 @@
 header, a line with extra fields, a repeated document, any error): each piece of whole lines goes through the same
 checks as `read_run` (core.formats.runs), with its line numbers counted across pieces and its problems, warnings
 and comment lines merged, so such a run is read in bounded memory and gets the error or the warnings it gets when
-parsed whole (tests/test_ingest_stream.py and tests/test_stage1_pieces.py compare the two). The rows go into a
-DuckDB table (`fill`), which spills to disk, and DuckDB finds the repeated documents; the loader
-(core/ingest_spill.py) and stage 1 (core/stage1/files.py) rank them there.
+parsed whole (tests/test_tolerant_pieces.py, tests/test_ingest_stream.py and tests/test_formats_fastpath.py
+compare the two). The rows go into a DuckDB table (`fill`), which spills to disk, and DuckDB finds the repeated
+documents; the loader (core/ingest_spill.py) and stage 1 (core/stage1/files.py) rank them there.
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from core.errors import MAX_PROBLEMS, Problem, UploadError
-from core.formats._fast import unique
+from core.formats._fast import _BOM, unique
 from core.formats._stream import NotClean, line_pieces
 from core.formats._table import named_columns
 from core.formats._text import (PARQUET_MAGIC, Problems, empty_file, max_line_bytes, no_data_lines, screen, split_lines,
@@ -28,7 +28,6 @@ from core.formats.runs import (REPEATED, REPEATED_HINT, ParsedRun, _build, check
                                is_msmarco, line_values)
 from core.sqltext import statement
 
-_BOM = b"\xef\xbb\xbf"
 _NONSPACE = re.compile(rb"\S")
 COMMENT_CHARS = 1 << 20      # '#' lines kept for the run's metadata (a file of nothing but comments is not held)
 
@@ -128,8 +127,9 @@ class TolerantRun:
                    for line, qid, doc, was in rows[:MAX_PROBLEMS]], total)
 
     def finish(self) -> ParsedRun:
-        """The run without its rows (tag, metadata, warnings, format), once every piece is parsed and `repeated`
-        told; raises UploadError with every problem found, or when the file holds no data line."""
+        """The run without its rows (tag, metadata, warnings, format), once every piece is parsed and the repeated
+        documents reported (`report_repeats`); raises UploadError with every problem found, or when the file holds
+        no data line."""
         if not self.text:
             raise empty_file(self.file)
         if not self.data_lines:
