@@ -62,8 +62,8 @@ class PreparedRun:
 def prepare_run(source, *, filename=None, parsed=None, progress=None) -> PreparedRun | SpooledRun:
     """Parse, check and rank a run without the store (raises UploadError): a loader does this before it
     takes its turn on the store, so the store is held only for the insert. A large clean run is ranked into a
-    temporary file (a SpooledRun: call `close()` once it is inserted); `progress(done, total)` hears how much of
-    it has been read."""
+    temporary file (a SpooledRun: call `close()` once it is inserted); `progress(done, total, what)` hears how much
+    of it has been read, and what the pass does (reading, re-reading, measuring, parsing, quoting)."""
     file = source_name(source, filename)
     _import_pandas_meanwhile()
     if parsed is None:
@@ -205,12 +205,12 @@ def spool_run(source, file: str, *, progress=None, min_bytes: int | None = None)
             del first
             yield from blocks
 
-        def start(read_bytes=CHUNK_BYTES):
+        def start(read_bytes=CHUNK_BYTES, what="reading"):
             raw.seek(0)
-            return text_blocks(raw, gz, size, file, progress, read_bytes)
+            return text_blocks(raw, gz, size, file, progress, read_bytes, what)
 
-        def again():
-            return skip_bytes(start(), skip)
+        def again(what="re-reading"):
+            return skip_bytes(start(what=what), skip)
         return _spool(text(), file, again, size, drain=gz, fmt=run_format(head[skip:skip + 4096]), meta=meta,
                       start=start)
 
@@ -240,11 +240,11 @@ def _spool(blocks, file: str, again=None, size: int = 0, drain: bool = True, fmt
         except NotClean:
             pass
         if got is None and again is not None and drain:   # refuse a gzip bomb before a parser reads its text
-            for _ in again():      # text_blocks raises the text limit's error as it passes it
+            for _ in again("measuring"):      # text_blocks raises the text limit's error as it passes it
                 pass
         if got is None and start is not None:
-            tolerant = TolerantRun(file, again=start)
-            got = spill(tolerant.tables(start(TOLERANT_BYTES)), path, folder, size, tolerant=tolerant)
+            tolerant = TolerantRun(file, again=lambda: start(what="quoting"))
+            got = spill(tolerant.tables(start(TOLERANT_BYTES, "parsing")), path, folder, size, tolerant=tolerant)
             if got is not None:
                 parsed = tolerant.finish()
     finally:

@@ -82,6 +82,26 @@ def test_progress_bar_for_large_files(files, capsys, monkeypatch):
     assert "reading a.run [" in err and "] 100%" in err and err.count("\r") > 2
 
 
+def test_each_pass_over_a_large_file_has_its_own_bar(files, capsys, monkeypatch):
+    """A gzip run the column reader declines (a comment line further down) is read, measured (a gzip bomb is
+    refused before a parser reads it) and parsed by the tolerant parser's pieces: three passes, three bars."""
+    import gzip
+
+    import core.ingest_prepare as prep
+
+    monkeypatch.setattr(cli_load, "PROGRESS_MIN_BYTES", 0)
+    monkeypatch.setenv("RANKBOARD_STREAM_MIN_MB", "0")
+    monkeypatch.setattr(prep, "CHUNK_BYTES", 300)             # topics of ~450 bytes: pieces of whole topics
+    monkeypatch.setattr(prep, "TOLERANT_BYTES", 64)
+    lines = [b"%d Q0 d%d %d %d.5 sysB\n" % (1 + d // 20, d, d, 50 - d) for d in range(40)]
+    path = files / "noted.run.gz"
+    path.write_bytes(gzip.compress(b"".join(lines[:20]) + b"# a note\n" + b"".join(lines[20:])))
+    assert cli("--store", str(files / "s.duckdb"), "load", "--collection", "x", "--run", str(path)) == 0
+    bars = [ln.split("\r")[-1] for ln in capsys.readouterr().err.split("\n") if "%" in ln]
+    assert [b.split()[0] for b in bars] == ["reading", "measuring", "parsing"]
+    assert all(b.endswith("[##############################] 100%") for b in bars[1:])
+
+
 @pytest.mark.parametrize("progress", [False, True])
 def test_a_missing_file_is_a_readable_error_and_loads_nothing(files, capsys, monkeypatch, progress):
     if progress:

@@ -93,13 +93,17 @@ class _Bar:
     """prepare_run's progress callback: the same bar as read_with_progress, for a run read in pieces."""
 
     def __init__(self, name: str, out=None):
-        self.name, self.out, self.drawn = name, out or sys.stderr, False
+        self.name, self.out, self.drawn, self.what = name, out or sys.stderr, False, "reading"
 
-    def __call__(self, done: int, size: int) -> None:
+    def __call__(self, done: int, size: int, what: str = "reading") -> None:
+        """Draw the bar; a new pass over the file (`what`: parsing, re-reading, ...) starts a bar on a new line."""
         if size < PROGRESS_MIN_BYTES:
             return
+        if what != self.what:
+            self.finish()
+            self.what = what
         filled = int(30 * done / size)
-        self.out.write(f"\r  reading {self.name} [{'#' * filled}{'.' * (30 - filled)}] {done * 100 // size:3d}%")
+        self.out.write(f"\r  {what} {self.name} [{'#' * filled}{'.' * (30 - filled)}] {done * 100 // size:3d}%")
         self.out.flush()
         self.drawn = True
 

@@ -81,10 +81,11 @@ class MemoryFile(io.RawIOBase):
         super().close()
 
 
-def text_blocks(raw, gz: bool, total: int, file: str, progress=None, read_bytes: int = 4 << 20):
+def text_blocks(raw, gz: bool, total: int, file: str, progress=None, read_bytes: int = 4 << 20,
+                what: str = "reading"):
     """The text of `raw` (a binary file object) `read_bytes` at a time, gunzipped (ISA-L) when `gz`. A text that
     passes the text limit raises the parsers' own error (too_big) when it gets there, so a gzip bomb is refused
-    in bounded memory. `progress(done, total)` is told the raw bytes consumed."""
+    in bounded memory. `progress(done, total, what)` is told the raw bytes consumed, and what this pass does."""
     limit, seen = max_text_bytes(), 0
     reader = igzip.GzipFile(fileobj=raw) if gz else raw
     while block := reader.read(read_bytes):
@@ -92,7 +93,7 @@ def text_blocks(raw, gz: bool, total: int, file: str, progress=None, read_bytes:
         if seen > limit:
             raise too_big(file, "expands to" if gz else "holds")
         if progress is not None:
-            progress(raw.tell(), total)
+            progress(raw.tell(), total, what)
         yield block
 
 
