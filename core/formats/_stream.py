@@ -1,10 +1,10 @@
 """Clean run files (6-column TREC or 3-column MS MARCO; blanks of any kind and number between fields) read a piece
-at a time, so a file of any length is never whole in memory: `run_chunks` (pieces cut at line ends), `run_batches`
-(pieces of whole topics, checked for repeated documents) and `positioned` (each row's place in the file, for a
-DuckDB table that spills: core.formats._tolerant.fill). Each
-piece goes through the fast path's column reader (core.formats._fast), its blanks made single spaces first when
-they are mixed or doubled (`one_space`); anything unclean raises NotClean (or returns None) and the caller reads
-the whole file with the tolerant parser, which reports the problems."""
+at a time, so a file of any length is never whole in memory: `run_chunks` (pieces cut at line ends by
+`line_pieces`), `run_batches` (pieces of whole topics, checked for repeated documents) and `positioned` (each row's
+place in the file, for a DuckDB table that spills: core.formats._tolerant.fill). Each piece goes through the fast
+path's column reader (core.formats._fast), its blanks made single spaces first when they are mixed or doubled
+(`one_space`); anything unclean raises NotClean (or returns None) and the caller reads the file with the tolerant
+parser, which reports the problems (a piece at a time when the file is large: core/formats/_tolerant.py)."""
 from __future__ import annotations
 
 import io
