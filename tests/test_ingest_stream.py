@@ -135,7 +135,8 @@ def test_pieces_and_whole_files_store_the_same_rows(runs, tmp_path, monkeypatch,
 
 @pytest.mark.parametrize("way", WAYS)
 def test_bad_files_get_the_same_error_both_ways(way, tmp_path, monkeypatch):
-    """A file the pieces path declines is read whole, which reports its problems with their line numbers."""
+    """A file the clean pieces decline is parsed by the tolerant parser, a piece at a time (or whole, the other
+    way): the same error, line numbers and quoted lines included, either way."""
     monkeypatch.setenv("RANKBOARD_STREAM_MIN_MB", WAYS[way])
     monkeypatch.setattr(prep, "CHUNK_BYTES", 1000)
     monkeypatch.setattr(prep, "TOLERANT_BYTES", 1000)
