@@ -8,7 +8,6 @@ documents; the loader (core/ingest_spill.py) and stage 1 (core/stage1/files.py) 
 """
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from itertools import chain
 from typing import Iterable, Iterator
@@ -21,14 +20,13 @@ from core.errors import MAX_PROBLEMS, Problem, UploadError
 from core.formats._fast import _BOM, unique
 from core.formats._stream import NotClean, line_pieces
 from core.formats._table import named_columns
-from core.formats._text import (PARQUET_MAGIC, Problems, empty_file, max_line_bytes, no_data_lines, screen, split_lines,
-                                utf8_text)
+from core.formats._text import (_NONSPACE, PARQUET_MAGIC, Problems, empty_file, max_line_bytes, no_data_lines, screen,
+                                split_lines, utf8_text)
 from core.formats.metadata import parse_ir_metadata
 from core.formats.runs import (REPEATED, REPEATED_HINT, ParsedRun, _build, checked, extra_fields_warning,
                                is_msmarco, line_values)
 from core.sqltext import statement
 
-_NONSPACE = re.compile(rb"\S")
 COMMENT_CHARS = 1 << 20      # '#' lines kept for the run's metadata (a file of nothing but comments is not held)
 
 
