@@ -36,7 +36,7 @@ def spill(parts, path: str, folder: str, size: int, tolerant=None) -> tuple[list
     Without `tolerant`, the pieces are a clean run's (positioned(run_chunks(...))), and the result is None when a
     document repeats within a topic (the tolerant parser then names the lines) or DuckDB fails. With `tolerant` (a
     core.formats._tolerant.TolerantRun whose `tables` these are, pos its line numbers), a repeated document is
-    reported to it, and its `finish()` raises every problem before anything is ranked.
+    reported to it, and its `raise_if_any()` raises every problem before anything is ranked.
     Slower than the pieces (every row sorted): 37 s against 22 s for the whole-file parser on a 4.9M-line
     shuffled run at load 15 (benchmarks/RESULTS.md), for bounded memory."""
     tmp = tempfile.mkdtemp(prefix="rankboard-spill-", dir=folder)

@@ -124,16 +124,19 @@ class TolerantRun:
                            f"{int(was)})", REPEATED_HINT, quotes.get(int(line)))
                    for line, qid, doc, was in rows[:MAX_PROBLEMS]], total)
 
-    def finish(self) -> ParsedRun:
-        """The run without its rows (tag, metadata, warnings, format), once every piece is parsed and the repeated
-        documents reported (`report_repeats`); raises UploadError with every problem found, or when the file holds
-        no data line."""
+    def raise_if_any(self) -> None:
+        """Once every piece is parsed and the repeated documents reported (`report_repeats`): raise UploadError with
+        every problem found, or when the file holds no data line."""
         if not self.text:
             raise empty_file(self.file)
         if not self.data_lines:
             raise no_data_lines(self.file)
         if self.total:
             raise UploadError(self.items, total=self.total)
+
+    def finish(self) -> ParsedRun:
+        """The run without its rows (tag, metadata, warnings, format); raises as `raise_if_any`."""
+        self.raise_if_any()
         meta = parse_ir_metadata(self.comments)
         run = _build(None, pa.chunked_array(self.tags, pa.string()) if self.fmt == "trec" else None, None, meta,
                      self.fmt)
@@ -176,7 +179,7 @@ def fill(con, table: str, parts, tolerant: TolerantRun | None = None) -> tuple[l
     rows). Without `tolerant` the pieces are a clean run's, pos their order in the file, and the result is None
     when a document repeats within a topic (the tolerant parser names the lines) or there is no row. With
     `tolerant` (the TolerantRun whose `tables` these are, pos their line numbers), repeated documents are reported
-    to it, and its `finish()` raises every problem found (UploadError)."""
+    to it, and its `raise_if_any()` raises every problem found (UploadError)."""
     con.execute(statement("CREATE TEMP TABLE {t} (pos BIGINT, qid VARCHAR, docno VARCHAR, score DOUBLE)",
                           t=table)).fetchall()
     tags, n = [], 0
@@ -195,7 +198,7 @@ def fill(con, table: str, parts, tolerant: TolerantRun | None = None) -> tuple[l
         return (tags, n) if n and not repeats else None
     if repeats:
         tolerant.report_repeats(*_repeats(con, table))
-    tolerant.finish()
+    tolerant.raise_if_any()
     return tags, n
 
 
