@@ -2,21 +2,34 @@
 
 Grades are integers and may be negative. Column 2 is normally ignored; in trec_eval's qrels_jg
 format it is a judgment-group id, and `judgment_groups=True` splits the file by it.
+
+A clean TREC file is read by the column reader (core.formats._fast). Any other file goes to the tolerant parser,
+which holds ~10x the text while it splits lines and fields; a TREC text of PIECES_FROM bytes or more is given to
+it PIECE_BYTES at a time (`_in_pieces`), with line numbers counted across the pieces, so that a large file with a
+few bad lines, or a run uploaded as qrels by mistake, is refused (or read) in bounded memory with the same
+messages (tests/test_qrels_pieces.py compares the two).
 """
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from core.formats._fast import fast_qrels, unique
-from core.formats._table import open_columns
+from core.errors import MAX_PROBLEMS, UploadError
+from core.formats._fast import _BOM, fast_qrels, unique
+from core.formats._stream import line_pieces
+from core.formats._table import named_columns, open_columns
 from core.formats._checks import check_duplicates, check_ids, check_values, quoter, to_number
-from core.formats._text import FLOAT_RE, INT_RE, Lines, Problems, decompress, read_source, source_name
+from core.formats._text import (_NONSPACE, FLOAT_RE, INT_RE, PARQUET_MAGIC, Lines, Problems, decompress, empty_file,
+                                no_data_lines, read_source, source_name, split_lines, utf8_text)
+from core.formats._tolerant import quote_lines, shifted
 
 QRELS_FIELDS = "qid iter docno rel"
+PIECES_FROM = 64 << 20      # a TREC text this long that the column reader declines is parsed in pieces ...
+PIECE_BYTES = 32 << 20      # ... of this many bytes of whole lines
 
 
 @dataclass
@@ -41,21 +54,81 @@ def read_qrels(source, *, filename: str | None = None, judgment_groups: bool = F
     """Parse a qrels file; raise UploadError listing what is wrong."""
     file = source_name(source, filename)
     raw = read_source(source, file)
-    fast = fast_qrels(decompress(raw, file), judgment_groups)
+    box = [decompress(raw, file)]
+    fast = fast_qrels(box, judgment_groups)      # lets go of the text once it has parsed it
     if fast is not None:
         table, groups = fast
         return ParsedQrels(table, groups if judgment_groups else None, [], "trec")
+    text = box.pop() if box else decompress(raw, file)
+    if len(text) >= PIECES_FROM:
+        parsed = _in_pieces(file, text, judgment_groups)
+        if parsed is not None:
+            return parsed
+    del text
     src = open_columns(raw, file, ("rel",), "qrels")
     file, problems, lines = src.file, src.problems, src.lines
     if src.values is not None:
         return _finish(file, src.values, src.lineno, problems, lines, src.fmt, judgment_groups)
+    values, lineno = _trec_values(lines, problems)
+    return _finish(file, values, lineno, problems, lines, "trec", judgment_groups)
+
+
+def _trec_values(lines: Lines, problems: Problems) -> tuple[dict, np.ndarray]:
+    """The four columns of the lines that have four fields, and their line numbers; the others are reported."""
     bad = lines.nfields != 4
     bl, counts = lines.lineno[bad], lines.nfields[bad]
     problems.add_many(bl, lambda i: _field_problem(lines, int(bl[i]), int(counts[i])))
     good = ~bad
-    values = {"qid": lines.column(0, good), "iter": lines.column(1, good),
-              "docno": lines.column(2, good), "rel": lines.column(3, good)}
-    return _finish(file, values, lines.lineno[good], problems, lines, "trec", judgment_groups)
+    return ({"qid": lines.column(0, good), "iter": lines.column(1, good), "docno": lines.column(2, good),
+             "rel": lines.column(3, good)}, lines.lineno[good])
+
+
+def _in_pieces(file: str, text, jg: bool, piece_bytes: int | None = None) -> ParsedQrels | None:
+    """`read_qrels`' tolerant parse of a TREC `text`, `piece_bytes` of whole lines at a time: the same qrels, or
+    the same UploadError (every problem, the first MAX_PROBLEMS by line). None for a text it reads another way
+    (UTF-16, Parquet, a CSV or TSV with a header line): the whole-file parser reads those."""
+    if text[:2] in (b"\xff\xfe", b"\xfe\xff") or text[:4] == PARQUET_MAGIC:
+        return None
+    problems, parts, line, seen_text, first_data = Problems(file), [], 1, False, True
+    piece_bytes = piece_bytes or PIECE_BYTES
+    for data in line_pieces(_cut(text, piece_bytes)):
+        offset = line - 1
+        line += data.count(b"\n")
+        start = 3 if offset == 0 and data.startswith(_BOM) else 0
+        if _NONSPACE.search(data, start) is None:
+            continue
+        seen_text = True
+        try:
+            lines = split_lines(utf8_text(data, file, start), file, empty_ok=True)
+        except UploadError as exc:
+            raise shifted(exc, offset) from None
+        del data
+        if not len(lines.lineno):
+            continue
+        if first_data and named_columns(lines.quote(int(lines.lineno[0])), ("rel",)) is not None:
+            return None
+        first_data, local = False, Problems(file)
+        values, lineno = _trec_values(lines, local)
+        table, groups, lineno = _checked(values, lineno, local, quoter(lines))
+        parts.append((table, groups, lineno + offset))
+        problems.items = sorted(problems.items + [replace(p, line=p.line + offset) for p in local.items],
+                                key=lambda p: (p.line is None, p.line or 0))[:MAX_PROBLEMS]
+        problems.total += local.total
+    if not seen_text:
+        raise empty_file(file)
+    if not parts:
+        raise no_data_lines(file)
+    table = pa.concat_tables([p[0] for p in parts])
+    groups = pa.chunked_array([p[1] for p in parts], pa.string())
+    lineno = np.concatenate([p[2] for p in parts])
+    del parts
+    try:
+        return _final(file, table, groups, lineno, problems, lambda n: None, "trec", jg)
+    except UploadError as exc:
+        wanted = {p.line for p in exc.problems if p.quote is None and p.line is not None}
+        quotes = quote_lines(_cut(text, piece_bytes), wanted) if wanted else {}
+        raise UploadError([replace(p, quote=quotes.get(p.line, p.quote)) for p in exc.problems],
+                          total=exc.total) from None
 
 
 def _field_problem(lines: Lines, lineno: int, count: int):
@@ -69,6 +142,19 @@ def _field_problem(lines: Lines, lineno: int, count: int):
 
 def _finish(file, values, lineno, problems: Problems, lines: Lines | None, fmt, jg: bool) -> ParsedQrels:
     quote = quoter(lines)
+    table, groups, lineno = _checked(values, lineno, problems, quote)
+    return _final(file, table, groups, lineno, problems, quote, fmt, jg)
+
+
+def _cut(text, size: int):
+    """`text` in slices of `size` bytes."""
+    return (text[i:i + size] for i in range(0, len(text), size))
+
+
+def _checked(values: dict, lineno: np.ndarray, problems: Problems, quote) -> tuple[pa.Table, pa.Array | None,
+                                                                                    np.ndarray]:
+    """(qid, docno, rel) table, column 2 and the line numbers of the rows whose ids and grade are good; the
+    others are reported."""
     good = check_ids(values, lineno, problems, "qrels", quote)
     good &= check_values(values["rel"], lineno, INT_RE, problems, "relevance grade '{}' is not a whole number",
                          "Use an integer grade such as 0, 1 or 2 (negative grades are allowed)", quote)
@@ -77,12 +163,17 @@ def _finish(file, values, lineno, problems: Problems, lines: Lines | None, fmt, 
                       "docno": values["docno"].filter(mask).cast(pa.string()),
                       "rel": to_number(values["rel"].filter(mask), pa.int32())})
     groups = values["iter"].filter(mask).cast(pa.string()) if "iter" in values else None
+    return table, groups, lineno[good]
+
+
+def _final(file, table: pa.Table, groups, lineno: np.ndarray, problems: Problems, quote, fmt, jg: bool) -> ParsedQrels:
+    """The qrels once every row is checked: repeated judgments reported, and every problem raised."""
     multi = groups is not None and not jg and len(pc.unique(groups)) > 1
     hint = ("Column 2 holds several judgment groups; load the file with judgment groups (qrels_jg) "
             "to get one qrels set per group" if multi else "Keep one judgment per document and remove the other")
     keyed = table.append_column("_g", groups) if (jg and groups is not None) else table
     keys = ["_g", "qid", "docno"] if keyed is not table else ["qid", "docno"]
     if not unique(keyed, keys):         # the hashed check first, as runs._finish does; the grouping names the lines
-        check_duplicates(keyed, keys, lineno[good], problems, "is judged twice", hint, quote)
+        check_duplicates(keyed, keys, lineno, problems, "is judged twice", hint, quote)
     problems.raise_if_any()
     return ParsedQrels(table, groups if jg else None, [], fmt)
