@@ -14,12 +14,10 @@ import pyarrow.compute as pc
 PARQUET_MARK = b"rankboard.run"          # schema metadata key written by core.convert: the file was checked
 
 
-def _checked_parquet(path):
-    """A ParsedRun straight from a Parquet file that `python -m core convert` wrote (its rows were checked when
-    it was written), else None. Any other Parquet file goes through the checking reader (core.formats)."""
+def _converted(path):
+    """The schema of a Parquet file that `python -m core convert` wrote (its rows were checked when it was
+    written), else None."""
     import pyarrow.parquet as pq
-
-    from core.formats.runs import _build
 
     try:
         with open(path, "rb") as f:
@@ -28,7 +26,18 @@ def _checked_parquet(path):
         schema = pq.read_schema(path)
     except (OSError, pa.ArrowException):
         return None
-    if PARQUET_MARK not in (schema.metadata or {}):
+    return schema if PARQUET_MARK in (schema.metadata or {}) else None
+
+
+def _checked_parquet(path):
+    """A ParsedRun straight from a Parquet file that `python -m core convert` wrote, else None. Any other Parquet
+    file goes through the checking reader (core.formats)."""
+    import pyarrow.parquet as pq
+
+    from core.formats.runs import _build
+
+    schema = _converted(path)
+    if schema is None:
         return None
     table = pq.read_table(path, columns=[c for c in ("qid", "docno", "score", "tag") if c in schema.names])
     run = _build(table.select(["qid", "docno", "score"]), table["tag"] if "tag" in schema.names else None,
@@ -56,18 +65,45 @@ def with_run(table: pa.Table, run: str) -> pa.Table:
 
 
 def run_task(path, key: str, qrels: pa.Table, measures: list[str], options):
-    """Split by run: one run file -> (tag, warnings, the kernel's per-query table with run = `key`)."""
-    from core.kernel import evaluate_rows
+    """Split by run: one run file -> (tag, warnings, the kernel's per-query table with run = `key`). A Parquet file
+    that `core convert` wrote is read as it is; any other file goes through stage 1's file providers on a scratch
+    connection, as evaluate_files reads it: a large run a piece at a time, in bounded memory (core.stage1.files)."""
+    import tempfile
+    from dataclasses import replace
 
-    table, tag, warnings = read_rows(path)
-    return tag, warnings, evaluate_rows(with_run(table, key), qrels, measures, options)
+    from core.duck import scratch
+    from core.kernel import evaluate_rows, long_table
+    from core.stage1 import RunFile, rankings
+    from core.stage1.files import size
+    from core.stage2 import evaluate_rankings
+
+    if _converted(path) is not None:
+        table, tag, warnings = read_rows(path)
+        return tag, warnings, evaluate_rows(with_run(table, key), qrels, measures, options)
+    with tempfile.TemporaryDirectory(prefix="rankboard-") as tmp:
+        con = scratch(tmp, size(path))
+        try:
+            con.register("rb_qrels", qrels.select(["qid", "docno", "rel"]))
+            rk = rankings(RunFile(path, con, "rb_qrels"), options)
+        finally:
+            con.close()
+    tag = rk.runs[0]                      # the run's tag, else the file name: what file_names makes of either
+    result = evaluate_rankings(rk.named(key), measures, replace(options, complete=False))
+    return tag, list(rk.warnings), long_table(result)
 
 
-def bucket_task(path, key: str, topics: pa.Array, per_bucket: int):
+def bucket_task(path, key: str, topics: pa.Array, per_bucket: int, complete: bool = False):
     """Split by topic, first half: one run file -> (tag, warnings, [rows of bucket 0, 1, ...]). A qrels topic's
     bucket is its position in the sorted qrels topics // per_bucket; topics without judgments are dropped here
-    (no engine evaluates them), so they cost no transfer."""
-    table, tag, warnings = read_rows(path)
+    (no engine evaluates them), so they cost no transfer. With `complete` (-c), a blank file is a run that
+    retrieved nothing, as evaluate_files reads it (the driver scores its topics 0)."""
+    from core.empty_run import is_empty_file
+
+    if complete and is_empty_file(path):
+        table, tag, warnings = pa.table({"qid": pa.array([], pa.string()), "docno": pa.array([], pa.string()),
+                                         "score": pa.array([], pa.float64())}), None, []
+    else:
+        table, tag, warnings = read_rows(path)
     position = pc.index_in(table["qid"], value_set=topics)
     keep = pc.is_valid(position)
     table, position = table.filter(keep), position.filter(keep).to_numpy(zero_copy_only=False)

@@ -114,7 +114,7 @@ def _by_topic(client, paths, topics, per_bucket, shared, names, options, progres
 
     topic_array = pa.array(topics, pa.string())
     n = max(1, (len(topics) + per_bucket - 1) // per_bucket)
-    reads = [client.submit(_task("bucket_task"), p, str(i), topic_array, per_bucket, pure=False)
+    reads = [client.submit(_task("bucket_task"), p, str(i), topic_array, per_bucket, options.complete, pure=False)
              for i, p in enumerate(paths)]
     metas = [client.submit(_task("meta"), r) for r in reads]
     pieces = [[client.submit(_task("piece"), r, b) for r in reads] for b in range(n)]

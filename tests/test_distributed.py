@@ -220,3 +220,46 @@ def test_dashboard_hands_stored_runs_to_the_cluster(dask_client, tmp_path, monke
         remote = evaluate_stored(store, SAMPLE_COLLECTION, runs, ms, options=EvalOptions(max_depth=30))
     assert calls == [len(runs)]                          # one task per run, on the cluster
     same(local, remote)
+
+
+@pytest.mark.parametrize("split", ["run", "topic"])
+def test_c_with_a_blank_run_file_equals_local(dask_client, tmp_path, split):
+    """Under -c a blank run file is a run that retrieved nothing (every topic scores 0), on a worker as locally."""
+    blank = tmp_path / "blank.txt"
+    blank.write_text(" \n")
+    runs, options = [blank, SAMPLE[0]], EvalOptions(complete=True)
+    same(evaluate_distributed(QRELS, runs, ["AP", "P@10"], options, scheduler=dask_client, split=split),
+         evaluate_files(QRELS, runs, ["AP", "P@10"], options))
+
+
+@pytest.mark.parametrize("comment", [False, True], ids=["clean", "comment-line"])
+def test_a_workers_large_run_is_read_a_piece_at_a_time(tmp_path, monkeypatch, comment):
+    """run_task (in this process, as a worker runs it) reads a run file through stage 1's file providers: with the
+    size thresholds lowered, a clean run goes in pieces and one with a comment line below the top to the tolerant
+    parser's pieces; the whole-file parser is never called, and the values are the old whole-file path's."""
+    from core import dask_tasks
+    from core.stage1 import files
+
+    lines = gzip.decompress(SAMPLE[0].read_bytes()).decode().splitlines(keepends=True)
+    if comment:
+        lines.insert(len(lines) // 2, "# a note in the middle\n")
+    path = tmp_path / "run.txt"
+    path.write_text("".join(lines))
+    qrels = pa.table({c: v for c, v in zip(["qid", "docno", "rel"], [
+        pa.array(v) for v in zip(*[(q, d, int(r)) for q, _, d, r in
+                                   (ln.split() for ln in gzip.decompress(QRELS.read_bytes()).decode().splitlines())])])})
+    measures = ["AP", "nDCG@10", "P@10"]
+    table, tag, _ = dask_tasks.read_rows(path)
+    want = evaluate_rows(dask_tasks.with_run(table, "0"), qrels, measures, EvalOptions())
+
+    def whole(*args, **kw):
+        raise AssertionError("the whole-file parser was called")
+    monkeypatch.setattr(files, "read_run", whole)
+    monkeypatch.setattr("core.formats.read_run", whole)
+    monkeypatch.setattr(files, "PIECES_BYTES", 1 << 10)
+    monkeypatch.setattr(files, "STREAM_BYTES", 2 << 10)
+    monkeypatch.setattr(files, "CHUNK_BYTES", 1 << 16)
+    got_tag, _, got = dask_tasks.run_task(path, "0", qrels, measures, EvalOptions())
+    assert got_tag == (tag or "run.txt")
+    keys = [("run", "ascending"), ("qid", "ascending"), ("measure", "ascending")]
+    assert got.sort_by(keys).equals(want.sort_by(keys))
