@@ -1,4 +1,7 @@
-"""What a Dask worker runs for core.distributed: read one run file, then the kernel (core.kernel).
+"""What a Dask worker runs for core.distributed. Split by run: one run file through stage 1's file providers (as
+evaluate_files reads it: a large run a piece at a time), then stage 2, into the kernel's output table; a Parquet
+file from `core convert` goes to the kernel (core.kernel) as it is. Split by topic: a file read whole and cut into
+buckets of topics, then the kernel over each bucket of every file.
 
 Only plain data crosses the wire: paths, Arrow tables, measure names and EvalOptions. Nothing here imports dask,
 so the tasks also run (and are tested) in a plain process.

@@ -3,8 +3,8 @@
     evaluate_distributed(qrels, runs, measures, options, scheduler=None, split="run")  -> EvalResult
 
 The driver reads the qrels once and sends them to every worker once (a broadcast). The workers read the run files
-(every worker must see the paths) and run the kernel (core.kernel.evaluate_rows: stage 1 + evaluate_rankings over
-whole rankings). The global steps stay here: missing topics, -c, the summary, and (in the CLI) the trec_eval
+(every worker must see the paths) and run stage 1 + evaluate_rankings on them (core.dask_tasks; the kernel,
+core.kernel.evaluate_rows, over whole rankings in memory). The global steps stay here: missing topics, -c, the summary, and (in the CLI) the trec_eval
 layout, so every output format prints exactly what the local engine prints.
 
 - split="run" (default): one task per run file.
