@@ -55,13 +55,14 @@ def _doubled(data: bytes, delim: str) -> bool:
 
 
 def read_columns(box: list[bytes], names: list[str], coded: tuple[str, ...] = (),
-                 floats: tuple[str, ...] = (), unused: tuple[str, ...] = ()) -> pa.Table | None:
+                 floats: tuple[str, ...] = (), unused: tuple[str, ...] = (), delim: str | None = None) -> pa.Table | None:
     """Every column as strings, or None when the file is not a clean space-separated table of len(names) fields.
     `box` holds the file's bytes; it is emptied once they are parsed, so the caller's last reference goes.
     The `coded` columns (few distinct values: Q0, rank, tag) are read dictionary-encoded, to save memory; the
     `floats` columns are parsed as doubles by the reader itself (the caller checks they are plain decimals).
     The `unused` columns are left out of the table when that cannot hide a problem: the file is ASCII (so
-    valid UTF-8) and no two delimiters touch (so no field is empty); otherwise they are read and checked."""
+    valid UTF-8) and no two delimiters touch (so no field is empty); otherwise they are read and checked.
+    `delim`: what `_delimiter` already said of these bytes (the caller looked), so it is not scanned again."""
     data = box[0]
     if not data or data.startswith((GZIP_MAGIC, PARQUET_MAGIC, b"\xff\xfe", b"\xfe\xff")):
         return None
@@ -70,7 +71,7 @@ def read_columns(box: list[bytes], names: list[str], coded: tuple[str, ...] = ()
         buf = buf.slice(3)
         if data[3:4] == b"#":
             return None
-    delim = _delimiter(data)
+    delim = delim or _delimiter(data)
     if delim is None:
         return None
     if unused and not (data.isascii() and not _doubled(data, delim)):
@@ -182,15 +183,16 @@ def _box(data) -> list[bytes]:
     return data if isinstance(data, list) else [data]
 
 
-def _run_columns(box: list[bytes]) -> tuple[pa.Table, pa.Array] | None:
-    """(qid, docno, score) and the distinct tags in order of first appearance, without the duplicate check."""
+def _run_columns(box: list[bytes], delim: str | None = None) -> tuple[pa.Table, pa.Array] | None:
+    """(qid, docno, score) and the distinct tags in order of first appearance, without the duplicate check.
+    `delim`: as read_columns takes it."""
     data = box[0] if box else b""
     # Without '+', 'e' or 'E' anywhere in the file, every score the reader parses as a finite double is a plain
     # decimal that FLOAT_RE accepts, so the reader may parse them itself; otherwise they are checked as text.
     plain = b"+" not in data and b"e" not in data and b"E" not in data
     del data
     t = read_columns(box, ["qid", "q0", "docno", "rank", "score", "tag"], ("q0", "rank", "tag"),
-                     ("score",) if plain else (), unused=("q0", "rank"))
+                     ("score",) if plain else (), unused=("q0", "rank"), delim=delim)
     if t is None:
         return None
     score = _scores(t["score"]) if not plain else t["score"] if pc.all(pc.is_finite(t["score"])).as_py() else None
@@ -203,10 +205,10 @@ def _run_columns(box: list[bytes]) -> tuple[pa.Table, pa.Array] | None:
 _RANK = r"^-?[0-9]{1,9}$"     # the ranks read here (INT_RE without '+', which the tolerant path strips)
 
 
-def _msmarco_columns(box: list[bytes]) -> tuple[pa.Table, None] | None:
+def _msmarco_columns(box: list[bytes], delim: str | None = None) -> tuple[pa.Table, None] | None:
     """(qid, docno, score = -rank) of a clean MS MARCO run (qid, docno, rank), as the tolerant parser reads it.
     The rank column has few distinct values: each chunk's dictionary is checked and converted once."""
-    t = read_columns(box, ["qid", "docno", "rank"], ("rank",))
+    t = read_columns(box, ["qid", "docno", "rank"], ("rank",), delim=delim)
     if t is None:
         return None
     scores = []

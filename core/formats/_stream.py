@@ -213,10 +213,11 @@ def run_chunks(path, chunk_bytes: int = 1 << 26, *, blocks=None, check=None, max
             if not first and data.startswith(_BOM):
                 raise NotClean()
             first = False
-            got = columns([data]) if _delimiter(data) is not None else None
+            delim = _delimiter(data)
+            got = columns([data], delim) if delim is not None else None
             if got is None:                # e.g. tabs and spaces mixed, or runs of blanks: the fields they separate
                 spaced = one_space(data)
-                got = columns([spaced]) if spaced != data and _delimiter(spaced) == " " else None
+                got = columns([spaced], " ") if spaced != data and _delimiter(spaced) == " " else None
             del data
             if got is None:
                 raise NotClean()
