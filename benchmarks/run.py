@@ -43,7 +43,7 @@ N_COMPARE_RUNS = 10
 
 
 def spawn(args: list[str], env=None, timeout=3600) -> dict:
-    """Run tools.py in a fresh process; wall seconds, peak RSS (MB) and the child's JSON."""
+    """Run tools.py in a fresh process; wall seconds, peak RSS (MB), CPU seconds and the child's JSON."""
     with tempfile.NamedTemporaryFile(suffix=".json", dir=WORK, delete=False) as f:
         out = f.name
     rssf = out + ".rss"
@@ -88,7 +88,7 @@ def spawn(args: list[str], env=None, timeout=3600) -> dict:
     except (OSError, ValueError, IndexError):
         rss_kb = ru.ru_maxrss
     Path(rssf).unlink(missing_ok=True)
-    data.update(wall=wall, rss_mb=rss_kb / 1024)
+    data.update(wall=wall, rss_mb=rss_kb / 1024, cpu=ru.ru_utime + ru.ru_stime)   # user + system, every thread
     return data
 
 

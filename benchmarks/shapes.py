@@ -121,12 +121,13 @@ def measure(shape: str, reps: int) -> dict:
         row[tool] = {"wall": statistics.median(s["wall"] for s, _ in samples),
                      "walls": [round(s["wall"], 2) for s, _ in samples],
                      "rss_mb": statistics.median(s["rss_mb"] for s, _ in samples),
+                     "cpu": statistics.median(s["cpu"] for s, _ in samples),
                      "load": [round(x[0], 2) for _, x in samples], "summary": samples[0][0]["summary"]}
     a, b = row["rankboard"]["summary"], row["pytrec_eval-lines"]["summary"]
     row["agree"] = all(abs(a[m] - b[m]) < 1e-6 for m in b if m in a) and set(b) <= set(a)
     row["ratio"] = row["rankboard"]["wall"] / row["pytrec_eval-lines"]["wall"]
     r, p = row["rankboard"], row["pytrec_eval-lines"]
-    print(f"{shape:9s} {row['lines']:>9,} lines  rankboard {r['wall']:.2f} s {r['rss_mb']:.0f} MB  "
+    print(f"{shape:9s} {row['lines']:>9,} lines  rankboard {r['wall']:.2f} s (CPU {r['cpu']:.2f} s) {r['rss_mb']:.0f} MB  "
           f"pytrec_eval {p['wall']:.2f} s {p['rss_mb']:.0f} MB  ratio {row['ratio']:.2f}x  agree {row['agree']}  "
           f"load {r['load']} / {p['load']}", flush=True)
     return row
@@ -137,20 +138,23 @@ def table(results: dict) -> list[str]:
            "`python benchmarks/shapes.py --label LABEL --reps N` (see its docstring for the shapes). pytrec_eval reads",
            "each file line by line into dicts. wall = median of the reps, each a fresh process; peak MB = max RSS;",
            "load = the 1-minute load average before each rep (the machine is shared with other helpers' work:",
-           "loads above ~1 inflate both tools' times). The worst ratio of each label is in bold.", ""]
+           "loads above ~1 inflate both tools' times). The worst ratio of each label is in bold. Rankboard CPU s =",
+           "median user + system seconds over all its threads; floor = that CPU spread perfectly over the 2 cores",
+           "(CPU / 2), as a ratio to pytrec_eval's wall: no schedule of the same work can go below it.", ""]
     for label, rows in results.items():
         worst = max((r["ratio"] for r in rows.values()), default=0)
         out += [f"### {label}", "",
-                "| shape | lines | Rankboard s | pytrec_eval s | ratio | Rankboard MB | pytrec_eval MB | same values | measured | load (Rankboard / pytrec_eval) |",
-                "|---|---|---|---|---|---|---|---|---|---|"]
+                "| shape | lines | Rankboard s | pytrec_eval s | ratio | Rankboard CPU s | floor | Rankboard MB | pytrec_eval MB | same values | measured | load (Rankboard / pytrec_eval) |",
+                "|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for shape in SHAPES:
             r = rows.get(shape)
             if r is None:
                 continue
             a, b = r["rankboard"], r["pytrec_eval-lines"]
             ratio = f"**{r['ratio']:.2f}x**" if r["ratio"] == worst else f"{r['ratio']:.2f}x"
+            cpu, floor = (f"{a['cpu']:.2f}", f"{a['cpu'] / 2 / b['wall']:.2f}x") if "cpu" in a else ("-", "-")
             out.append(f"| {shape} | {r['lines']:,} | {a['wall']:.2f} ({', '.join(map(str, a['walls']))}) | "
-                       f"{b['wall']:.2f} ({', '.join(map(str, b['walls']))}) | {ratio} | {a['rss_mb']:.0f} | "
+                       f"{b['wall']:.2f} ({', '.join(map(str, b['walls']))}) | {ratio} | {cpu} | {floor} | {a['rss_mb']:.0f} | "
                        f"{b['rss_mb']:.0f} | {'yes' if r['agree'] else 'NO'} | {r['when']} | "
                        f"{', '.join(map(str, a['load']))} / {', '.join(map(str, b['load']))} |")
         out += ["", f"Worst shape: {max(rows.values(), key=lambda r: r['ratio'])['shape']} at {worst:.2f}x "
