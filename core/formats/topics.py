@@ -1,6 +1,7 @@
-"""Topics (TREC `<top>` SGML, TSV `qid<TAB>text`, JSONL) and documents (TSV or JSONL).
+"""Topics (TREC `<top>` SGML, TSV `qid<TAB>text`, JSONL) and documents (TREC `<DOC>`, TSV or JSONL).
 
-Topic text is the title; SGML topics also return their description and narrative.
+Topic text is the title; SGML topics also return their description and narrative. A file's format is told by
+its first character ('<' SGML or TREC, '{' or '[' JSONL, else TSV).
 """
 from __future__ import annotations
 
