@@ -127,7 +127,8 @@ def measure(shape: str, reps: int) -> dict:
     row["agree"] = all(abs(a[m] - b[m]) < 1e-6 for m in b if m in a) and set(b) <= set(a)
     row["ratio"] = row["rankboard"]["wall"] / row["pytrec_eval-lines"]["wall"]
     r, p = row["rankboard"], row["pytrec_eval-lines"]
-    print(f"{shape:9s} {row['lines']:>9,} lines  rankboard {r['wall']:.2f} s (CPU {r['cpu']:.2f} s) {r['rss_mb']:.0f} MB  "
+    print(f"{shape:9s} {row['lines']:>9,} lines  rankboard {r['wall']:.2f} s (CPU {r['cpu']:.2f} s) "
+          f"{r['rss_mb']:.0f} MB  "
           f"pytrec_eval {p['wall']:.2f} s {p['rss_mb']:.0f} MB  ratio {row['ratio']:.2f}x  agree {row['agree']}  "
           f"load {r['load']} / {p['load']}", flush=True)
     return row
@@ -154,7 +155,8 @@ def table(results: dict) -> list[str]:
             ratio = f"**{r['ratio']:.2f}x**" if r["ratio"] == worst else f"{r['ratio']:.2f}x"
             cpu, floor = (f"{a['cpu']:.2f}", f"{a['cpu'] / 2 / b['wall']:.2f}x") if "cpu" in a else ("-", "-")
             out.append(f"| {shape} | {r['lines']:,} | {a['wall']:.2f} ({', '.join(map(str, a['walls']))}) | "
-                       f"{b['wall']:.2f} ({', '.join(map(str, b['walls']))}) | {ratio} | {cpu} | {floor} | {a['rss_mb']:.0f} | "
+                       f"{b['wall']:.2f} ({', '.join(map(str, b['walls']))}) | {ratio} | {cpu} | {floor} | "
+                       f"{a['rss_mb']:.0f} | "
                        f"{b['rss_mb']:.0f} | {'yes' if r['agree'] else 'NO'} | {r['when']} | "
                        f"{', '.join(map(str, a['load']))} / {', '.join(map(str, b['load']))} |")
         out += ["", f"Worst shape: {max(rows.values(), key=lambda r: r['ratio'])['shape']} at {worst:.2f}x "

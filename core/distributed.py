@@ -4,8 +4,8 @@
 
 The driver reads the qrels once and sends them to every worker once (a broadcast). The workers read the run files
 (every worker must see the paths) and run stage 1 + evaluate_rankings on them (core.dask_tasks; the kernel,
-core.kernel.evaluate_rows, over whole rankings in memory). The global steps stay here: missing topics, -c, the summary, and (in the CLI) the trec_eval
-layout, so every output format prints exactly what the local engine prints.
+core.kernel.evaluate_rows, over whole rankings in memory). The global steps stay here: missing topics, -c, the
+summary, and (in the CLI) the trec_eval layout, so every output format prints exactly what the local engine prints.
 
 - split="run" (default): one task per run file.
 - split="topic": for runs too large for one worker. Each file is read by one task that cuts it into buckets of

@@ -245,9 +245,8 @@ def test_a_workers_large_run_is_read_a_piece_at_a_time(tmp_path, monkeypatch, co
         lines.insert(len(lines) // 2, "# a note in the middle\n")
     path = tmp_path / "run.txt"
     path.write_text("".join(lines))
-    qrels = pa.table({c: v for c, v in zip(["qid", "docno", "rel"], [
-        pa.array(v) for v in zip(*[(q, d, int(r)) for q, _, d, r in
-                                   (ln.split() for ln in gzip.decompress(QRELS.read_bytes()).decode().splitlines())])])})
+    from core.formats import read_qrels
+    qrels = read_qrels(QRELS).table
     measures = ["AP", "nDCG@10", "P@10"]
     table, tag, _ = dask_tasks.read_rows(path)
     want = evaluate_rows(dask_tasks.with_run(table, "0"), qrels, measures, EvalOptions())

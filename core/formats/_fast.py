@@ -54,8 +54,8 @@ def _doubled(data: bytes, delim: str) -> bool:
     return False
 
 
-def read_columns(box: list[bytes], names: list[str], coded: tuple[str, ...] = (),
-                 floats: tuple[str, ...] = (), unused: tuple[str, ...] = (), delim: str | None = None) -> pa.Table | None:
+def read_columns(box: list[bytes], names: list[str], coded: tuple[str, ...] = (), floats: tuple[str, ...] = (),
+                 unused: tuple[str, ...] = (), delim: str | None = None) -> pa.Table | None:
     """Every column as strings, or None when the file is not a clean space-separated table of len(names) fields.
     `box` holds the file's bytes; it is emptied once they are parsed, so the caller's last reference goes.
     The `coded` columns (few distinct values: Q0, rank, tag) are read dictionary-encoded, to save memory; the
