@@ -147,8 +147,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--shape", default="ties")
-    ap.add_argument("--only", choices=["all", "manysys", "files"], default="all",
-                    help="manysys: only the issue-15 pairs (no shape files needed); files: only the mid-sized files and the shuffled sort")
+    ap.add_argument("--only", choices=["all", "manysys", "files", "qrels"], default="all",
+                    help="manysys: only the issue-15 pairs (no shape files needed); files: only the mid-sized files "
+                         "and the shuffled sort; qrels: only the duplicate check of qrels in order")
     args = ap.parse_args(argv)
     if args.only == "manysys":
         print(f"manysys, reps {args.reps}, load {os.getloadavg()}")
@@ -163,6 +164,9 @@ def main(argv=None) -> int:
     if args.only == "files":
         pieces_pairs(work, read_qrels(qrels_path, filename="q").table, args.reps)
         sort_pairs(work, args.reps)
+        return 0
+    if args.only == "qrels":
+        qrels_pairs(work, args.reps)
         return 0
 
     pair("qrels read beside the run (read_first)", lambda: read_first(qrels_path, run_path),
@@ -215,8 +219,27 @@ def main(argv=None) -> int:
 
     pieces_pairs(work, qrels, args.reps)
     sort_pairs(work, args.reps)
+    qrels_pairs(work, args.reps)
     manysys_pairs(args.reps)
     return 0
+
+
+def qrels_pairs(work: Path, reps: int) -> None:
+    """The duplicate check of qrels written in order (the Robust shape's 7.3M judgments, benchmarks/shapes.py):
+    neighbouring rows compared (`_fast.in_order`) against the hashed check alone (its plain equivalent)."""
+    from core.formats import _fast
+
+    path = work / "robust_qrels.txt"
+    if not path.exists():
+        print(f"(no {path}: run benchmarks/shapes.py --shapes robust --build-only)")
+        return
+    table = read_qrels(path, filename="q").table
+
+    def hashed():
+        with mock.patch.object(_fast, "in_order", lambda *a: False):
+            return _fast.unique(table, ["qid", "docno"])
+    pair("robust qrels (7.3M judgments, in order): duplicate check of neighbouring rows (`_fast.in_order`; plain: "
+         "the hashed `unique` alone)", lambda: _fast.unique(table, ["qid", "docno"]), hashed, reps)
 
 
 def pieces_pairs(work: Path, qrels, reps: int) -> None:

@@ -364,6 +364,31 @@ def test_unique_with_a_coarse_hash_agrees_with_the_exact_check(topics, seed, buc
             == (len(set(rows)) == len(rows))
 
 
+@settings(max_examples=200, deadline=None)
+@given(topics=_topics, split=st.booleans(), swap=st.booleans(), chunk=st.integers(1, 5))
+def test_qrels_in_order_agree_with_the_exact_check(topics, split, swap, chunk):
+    """Rows written topic by topic, docnos ascending (as qrels usually are), answered by `in_order` without hashing:
+    with a repeated docno (neighbours), a topic split into two blocks, or two rows swapped, the answer must still
+    be exact_unique's (the plain equivalent); `in_order` says True only when the rows really are in order and
+    hold no repeat. Any chunking of the columns."""
+    rows = sorted((f"q{t}", d) for t, docs in enumerate(topics) for d in docs)
+    if split and len(rows) > 2:
+        rows = rows[1:] + rows[:1]            # the first topic's first row goes to the end: two blocks
+    if swap and len(rows) > 1:
+        rows[0], rows[1] = rows[1], rows[0]
+    cut = list(range(0, len(rows), chunk))
+
+    def col(i):
+        return pa.chunked_array([pa.array([r[i] for r in rows[a:a + chunk]], pa.string()) for a in cut], pa.string())
+    table = pa.table({"qid": col(0), "docno": col(1)}) if rows else pa.table({"qid": pa.array([], pa.string()),
+                                                                              "docno": pa.array([], pa.string())})
+    expected = len(set(rows)) == len(rows)
+    assert fast_mod.unique(table, ["qid", "docno"]) == fast_mod.exact_unique(table, ["qid", "docno"]) == expected
+    ordered = all((a[0] != b[0] or a[1] < b[1]) for a, b in zip(rows, rows[1:])) and \
+        len({q for q, _ in rows}) == 1 + sum(a[0] != b[0] for a, b in zip(rows, rows[1:]))
+    assert fast_mod.in_order(table, ["qid", "docno"]) == (ordered and len(rows) > 1)
+
+
 def test_a_check_that_cannot_decide_does_not_fail_a_clean_run(reference, monkeypatch):
     """When the duplicate check says "maybe" for a clean run (it answers False when DuckDB fails), the tolerant
     parser finds no repeat and the evaluation goes on with the same values."""
