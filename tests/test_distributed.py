@@ -262,3 +262,35 @@ def test_a_workers_large_run_is_read_a_piece_at_a_time(tmp_path, monkeypatch, co
     assert got_tag == (tag or "run.txt")
     keys = [("run", "ascending"), ("qid", "ascending"), ("measure", "ascending")]
     assert got.sort_by(keys).equals(want.sort_by(keys))
+
+
+@pytest.mark.parametrize("comment", [False, True], ids=["clean", "comment-line"])
+def test_a_topic_split_reader_reads_a_large_run_a_piece_at_a_time(tmp_path, monkeypatch, comment):
+    """bucket_task (split by topic, in this process) reads a run file of STREAM_BYTES or more in pieces (clean, or
+    the tolerant parser's): the whole-file parser is never called, and the tag, warnings and every bucket's rows
+    are those of the whole-file read."""
+    from core import dask_tasks
+    from core.formats import read_qrels
+    from core.stage1 import files
+
+    lines = gzip.decompress(SAMPLE[0].read_bytes()).decode().splitlines(keepends=True)
+    if comment:
+        lines.insert(len(lines) // 2, "# a note in the middle\n")
+        lines[7] = lines[7].rstrip("\n") + " extra\n"                 # a 7th field: a warning
+    path = tmp_path / "run.txt"
+    path.write_text("".join(lines))
+    topics = pa.array(sorted(set(read_qrels(QRELS).table["qid"].to_pylist())), pa.string())
+    want = dask_tasks.bucket_task(path, "0", topics, 40)
+
+    def whole(*args, **kw):
+        raise AssertionError("the whole-file parser was called")
+    monkeypatch.setattr(files, "read_run", whole)
+    monkeypatch.setattr("core.formats.read_run", whole)
+    monkeypatch.setattr(files, "STREAM_BYTES", 1 << 10)
+    monkeypatch.setattr(files, "CHUNK_BYTES", 1 << 16)
+    monkeypatch.setattr(files, "TOLERANT_BYTES", 1 << 16)
+    got = dask_tasks.bucket_task(path, "0", topics, 40)
+    assert got[0] == want[0] and got[1] == want[1] and (not comment or got[1])
+    assert len(got[2]) == len(want[2]) > 1
+    for a, b in zip(got[2], want[2]):
+        assert a.equals(b)

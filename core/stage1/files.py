@@ -114,13 +114,8 @@ def pieces(src, options: EvalOptions) -> Rankings | None:
 
 def spilled(src, options: EvalOptions) -> Rankings | None:
     """A large clean file in any order, read in chunks into a DuckDB table and ranked in SQL; None otherwise."""
-    text = file_text(src.path, src.chunk_bytes or CHUNK_BYTES)
-    if text is None:
-        return None
-
-    def parsed(tags):
-        return _build(None, pa.chunked_array(tags, pa.string()), None, text.meta, text.fmt)
-    return _ranked_table(src, options, positioned(run_chunks(None, blocks=text.blocks, fmt=text.fmt)), parsed)
+    clean = _clean_parts(src.path, src.chunk_bytes)
+    return None if clean is None else _ranked_table(src, options, *clean)
 
 
 def tolerant(src, options: EvalOptions) -> Rankings | None:
@@ -128,28 +123,68 @@ def tolerant(src, options: EvalOptions) -> Rankings | None:
     error), parsed by the tolerant parser a piece at a time (TOLERANT_BYTES) into a DuckDB table and ranked in
     SQL; it raises what `whole` would raise. None for a file the whole-file parser reads another way (a CSV or
     TSV with a header line, Parquet, UTF-16)."""
-    run = TolerantRun(Path(str(src.path)).name, again=lambda: file_blocks(src.path))
-    return _ranked_table(src, options, run.tables(file_blocks(src.path, TOLERANT_BYTES)), lambda tags: run.finish(),
-                         run)
+    return _ranked_table(src, options, *_tolerant_parts(src.path))
+
+
+def _clean_parts(path, chunk_bytes: int | None = None):
+    """(pieces, parsed, None) for `_filled`: a clean run file's pieces (`chunk_bytes`, else CHUNK_BYTES) with their
+    place in the file (NotClean further in); None when its header cannot be read this way."""
+    text = file_text(path, chunk_bytes or CHUNK_BYTES)
+    if text is None:
+        return None
+
+    def parsed(tags):
+        return _build(None, pa.chunked_array(tags, pa.string()), None, text.meta, text.fmt)
+    return positioned(run_chunks(None, blocks=text.blocks, fmt=text.fmt)), parsed, None
+
+
+def _tolerant_parts(path):
+    """(pieces, parsed, the TolerantRun) for `_filled`: the tolerant parser's pieces of any run file."""
+    run = TolerantRun(Path(str(path)).name, again=lambda: file_blocks(path))
+    return run.tables(file_blocks(path, TOLERANT_BYTES)), lambda tags: run.finish(), run
+
+
+def _filled(con, parts, parsed, run=None):
+    """The ParsedRun (without rows) of the run whose pieces `parts` yields, once they are in the DuckDB table
+    rb_run_stream on `con` (core.formats._tolerant.fill; `run`: the TolerantRun they come from; the caller drops
+    the table); `parsed(tags of each piece)` gives it. None when `fill` declines, the pieces are not clean
+    (NotClean) or DuckDB fails while reading them."""
+    try:
+        got = fill(con, "rb_run_stream", parts, run)
+    except (NotClean, duckdb.Error, OSError, EOFError, zlib.error, isal_zlib.error):
+        return None
+    return None if got is None else parsed(got[0])
 
 
 def _ranked_table(src, options: EvalOptions, parts, parsed, run=None) -> Rankings | None:
-    """Rank the run whose pieces `parts` yields (core.formats._tolerant.fill; `run`: the TolerantRun they come from)
-    in the DuckDB table rb_run_stream on src.con; `parsed(tags of each piece)` gives its ParsedRun. None when
-    `fill` declines, the pieces are not clean (NotClean) or DuckDB fails while reading them."""
+    """Rank the run of `_filled` in SQL on src.con; None when `_filled` declines it."""
     try:
-        try:
-            got = fill(src.con, "rb_run_stream", parts, run)
-        except (NotClean, duckdb.Error, OSError, EOFError, zlib.error, isal_zlib.error):
+        info = _filled(src.con, parts, parsed, run)
+        if info is None:
             return None
-        if got is None:
-            return None
-        info = parsed(got[0])
         rk = table_rankings(src.con, "rb_run_stream", src.qrels_table, options, run_name=_name(info, src.path))
     finally:
         src.con.execute("DROP TABLE IF EXISTS rb_run_stream").fetchall()
     rk.warnings = list(info.warnings)
     return rk
+
+
+def file_rows(path, con) -> tuple[pa.Table, object] | None:
+    """(qid, docno, score) of every line of a run file in file order, and its ParsedRun (tag, warnings, no rows),
+    read as `spilled`, else `tolerant`, reads it (through a DuckDB table on `con`, which spills): a large run in
+    bounded memory besides its rows, with the same errors as `read_run`. None for a file those decline (a CSV or
+    TSV with a header line, Parquet, UTF-16): `read_run` reads it."""
+    for parts in (_clean_parts(path), _tolerant_parts(path)):
+        if parts is None:
+            continue
+        try:
+            info = _filled(con, *parts)
+            if info is not None:
+                rows = con.sql("SELECT qid, docno, score FROM rb_run_stream ORDER BY pos").to_arrow_table()
+                return rows, info
+        finally:
+            con.execute("DROP TABLE IF EXISTS rb_run_stream").fetchall()
+    return None
 
 
 def read_whole(path) -> bool:
