@@ -9,7 +9,8 @@ smaller than PIECES_BYTES or already parsed; `pieces` and `whole` for one smalle
   into the same table; it reports every problem as `read_run` does;
 - `whole`: any file, parsed by `read_run` (which reports every problem) and ranked in Arrow;
 and before them `empty`: under -c, a blank file is a run that retrieved nothing (without -c the parser refuses it).
-All but `whole` decline (return None) what they cannot serve; `whole` serves everything.
+All but `whole` decline (return None) what they cannot serve; `whole` serves everything. `file_rows` reads a run
+file's rows the way `spilled` and `tolerant` do, without ranking them (the Dask engine's topic split).
 """
 from __future__ import annotations
 
