@@ -5,7 +5,6 @@ its first character ('<' SGML or TREC, '{' or '[' JSONL, else TSV).
 """
 from __future__ import annotations
 
-import io
 import json
 import re
 from typing import TYPE_CHECKING
@@ -63,17 +62,16 @@ def _read(source, filename, kind: str) -> pd.DataFrame:
     if arr is None:
         raise UploadError(Problem(file, None, f"a Parquet file is not a {kind} file",
                                   f"Upload {kind}s as TSV or JSONL"))
-    text = arr[0].as_py()
-    head = text.lstrip("\ufeff \t\r\n")
-    if kind == "topic" and head[:1] == "<":
-        df = _sgml(text, file)
-    elif head[:1] == "<":
-        del text
+    first = pc.find_substring_regex(arr, "[^\\x{feff} \t\r\n]")[0].as_py()     # the first byte that tells
+    head = b"" if first < 0 else pc.binary_slice(arr.cast(pa.large_binary()), first, first + 1)[0].as_py()
+    if kind == "topic" and head == b"<":
+        df = _sgml(arr[0].as_py(), file)
+    elif head == b"<":
         df = _trec_docs(arr, file)
-    elif head[:1] in "{[":
-        df = _jsonl(text, file, kind)
+    elif head in (b"{", b"["):
+        df = _jsonl(arr, file, kind)
     else:
-        df = _tsv(text, file, kind)
+        df = _tsv(arr, file, kind)
     _check_duplicates(df, file, kind)
     return df.drop(columns="line").reset_index(drop=True)
 
@@ -156,7 +154,7 @@ def _clean(s: str) -> str:
     return " ".join(s.split())
 
 
-def _tsv(text: str, file: str, kind: str) -> pd.DataFrame:
+def _tsv(text: pa.Array, file: str, kind: str) -> pd.DataFrame:
     lines = split_lines(text, file, sep="\t", max_splits=1)
     bad = lines.nfields != 2
     bl = lines.lineno[bad]
@@ -175,15 +173,15 @@ def _tsv(text: str, file: str, kind: str) -> pd.DataFrame:
     return df.iloc[1:] if header else df   # a header line such as 'qid<TAB>text' names the columns
 
 
-def _jsonl(text: str, file: str, kind: str) -> pd.DataFrame:
+def _jsonl(text: pa.Array, file: str, kind: str) -> pd.DataFrame:
     lineno = split_lines(text, file, sep="\x00", max_splits=0).lineno
     try:
-        table = pj.read_json(io.BytesIO(text.encode("utf-8")),
+        table = pj.read_json(pa.BufferReader(text[0].as_buffer()),
                              parse_options=pj.ParseOptions(newlines_in_values=False))
     except pa.ArrowException:  # bad JSON, or mixed types (ids as numbers and strings): the slow path
-        table = _jsonl_slow(text, file)
+        table = _jsonl_slow(text[0].as_py(), file)
     if table.num_rows != len(lineno):  # e.g. two objects on one line
-        table = _jsonl_slow(text, file)
+        table = _jsonl_slow(text[0].as_py(), file)
     names = {n.lower(): n for n in table.column_names}
     id_col = next((names[k] for k in ID_KEYS[kind] if k in names), None)
     text_col = next((names[k] for k in TEXT_KEYS[kind] if k in names), None)
@@ -201,7 +199,7 @@ def _jsonl(text: str, file: str, kind: str) -> pd.DataFrame:
     if empty.any():
         n = int(lineno[np.flatnonzero(empty)[0]])
         raise UploadError(Problem(file, n, f"this object has no '{id_col}' or no '{text_col}'",
-                                  f"Give every {kind} both fields", text.split("\n")[n - 1]))
+                                  f"Give every {kind} both fields", text[0].as_py().split("\n")[n - 1]))
     return _frame({"qid": ids.astype(object), "text": texts.astype(object), "line": lineno})
 
 
