@@ -232,32 +232,45 @@ def test_c_with_a_blank_run_file_equals_local(dask_client, tmp_path, split):
          evaluate_files(QRELS, runs, ["AP", "P@10"], options))
 
 
+def sample_run(tmp_path, comment: bool, extra: bool = False):
+    """The first sample run as a plain file; with `comment`, a '#' line in the middle (the tolerant parser reads
+    it); with `extra`, a 7th field on one line (a warning)."""
+    lines = gzip.decompress(SAMPLE[0].read_bytes()).decode().splitlines(keepends=True)
+    if comment:
+        lines.insert(len(lines) // 2, "# a note in the middle\n")
+    if extra:
+        lines[7] = lines[7].rstrip("\n") + " extra\n"
+    path = tmp_path / "run.txt"
+    path.write_text("".join(lines))
+    return path
+
+
+def in_pieces_only(monkeypatch, **sizes):
+    """Lower stage 1's size thresholds (core.stage1.files: `sizes`) and make any call of the whole-file parser fail."""
+    from core.stage1 import files
+
+    def whole(*args, **kw):
+        raise AssertionError("the whole-file parser was called")
+    monkeypatch.setattr(files, "read_run", whole)
+    monkeypatch.setattr("core.formats.read_run", whole)
+    for name, value in sizes.items():
+        monkeypatch.setattr(files, name, value)
+
+
 @pytest.mark.parametrize("comment", [False, True], ids=["clean", "comment-line"])
 def test_a_workers_large_run_is_read_a_piece_at_a_time(tmp_path, monkeypatch, comment):
     """run_task (in this process, as a worker runs it) reads a run file through stage 1's file providers: with the
     size thresholds lowered, a clean run goes in pieces and one with a comment line below the top to the tolerant
     parser's pieces; the whole-file parser is never called, and the values are the old whole-file path's."""
     from core import dask_tasks
-    from core.stage1 import files
-
-    lines = gzip.decompress(SAMPLE[0].read_bytes()).decode().splitlines(keepends=True)
-    if comment:
-        lines.insert(len(lines) // 2, "# a note in the middle\n")
-    path = tmp_path / "run.txt"
-    path.write_text("".join(lines))
     from core.formats import read_qrels
+
+    path = sample_run(tmp_path, comment)
     qrels = read_qrels(QRELS).table
     measures = ["AP", "nDCG@10", "P@10"]
     table, tag, _ = dask_tasks.read_rows(path)
     want = evaluate_rows(dask_tasks.with_run(table, "0"), qrels, measures, EvalOptions())
-
-    def whole(*args, **kw):
-        raise AssertionError("the whole-file parser was called")
-    monkeypatch.setattr(files, "read_run", whole)
-    monkeypatch.setattr("core.formats.read_run", whole)
-    monkeypatch.setattr(files, "PIECES_BYTES", 1 << 10)
-    monkeypatch.setattr(files, "STREAM_BYTES", 2 << 10)
-    monkeypatch.setattr(files, "CHUNK_BYTES", 1 << 16)
+    in_pieces_only(monkeypatch, PIECES_BYTES=1 << 10, STREAM_BYTES=2 << 10, CHUNK_BYTES=1 << 16)
     got_tag, _, got = dask_tasks.run_task(path, "0", qrels, measures, EvalOptions())
     assert got_tag == (tag or "run.txt")
     keys = [("run", "ascending"), ("qid", "ascending"), ("measure", "ascending")]
@@ -271,24 +284,11 @@ def test_a_topic_split_reader_reads_a_large_run_a_piece_at_a_time(tmp_path, monk
     are those of the whole-file read."""
     from core import dask_tasks
     from core.formats import read_qrels
-    from core.stage1 import files
 
-    lines = gzip.decompress(SAMPLE[0].read_bytes()).decode().splitlines(keepends=True)
-    if comment:
-        lines.insert(len(lines) // 2, "# a note in the middle\n")
-        lines[7] = lines[7].rstrip("\n") + " extra\n"                 # a 7th field: a warning
-    path = tmp_path / "run.txt"
-    path.write_text("".join(lines))
+    path = sample_run(tmp_path, comment, extra=comment)
     topics = pa.array(sorted(set(read_qrels(QRELS).table["qid"].to_pylist())), pa.string())
     want = dask_tasks.bucket_task(path, "0", topics, 40)
-
-    def whole(*args, **kw):
-        raise AssertionError("the whole-file parser was called")
-    monkeypatch.setattr(files, "read_run", whole)
-    monkeypatch.setattr("core.formats.read_run", whole)
-    monkeypatch.setattr(files, "STREAM_BYTES", 1 << 10)
-    monkeypatch.setattr(files, "CHUNK_BYTES", 1 << 16)
-    monkeypatch.setattr(files, "TOLERANT_BYTES", 1 << 16)
+    in_pieces_only(monkeypatch, STREAM_BYTES=1 << 10, CHUNK_BYTES=1 << 16, TOLERANT_BYTES=1 << 16)
     got = dask_tasks.bucket_task(path, "0", topics, 40)
     assert got[0] == want[0] and got[1] == want[1] and (not comment or got[1])
     assert len(got[2]) == len(want[2]) > 1

@@ -24,7 +24,7 @@ import pyarrow as pa
 from isal import isal_zlib
 
 from core.empty_run import empty_rankings, is_empty_file
-from core.formats import read_qrels, read_run
+from core.formats import ParsedRun, read_qrels, read_run
 from core.formats._stream import NotClean, file_blocks, file_text, interleaved, positioned, run_batches, run_chunks
 from core.formats._tolerant import TolerantRun, fill
 from core.formats.runs import _build
@@ -170,7 +170,7 @@ def _ranked_table(src, options: EvalOptions, parts, parsed, run=None) -> Ranking
     return rk
 
 
-def file_rows(path, con) -> tuple[pa.Table, object] | None:
+def file_rows(path, con) -> tuple[pa.Table, ParsedRun] | None:
     """(qid, docno, score) of every line of a run file in file order, and its ParsedRun (tag, warnings, no rows),
     read as `spilled`, else `tolerant`, reads it (through a DuckDB table on `con`, which spills): a large run in
     bounded memory besides its rows, with the same errors as `read_run`. None for a file those decline (a CSV or
