@@ -69,7 +69,7 @@ def read_columns(box: list[bytes], names: list[str], coded: tuple[str, ...] = ()
     buf = pa.py_buffer(data)
     if data.startswith(_BOM):
         buf = buf.slice(3)
-        if data[3:4] == b"#":
+        if data[3:4] == b"#" or data[3:6] == _BOM:    # pyarrow's reader would drop a second BOM; the parser keeps it
             return None
     delim = delim or _delimiter(data)
     if delim is None:
