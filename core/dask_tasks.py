@@ -1,13 +1,15 @@
 """What a Dask worker runs for core.distributed. Split by run: one run file through stage 1's file providers (as
 evaluate_files reads it: a large run a piece at a time), then stage 2, into the kernel's output table; a Parquet
-file from `core convert` goes to the kernel (core.kernel) as it is. Split by topic: a file read whole and cut into
-buckets of topics, then the kernel over each bucket of every file.
+file from `core convert` goes to the kernel (core.kernel) as it is. Split by topic: a file read (a large one a piece
+at a time) and cut into buckets of topics, then the kernel over each bucket of every file.
 
 Only plain data crosses the wire: paths, Arrow tables, measure names and EvalOptions. Nothing here imports dask,
 so the tasks also run (and are tested) in a plain process.
 """
 from __future__ import annotations
 
+import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -67,29 +69,37 @@ def with_run(table: pa.Table, run: str) -> pa.Table:
     return table.append_column("run", pa.array(np.full(table.num_rows, run, dtype=object), pa.string()))
 
 
+@contextmanager
+def _scratch(path):
+    """A scratch DuckDB connection sized for the run file at `path`, spilling to a temporary directory (both gone
+    afterwards)."""
+    from core.duck import scratch
+    from core.stage1.files import size
+
+    with tempfile.TemporaryDirectory(prefix="rankboard-") as tmp:
+        con = scratch(tmp, size(path))
+        try:
+            yield con
+        finally:
+            con.close()
+
+
 def run_task(path, key: str, qrels: pa.Table, measures: list[str], options):
     """Split by run: one run file -> (tag, warnings, the kernel's per-query table with run = `key`). A Parquet file
     that `core convert` wrote is read as it is; any other file goes through stage 1's file providers on a scratch
     connection, as evaluate_files reads it: a large run a piece at a time, in bounded memory (core.stage1.files)."""
-    import tempfile
     from dataclasses import replace
 
-    from core.duck import scratch
     from core.kernel import evaluate_rows, long_table
     from core.stage1 import RunFile, rankings
-    from core.stage1.files import size
     from core.stage2 import evaluate_rankings
 
     if _converted(path) is not None:
         table, tag, warnings = read_rows(path)
         return tag, warnings, evaluate_rows(with_run(table, key), qrels, measures, options)
-    with tempfile.TemporaryDirectory(prefix="rankboard-") as tmp:
-        con = scratch(tmp, size(path))
-        try:
-            con.register("rb_qrels", qrels.select(["qid", "docno", "rel"]))
-            rk = rankings(RunFile(path, con, "rb_qrels"), options)
-        finally:
-            con.close()
+    with _scratch(path) as con:
+        con.register("rb_qrels", qrels.select(["qid", "docno", "rel"]))
+        rk = rankings(RunFile(path, con, "rb_qrels"), options)
     tag = rk.runs[0]                      # the run's tag, else the file name: what file_names makes of either
     result = evaluate_rankings(rk.named(key), measures, replace(options, complete=False))
     return tag, list(rk.warnings), long_table(result)
@@ -123,19 +133,12 @@ def _rows_in_pieces(path):
     """read_rows' answer for a run file of STREAM_BYTES or more (not a converted Parquet one), read in pieces;
     else None. (Below that a clean run is read faster whole: 186 MB in 2.1-2.7 s and 0.85-0.88 GB, against
     3.3-3.6 s and 1.0 GB through the DuckDB table.)"""
-    import tempfile
-
-    from core.duck import scratch
     from core.stage1 import files
 
     if files.size(path) < files.STREAM_BYTES or _converted(path) is not None:   # as evaluate_files: whole below
         return None
-    with tempfile.TemporaryDirectory(prefix="rankboard-") as tmp:
-        con = scratch(tmp, files.size(path))
-        try:
-            got = files.file_rows(path, con)
-        finally:
-            con.close()
+    with _scratch(path) as con:
+        got = files.file_rows(path, con)
     if got is None:
         return None
     rows, parsed = got
