@@ -110,7 +110,7 @@ def _lines(path: Path) -> int:
 def measure(shape: str, reps: int) -> dict:
     qrels, run = build(shape)
     row = {"shape": shape, "lines": _lines(run), "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
-    for tool in ("rankboard", "pytrec_eval-lines"):
+    for tool in ("rankboard", "pytrec_eval-lines", "library-floor"):
         samples = []
         for _ in range(reps):
             load = os.getloadavg()
@@ -126,11 +126,12 @@ def measure(shape: str, reps: int) -> dict:
     a, b = row["rankboard"]["summary"], row["pytrec_eval-lines"]["summary"]
     row["agree"] = all(abs(a[m] - b[m]) < 1e-6 for m in b if m in a) and set(b) <= set(a)
     row["ratio"] = row["rankboard"]["wall"] / row["pytrec_eval-lines"]["wall"]
-    r, p = row["rankboard"], row["pytrec_eval-lines"]
+    r, p, f = row["rankboard"], row["pytrec_eval-lines"], row["library-floor"]
     print(f"{shape:9s} {row['lines']:>9,} lines  rankboard {r['wall']:.2f} s (CPU {r['cpu']:.2f} s) "
           f"{r['rss_mb']:.0f} MB  "
           f"pytrec_eval {p['wall']:.2f} s {p['rss_mb']:.0f} MB  ratio {row['ratio']:.2f}x  agree {row['agree']}  "
-          f"load {r['load']} / {p['load']}", flush=True)
+          f"library floor {f['wall']:.2f} s ({f['wall'] / p['wall']:.2f}x)  "
+          f"load {r['load']} / {p['load']} / {f['load']}", flush=True)
     return row
 
 
@@ -141,12 +142,16 @@ def table(results: dict) -> list[str]:
            "load = the 1-minute load average before each rep (the machine is shared with other helpers' work:",
            "loads above ~1 inflate both tools' times). The worst ratio of each label is in bold. Rankboard CPU s =",
            "median user + system seconds over all its threads; floor = that CPU spread perfectly over the 2 cores",
-           "(CPU / 2), as a ratio to pytrec_eval's wall: no schedule of the same work can go below it.", ""]
+           "(CPU / 2), as a ratio to pytrec_eval's wall: no schedule of the same work can go below it. library floor =",
+           "the wall time of the least any pipeline on these libraries does for the same answer (tools.py",
+           "`library_floor`: DuckDB reads run and qrels, checks that no document repeats in a topic, as trec_eval",
+           "requires, and joins them; no ranking, measures or result frame), and its ratio to pytrec_eval's wall.",
+           "From the thirteenth session on.", ""]
     for label, rows in results.items():
         worst = max((r["ratio"] for r in rows.values()), default=0)
         out += [f"### {label}", "",
-                "| shape | lines | Rankboard s | pytrec_eval s | ratio | Rankboard CPU s | floor | Rankboard MB | pytrec_eval MB | same values | measured | load (Rankboard / pytrec_eval) |",
-                "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                "| shape | lines | Rankboard s | pytrec_eval s | ratio | Rankboard CPU s | floor | library floor s | Rankboard MB | pytrec_eval MB | same values | measured | load (Rankboard / pytrec_eval[ / library floor]) |",
+                "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for shape in SHAPES:
             r = rows.get(shape)
             if r is None:
@@ -154,24 +159,36 @@ def table(results: dict) -> list[str]:
             a, b = r["rankboard"], r["pytrec_eval-lines"]
             ratio = f"**{r['ratio']:.2f}x**" if r["ratio"] == worst else f"{r['ratio']:.2f}x"
             cpu, floor = (f"{a['cpu']:.2f}", f"{a['cpu'] / 2 / b['wall']:.2f}x") if "cpu" in a else ("-", "-")
+            lib = r.get("library-floor")
+            lib = f"{lib['wall']:.2f} ({lib['wall'] / b['wall']:.2f}x)" if lib else "-"
             out.append(f"| {shape} | {r['lines']:,} | {a['wall']:.2f} ({', '.join(map(str, a['walls']))}) | "
-                       f"{b['wall']:.2f} ({', '.join(map(str, b['walls']))}) | {ratio} | {cpu} | {floor} | "
+                       f"{b['wall']:.2f} ({', '.join(map(str, b['walls']))}) | {ratio} | {cpu} | {floor} | {lib} | "
                        f"{a['rss_mb']:.0f} | "
                        f"{b['rss_mb']:.0f} | {'yes' if r['agree'] else 'NO'} | {r['when']} | "
-                       f"{', '.join(map(str, a['load']))} / {', '.join(map(str, b['load']))} |")
+                       f"{' / '.join(', '.join(map(str, t['load'])) for t in (a, b, r.get('library-floor')) if t)} |")
         out += ["", f"Worst shape: {max(rows.values(), key=lambda r: r['ratio'])['shape']} at {worst:.2f}x "
                     "(target: at most 0.3x on every shape).", ""]
     return out + [END]
 
 
+def kept_labels(section: str, measured: dict) -> list[str]:
+    """The `### label` blocks of the section already in RESULTS.md whose labels `measured` (work/shapes.json, which
+    is not in git) does not hold: labels measured on other machines or checkouts, kept as they were written."""
+    blocks = section.split("\n### ")[1:]
+    return ["### " + b.rstrip("\n") for b in blocks if b.split("\n", 1)[0].strip() not in measured]
+
+
 def write_results(results: dict) -> None:
     path = HERE / "RESULTS.md"
     text = path.read_text()
-    section = "\n".join(table(results))
     if BEGIN in text:
+        old = text[text.index(BEGIN):text.index(END)]
+        lines = table(results)
+        first = next((i for i, line in enumerate(lines) if line.startswith("### ")), len(lines) - 1)
+        section = "\n".join(lines[:first] + [b + "\n" for b in kept_labels(old, results)] + lines[first:])
         text = text[:text.index(BEGIN)] + section + text[text.index(END) + len(END):]
     else:
-        text = text.rstrip("\n") + "\n\n" + section + "\n"
+        text = text.rstrip("\n") + "\n\n" + "\n".join(table(results)) + "\n"
     path.write_text(text)
 
 

@@ -259,6 +259,35 @@ def polars_floor(args):
     return op, {"rows": float(run.height + qrels.height)}, None
 
 
+def library_floor(args):
+    """The least a pipeline on Rankboard's libraries does to give trec_eval's numbers for one run file, timed as one:
+    DuckDB reads the run and the qrels (its parallel CSV reader, every field as text but the score and the grade),
+    checks that no document repeats within a topic (trec_eval refuses such a run: one GROUP BY), and joins the run
+    to the qrels (the judged rows' scores and grades, fetched). No ranking in trec_eval's order, no measure, no
+    result frame, no check of the text: a floor under Rankboard's `evaluate` on this machine, not a tool (issue 14;
+    shapes.py's `library floor` column). It was the lowest of the pipelines tried (pyarrow's reader with DuckDB's
+    join and a numpy duplicate check took 1.9 s on ties and 3.8 s on robust, against 1.3-1.6 s and 2.5-2.9 s)."""
+    import duckdb
+    t0 = time.perf_counter()
+    con = duckdb.connect(config={"threads": 2, "preserve_insertion_order": False})
+    with open(args.run, "rb") as f:
+        head = f.read(2)
+    first = (__import__("gzip").open(args.run, "rb") if head == b"\x1f\x8b" else open(args.run, "rb")).readline()
+    msmarco = len(first.split()) == 3
+    cols = ({"qid": "VARCHAR", "docno": "VARCHAR", "rank": "DOUBLE"} if msmarco else
+            {"qid": "VARCHAR", "q0": "VARCHAR", "docno": "VARCHAR", "rank": "VARCHAR", "score": "DOUBLE", "tag": "VARCHAR"})
+    opts = "header = false, quote = '', escape = '', auto_detect = false"
+    con.execute(f"CREATE TEMP TABLE r AS SELECT qid, docno, {'-rank' if msmarco else 'score'} AS score "
+                f"FROM read_csv(?, delim = ?, {opts}, columns = {cols})", [str(args.run), "\t" if msmarco else " "])
+    con.execute(f"CREATE TEMP TABLE q AS SELECT qid, docno, rel FROM read_csv(?, delim = ' ', {opts}, columns = "
+                "{'qid': 'VARCHAR', 'iter': 'VARCHAR', 'docno': 'VARCHAR', 'rel': 'INTEGER'})", [str(args.qrels)])
+    repeats = con.execute("SELECT count(*) FROM (SELECT qid, docno FROM r GROUP BY qid, docno HAVING count(*) > 1)"
+                          ).fetchone()[0]
+    judged = con.execute("SELECT r.score, q.rel FROM r JOIN q USING (qid, docno)").fetchnumpy()
+    op = time.perf_counter() - t0
+    return op, {"judged": float(len(judged["rel"])), "repeats": float(repeats)}, None
+
+
 TOOLS = {
     ("rankboard", "evaluate"): rankboard_evaluate, ("rankboard-cli", "evaluate"): rankboard_cli,
     ("rankboard", "prepare"): rankboard_prepare, ("rankboard", "ingest"): rankboard_ingest,
@@ -266,6 +295,7 @@ TOOLS = {
     ("pytrec_eval", "evaluate"): pytrec_eval_evaluate,
     ("pytrec_eval-lines", "evaluate"): pytrec_eval_lines, ("ir_measures", "evaluate"): ir_measures_evaluate,
     ("ranx", "evaluate"): ranx_evaluate, ("ranx", "compare"): ranx_compare, ("polars", "evaluate"): polars_floor,
+    ("library-floor", "evaluate"): library_floor,
 }
 
 
