@@ -11,9 +11,11 @@ Shapes, all from fixed seeds (written once to benchmarks/work/shapes/):
 - robust:   the 17 TREC 2003 Robust runs of ../shared/reference/trectools_robust03, copy k of the topics
             renamed '<qid>-<k>' and served by run k mod 17, up to ~5M lines (qrels copied alike)
 
-pytrec_eval reads each file line by line into dicts, as its users do (tools.py pytrec_eval_lines).
-Each figure: the median wall time of --reps fresh processes, peak RSS, and the load average before it.
-The table goes into benchmarks/RESULTS.md between the `shapes` markers (work/shapes.json keeps every label).
+pytrec_eval reads each file line by line into dicts, as its users do (tools.py pytrec_eval_lines). The library
+floor (tools.py library_floor) is the least any pipeline on Rankboard's libraries does for the same answer.
+Each figure: the median wall time of --reps fresh processes (the three tools alternating), peak RSS, and the load
+average before it. The table goes into benchmarks/RESULTS.md between the `shapes` markers (work/shapes.json keeps
+the labels measured here; labels already in RESULTS.md that it lacks are kept as they are).
 """
 from __future__ import annotations
 
@@ -110,14 +112,16 @@ def _lines(path: Path) -> int:
 def measure(shape: str, reps: int) -> dict:
     qrels, run = build(shape)
     row = {"shape": shape, "lines": _lines(run), "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
-    for tool in ("rankboard", "pytrec_eval-lines", "library-floor"):
-        samples = []
-        for _ in range(reps):
+    tools = ("rankboard", "pytrec_eval-lines", "library-floor")
+    taken = {tool: [] for tool in tools}
+    for _ in range(reps):                    # the tools alternate, so a drift of the machine touches them alike
+        for tool in tools:
             load = os.getloadavg()
             s = runner.spawn([tool, "evaluate", "--task", "eval7", "--qrels", str(qrels), "--run", str(run)])
             if "error" in s:
                 raise SystemExit(f"{tool} on {shape}: {s['error']}")
-            samples.append((s, load))
+            taken[tool].append((s, load))
+    for tool, samples in taken.items():
         row[tool] = {"wall": statistics.median(s["wall"] for s, _ in samples),
                      "walls": [round(s["wall"], 2) for s, _ in samples],
                      "rss_mb": statistics.median(s["rss_mb"] for s, _ in samples),
