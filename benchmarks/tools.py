@@ -266,14 +266,14 @@ def library_floor(args):
     to the qrels (the judged rows' scores and grades, fetched). No ranking in trec_eval's order, no measure, no
     result frame, no check of the text: a floor under Rankboard's `evaluate` on this machine, not a tool (issue 14;
     shapes.py's `library floor` column). It was the lowest of the pipelines tried (pyarrow's reader with DuckDB's
-    join and a numpy duplicate check took 1.9 s on ties and 3.8 s on robust, against 1.3-1.6 s and 2.5-2.9 s)."""
+    join and a numpy duplicate check took 1.9 s on ties and 3.8 s on robust, against 1.4-1.8 s and 2.5-3.1 s)."""
     import duckdb
     t0 = time.perf_counter()
     con = duckdb.connect(config={"threads": 2, "preserve_insertion_order": False})
     with open(args.run, "rb") as f:
-        head = f.read(2)
-    first = (__import__("gzip").open(args.run, "rb") if head == b"\x1f\x8b" else open(args.run, "rb")).readline()
-    msmarco = len(first.split()) == 3
+        gz = f.read(2) == b"\x1f\x8b"
+    with (__import__("gzip").open if gz else open)(args.run, "rb") as f:
+        msmarco = len(f.readline().split()) == 3
     cols = ({"qid": "VARCHAR", "docno": "VARCHAR", "rank": "DOUBLE"} if msmarco else
             {"qid": "VARCHAR", "q0": "VARCHAR", "docno": "VARCHAR", "rank": "VARCHAR", "score": "DOUBLE", "tag": "VARCHAR"})
     opts = "header = false, quote = '', escape = '', auto_detect = false"
