@@ -26,3 +26,28 @@ def test_trec_eval_10_golden(shared, expected, args, qrels, run):
     out = subprocess.run([sys.executable, "-m", "core", "evaluate", "-q", "--compat", "10", *args, str(te / qrels),
                           str(te / run)], capture_output=True, text=True, check=True).stdout
     assert out == (DATA / expected).read_text()
+
+
+def _map_of_trunc(te, *args):
+    return subprocess.run([sys.executable, "-m", "core", "evaluate", "-m", "map", *args, str(te / "qrels.test"),
+                           str(te / "results.trunc")], capture_output=True, text=True)
+
+
+def test_a_run_that_lacks_a_qrels_topic_is_refused_as_trec_eval_10_refuses_it(reference):
+    """trec_eval 10.0 (built from its source) on qrels.test and results.trunc, which lacks topic 302, without -c:
+    `trec_eval: result qid '302' not found in qrels` on stderr and exit status 4. --compat 10 refuses the run too,
+    and says what to do; with -c it gives 10.0's number (its own out.test.aqc, map 0.1016); --compat 9 skips the
+    topic with a warning, as trec_eval 9.0.8 does (0.1523)."""
+    te = reference / "trec_eval_test"
+    refused = _map_of_trunc(te, "--compat", "10")
+    assert (refused.returncode, refused.stdout) == (2, "")
+    assert refused.stderr.splitlines()[-1] == (
+        f"error: qrels topics missing from the run: {te / 'results.trunc'} (run STANDARD) lacks 1: 302. trec_eval "
+        "10.0 stops at the first one (\"result qid '302' not found in qrels\", exit status 4), so --compat 10 refuses "
+        "the run too. Add -c to count those topics as retrieving nothing, or use --compat 9 to skip them as "
+        "trec_eval 9.0.8 does.")
+    complete = _map_of_trunc(te, "--compat", "10", "-c")
+    assert complete.returncode == 0 and complete.stdout == "map                   \tall\t0.1016\n"
+    skipped = _map_of_trunc(te, "--compat", "9")
+    assert skipped.returncode == 0 and skipped.stdout == "map                   \tall\t0.1523\n"
+    assert "1 qrels topic(s) not in the run were skipped (use -c to count them as zero): 302" in skipped.stderr

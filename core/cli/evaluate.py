@@ -57,6 +57,7 @@ def run(args) -> int:
                           judged_only=args.judged_only, num_docs=args.num_docs, compat=args.compat)
     names = args.measures or (NDEVAL_DEFAULT if args.qrels_kind == "diversity" else ["official"])
     pairs = labelled(names, compat=args.compat)
+    trec = True
     if stored.check(args, [f for f in [args.qrels, *args.runs] if f]):
         if (args.rel_format != "qrels" or use_dask(args) or args.qrels_kind == "diversity"
                 or any(is_diversity(m) for _, m in pairs)):
@@ -64,6 +65,7 @@ def run(args) -> int:
                             "evaluate stored runs without them, or give QRELS and RUN files.")
         result = stored.evaluate(args, [m for _, m in pairs], options)
     elif _diversity(args, pairs):
+        trec = False                                # ndeval's measures: --compat is trec_eval's, not ndeval's
         result = evaluate_diversity_files(args.qrels, args.runs, [m for _, m in pairs], options)
     elif args.rel_format == "qrels_jg":
         from core.avgjg import evaluate_jg_files
@@ -76,6 +78,8 @@ def run(args) -> int:
         result = evaluate_distributed(args.qrels, args.runs, [m for _, m in pairs], options, **dask_kwargs(args))
     else:
         result = evaluate_files(args.qrels, args.runs, [m for _, m in pairs], options)
+    if trec and args.compat >= 10 and not args.complete:
+        refuse_missing_topics(result, dict(zip(result.runs, args.runs)) if len(result.runs) == len(args.runs) else {})
     if args.zscores:
         from core.zscores import read_zscores, to_zscores
         result = to_zscores(result, pairs, read_zscores(args.zscores))
@@ -96,6 +100,24 @@ def run(args) -> int:
         json.dump(payload, out, indent=1)
         out.write("\n")
     return 0
+
+
+def refuse_missing_topics(result: EvalResult, files: dict[str, str]) -> None:
+    """trec_eval 10.0 goes through the qrels topics and, without -c, stops at the first one a run lacks: `trec_eval:
+    result qid '<qid>' not found in qrels`, exit status 4 (9.0.8 skipped such a topic: 10.0's loop over the qrels
+    topics has no skip). So --compat 10 refuses such a run too, naming it (its file, from `files`: run -> path) and
+    the topics, and says what to do."""
+    lacking = {run: sorted(qids) for run, qids in result.missing_topics.items() if qids}
+    if not lacking:
+        return
+    what = "; ".join((f"{files[run]} (run {run})" if run in files else f"run {run}") + f" lacks {len(q)}: "
+                     + ", ".join(q[:20]) + (f" ...and {len(q) - 20} more" if len(q) > 20 else "")
+                     for run, q in lacking.items())
+    first = next(iter(lacking.values()))[0]
+    raise EvalError(f"qrels topics missing from the run: {what}. trec_eval 10.0 stops at the first one (\"result qid "
+                    f"'{first}' not found in qrels\", exit status 4), so --compat 10 refuses the run too. Add -c to "
+                    "count those topics as retrieving nothing, or use --compat 9 to skip them as trec_eval 9.0.8 "
+                    "does.")
 
 
 def _diversity(args, pairs) -> bool:
