@@ -61,7 +61,8 @@ def evaluate_frames(qrels_df: pd.DataFrame, run_df: pd.DataFrame, measures,
 
 def evaluate_files(qrels_path, run_paths, measures, options: EvalOptions = EvalOptions()) -> EvalResult:
     """The CLI path: parse the files, then evaluate each run (in the order given). Run names come from the run's
-    tag (the 6th column), else the file name; a name already taken gets the file name added."""
+    tag (the 6th column, of the last line when there are several, as trec_eval's runid), else the file name; a name
+    already taken gets the file name added."""
     run_paths = [run_paths] if isinstance(run_paths, (str, Path)) else list(run_paths)
     head = run_paths[0] if run_paths and not (options.complete and is_empty_file(run_paths[0])) else None
     qrels, first = read_first(qrels_path, head)

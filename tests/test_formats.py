@@ -74,9 +74,13 @@ def test_parquet_run_casts_ids_to_strings():
     assert run.format == "parquet" and rows(run) == [("301", "a", 1.0), ("302", "b", -2.0)]
 
 
-def test_several_tags_warn():
+def test_several_tags_warn_and_the_last_line_names_the_run_as_in_trec_eval():
+    """trec_eval prints the run_id of the file's last line in its runid line (get_trec_results.c)."""
     run = read_run(b"1 Q0 a 1 1 x\n1 Q0 b 2 0 y\n", filename="r")
-    assert run.tag == "x" and run.warnings == ["The run has 2 different tags in column 6 (x, y); using 'x'."]
+    assert run.tag == "y" and run.warnings == [
+        "The run has 2 different tags in column 6 (x, y); using 'y', the last line's, as trec_eval does."]
+    assert read_run(b"1 Q0 a 1 1 x\n1 Q0 b 2 0 y\n2 Q0 a 1 1 x\n", filename="r").tag == "x"
+    assert read_run(b"1 Q0 a 1 1 x\n1 Q0 b 2 0 y\n2  Q0 a 1 1 x\n", filename="r").tag == "x"   # the tolerant parser
 
 
 def test_qrels_negative_grades_and_string_ids():

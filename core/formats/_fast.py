@@ -216,7 +216,8 @@ def _box(data) -> list[bytes]:
 
 
 def _run_columns(box: list[bytes], delim: str | None = None) -> tuple[pa.Table, pa.Array] | None:
-    """(qid, docno, score) and the distinct tags in order of first appearance, without the duplicate check.
+    """(qid, docno, score) and the distinct tags in order of first appearance, then the last line's tag, without
+    the duplicate check.
     `delim`: as read_columns takes it."""
     data = box[0] if box else b""
     # Without '+', 'e' or 'E' anywhere in the file, every score the reader parses as a finite double is a plain
@@ -231,7 +232,8 @@ def _run_columns(box: list[bytes], delim: str | None = None) -> tuple[pa.Table, 
     if score is None:
         return None
     tags = pc.unique(pa.chunked_array([c.dictionary.take(pc.unique(c.indices)) for c in t["tag"].chunks], pa.string()))
-    return pa.table({"qid": t["qid"], "docno": t["docno"], "score": score}), tags
+    last = pa.array([t["tag"][t.num_rows - 1].as_py()], pa.string())     # the run's name (runs._build)
+    return pa.table({"qid": t["qid"], "docno": t["docno"], "score": score}), pa.concat_arrays([tags, last])
 
 
 _RANK = r"^-?[0-9]{1,9}$"     # the ranks read here (INT_RE without '+', which the tolerant path strips)

@@ -99,7 +99,10 @@ class TolerantRun:
             self.extra += len(extra)
             self.extra_first = self.extra_first or int(extra[0]) + offset
         self._add([replace(p, line=p.line + offset) for p in problems.items], problems.total)
-        tags = pc.unique(values["tag"].filter(mask)) if "tag" in values else pa.array([], pa.string())
+        good = values["tag"].filter(mask) if "tag" in values else pa.array([], pa.string())
+        tags = pc.unique(good)
+        if len(good):       # then the last line's tag, which names the run (runs._build)
+            tags = pa.concat_arrays([tags.cast(pa.string()), pa.array([good[len(good) - 1].as_py()], pa.string())])
         self.tags.append(tags)
         pos = lineno[mask.to_numpy(zero_copy_only=False)] + offset
         return table.add_column(0, "pos", pa.array(pos, pa.int64())), tags

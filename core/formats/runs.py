@@ -153,13 +153,18 @@ def _scores(values, lineno, problems: Problems, quote) -> tuple[np.ndarray, pa.A
 
 
 def _build(table, tags, mask, meta, fmt) -> ParsedRun:
+    """The ParsedRun of `table`. `tags`: column 6, every line's (`mask`: the good ones) or, from a reader that
+    keeps only the distinct ones, any sequence of them that ends with the last line's. The run is named by the last
+    line's tag, as trec_eval names it (get_trec_results.c keeps the run_id of the last line for its runid line)."""
     warnings, tag = [], None
     if tags is not None:
-        uniq = pc.unique(tags if mask is None else tags.filter(mask)).to_pylist()
-        tag = uniq[0] if uniq else None
+        kept = tags if mask is None else tags.filter(mask)
+        uniq = pc.unique(kept).to_pylist()
+        tag = kept[len(kept) - 1].as_py() if len(kept) else None
         if len(uniq) > 1:
             shown = ", ".join(uniq[:5]) + (", ..." if len(uniq) > 5 else "")
-            warnings.append(f"The run has {len(uniq)} different tags in column 6 ({shown}); using '{tag}'.")
+            warnings.append(f"The run has {len(uniq)} different tags in column 6 ({shown}); using '{tag}', the "
+                            "last line's, as trec_eval does.")
     if tag is None:
         tag = meta.get("tag") if isinstance(meta.get("tag"), str) else None
     return ParsedRun(table, tag, meta, warnings, fmt)
