@@ -42,7 +42,7 @@ def test_a_run_that_lacks_a_qrels_topic_is_refused_as_trec_eval_10_refuses_it(re
     refused = _map_of_trunc(te, "--compat", "10")
     assert (refused.returncode, refused.stdout) == (2, "")
     assert refused.stderr.splitlines()[-1] == (
-        f"error: qrels topics missing from the run: {te / 'results.trunc'} (run STANDARD) lacks 1: 302. trec_eval "
+        f"error: qrels topics missing from the run: {te / 'results.trunc'} (run STANDARD) lacks topic 302. trec_eval "
         "10.0 stops at the first one (\"result qid '302' not found in qrels\", exit status 4), so --compat 10 refuses "
         "the run too. Add -c to count those topics as retrieving nothing, or use --compat 9 to skip them as "
         "trec_eval 9.0.8 does.")

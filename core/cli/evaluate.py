@@ -110,9 +110,9 @@ def refuse_missing_topics(result: EvalResult, files: dict[str, str]) -> None:
     lacking = {run: sorted(qids) for run, qids in result.missing_topics.items() if qids}
     if not lacking:
         return
-    what = "; ".join((f"{files[run]} (run {run})" if run in files else f"run {run}") + f" lacks {len(q)}: "
-                     + ", ".join(q[:20]) + (f" ...and {len(q) - 20} more" if len(q) > 20 else "")
-                     for run, q in lacking.items())
+    what = "; ".join((f"{files[run]} (run {run})" if run in files else f"run {run}")
+                     + (" lacks topic " if len(q) == 1 else f" lacks {len(q)} topics: ") + ", ".join(q[:20])
+                     + (f" ...and {len(q) - 20} more" if len(q) > 20 else "") for run, q in lacking.items())
     first = next(iter(lacking.values()))[0]
     raise EvalError(f"qrels topics missing from the run: {what}. trec_eval 10.0 stops at the first one (\"result qid "
                     f"'{first}' not found in qrels\", exit status 4), so --compat 10 refuses the run too. Add -c to "
