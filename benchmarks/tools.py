@@ -275,7 +275,8 @@ def library_floor(args):
     with (__import__("gzip").open if gz else open)(args.run, "rb") as f:
         msmarco = len(f.readline().split()) == 3
     cols = ({"qid": "VARCHAR", "docno": "VARCHAR", "rank": "DOUBLE"} if msmarco else
-            {"qid": "VARCHAR", "q0": "VARCHAR", "docno": "VARCHAR", "rank": "VARCHAR", "score": "DOUBLE", "tag": "VARCHAR"})
+            {"qid": "VARCHAR", "q0": "VARCHAR", "docno": "VARCHAR", "rank": "VARCHAR", "score": "DOUBLE",
+             "tag": "VARCHAR"})
     opts = "header = false, quote = '', escape = '', auto_detect = false"
     con.execute(f"CREATE TEMP TABLE r AS SELECT qid, docno, {'-rank' if msmarco else 'score'} AS score "
                 f"FROM read_csv(?, delim = ?, {opts}, columns = {cols})", [str(args.run), "\t" if msmarco else " "])

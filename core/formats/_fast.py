@@ -265,9 +265,9 @@ def run_format(head: bytes) -> str:
 
 
 def fast_run(data: bytes | list[bytes]) -> tuple[pa.Table, pa.ChunkedArray | None, str] | None:
-    """(qid, docno, score) table, the distinct tags (None for MS MARCO) and the format ('trec' or 'msmarco') of
-    a clean 6-column TREC run or 3-column MS MARCO run in which no document repeats within a topic, else None.
-    `data`: the bytes, or a one-element list holding them (emptied once parsed)."""
+    """(qid, docno, score) table, the tags (as _run_columns gives them; None for MS MARCO) and the format ('trec' or
+    'msmarco') of a clean 6-column TREC run or 3-column MS MARCO run in which no document repeats within a topic,
+    else None. `data`: the bytes, or a one-element list holding them (emptied once parsed)."""
     box = _box(data)
     fmt = run_format(box[0]) if box else "trec"
     got = _msmarco_columns(box) if fmt == "msmarco" else _run_columns(box)

@@ -194,9 +194,9 @@ def line_pieces(blocks, max_line: int | None = None, too_long=None):
 
 def run_chunks(path, chunk_bytes: int = 1 << 26, *, blocks=None, check=None, max_line: int | None = None,
                fmt: str = "trec"):
-    """(qid, docno, score) table and distinct tags of each `chunk_bytes` piece of a clean run file at `path`
-    (plain or gzip), cut at line ends, so the whole file is never in memory at once. Raises NotClean as soon
-    as a piece is not clean (no duplicate check: a document may repeat across pieces).
+    """(qid, docno, score) table and tags (distinct, then the last line's: runs._build) of each `chunk_bytes` piece
+    of a clean run file at `path` (plain or gzip), cut at line ends, so the whole file is never in memory at once.
+    Raises NotClean as soon as a piece is not clean (no duplicate check: a document may repeat across pieces).
     `blocks`: the text as an iterable of byte blocks, instead of the file at `path`; `check(piece)`: called on
     each piece's bytes before it is parsed (it raises NotClean to decline); `max_line`: NotClean when a line
     grows longer than this many bytes (so a file without line ends is not gathered whole); `fmt`: 'trec' (6
@@ -227,8 +227,8 @@ def run_chunks(path, chunk_bytes: int = 1 << 26, *, blocks=None, check=None, max
 
 
 def run_batches(path, chunk_bytes: int = 1 << 26, *, max_topic_bytes: int | None = None, **reading):
-    """(qid, docno, score) table and distinct tags of each piece of a clean run file, cut at topic ends, so
-    every piece holds whole topics (runs are written topic by topic; the last topic of a piece waits for the
+    """(qid, docno, score) table and tags (as run_chunks gives them) of each piece of a clean run file, cut at topic
+    ends, so every piece holds whole topics (runs are written topic by topic; the last topic of a piece waits for the
     next). Raises NotClean when a piece is not clean or a document repeats within a topic, NotContiguous (a
     NotClean) when a topic's lines are not contiguous: the caller then reads the file another way.
     `max_topic_bytes`: NotContiguous also when the rows of one topic grow past this many bytes (a piece of whole

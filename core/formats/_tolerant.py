@@ -50,10 +50,11 @@ class TolerantRun:
         self.tags: list[pa.Array] = []
 
     def tables(self, blocks: Iterable[bytes]) -> Iterator[tuple[pa.Table, pa.Array]]:
-        """(pos: line number, qid, docno, score; the distinct tags) of the usable rows of each piece of `blocks`
-        (the file's text from its first byte, cut here at line ends). Raises UploadError at once for what the
-        whole-file parser refuses before it parses (binary data, an over-long line, text that is not UTF-8);
-        NotClean for a file it reads differently (a CSV or TSV with a header line, UTF-16 text, Parquet)."""
+        """(pos: line number, qid, docno, score; the tags, distinct, then the last line's: runs._build) of the usable
+        rows of each piece of `blocks` (the file's text from its first byte, cut here at line ends). Raises
+        UploadError at once for what the whole-file parser refuses before it parses (binary data, an over-long line,
+        text that is not UTF-8); NotClean for a file it reads differently (a CSV or TSV with a header line, UTF-16
+        text, Parquet)."""
         for data in line_pieces(blocks, max_line_bytes(), self._screen):
             got = self.parse(data)
             del data
@@ -67,7 +68,7 @@ class TolerantRun:
             raise shifted(exc, self.line - 1) from None
 
     def parse(self, data: bytes) -> tuple[pa.Table, pa.Array] | None:
-        """The usable rows of `data` (whole lines that follow those already parsed) and their distinct tags, as
+        """The usable rows of `data` (whole lines that follow those already parsed) and their tags, as
         `tables` yields them."""
         offset, first = self.line - 1, self.line == 1
         if first and (data[:2] in (b"\xff\xfe", b"\xfe\xff") or data[:4] == PARQUET_MAGIC):
@@ -102,7 +103,7 @@ class TolerantRun:
         good = values["tag"].filter(mask) if "tag" in values else pa.array([], pa.string())
         tags = pc.unique(good)
         if len(good):       # then the last line's tag, which names the run (runs._build)
-            tags = pa.concat_arrays([tags.cast(pa.string()), pa.array([good[len(good) - 1].as_py()], pa.string())])
+            tags = pa.concat_arrays([tags, pa.array([good[len(good) - 1].as_py()], pa.string())])
         self.tags.append(tags)
         pos = lineno[mask.to_numpy(zero_copy_only=False)] + offset
         return table.add_column(0, "pos", pa.array(pos, pa.int64())), tags
@@ -177,7 +178,7 @@ def quote_lines(blocks: Iterable[bytes], wanted: set[int], step: int = 1 << 20) 
 
 
 def fill(con, table: str, parts, tolerant: TolerantRun | None = None) -> tuple[list[pa.Array], int] | None:
-    """Insert the pieces `parts` yields ((pos, qid, docno, score) table; its distinct tags) into a new temporary
+    """Insert the pieces `parts` yields ((pos, qid, docno, score) table; its tags) into a new temporary
     DuckDB table `table` (pos BIGINT, qid VARCHAR, docno VARCHAR, score DOUBLE) on `con`: (the tags of each piece,
     rows). Without `tolerant` the pieces are a clean run's, pos their order in the file, and the result is None
     when a document repeats within a topic (the tolerant parser names the lines) or there is no row. With
