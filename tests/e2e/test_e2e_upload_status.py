@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
@@ -66,6 +67,10 @@ def test_leaving_the_page_mid_upload_reports_this_upload_not_the_last(app, tmp_p
     expect(app.page.get_by_role("heading", name="Precision-recall and ROC")).to_be_visible(timeout=UI_WAIT_MS)
     nav(app, "Data")
     app.wait_idle()
+    # the load may still be finishing when the page is back (on a busy machine the page's rerun comes first): wait
+    # for this upload's outcome to be shown, then check that the earlier upload's is not
+    outcome = re.compile(r"(Loaded|Not loaded:) second_upload\.run")
+    expect(app.page.get_by_test_id("stAlert").filter(has_text=outcome).first).to_be_visible(timeout=UI_WAIT_MS)
     text = _alerts(app)
     assert "first_upload.run" not in text, text
     assert "Loaded second_upload.run" in text or "Not loaded: second_upload.run" in text, text
