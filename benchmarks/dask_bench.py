@@ -84,9 +84,9 @@ def main(argv=None) -> int:
 MODEL = """
 import pickle, sys, time
 import pyarrow as pa
-from core.dask_tasks import read_rows, with_run
+from core.distributed.tasks import read_rows, with_run
 from core.formats import read_qrels
-from core.kernel import evaluate_rows
+from core.distributed.kernel import evaluate_rows
 folder = sys.argv[1]
 qrels = read_qrels(folder + "/qrels.txt").table
 out = {"qrels_bytes": len(pickle.dumps(qrels))}

@@ -5,7 +5,7 @@
 Synthetic TREC Web-like collections from a fixed seed: T topics with 3-8 subtopics each, 400 judged documents per
 topic (each judged for 1-3 subtopics, grades 0-2), and runs of 1000 documents per topic (a third of them judged,
 scores with ties). Every tool gets the data already in memory (no file reading): Rankboard a qrels and a run
-DataFrame (core.diversity.evaluate_diversity), pyndeval its tuples (one RelevanceEvaluator, every run), ir_measures
+DataFrame (core.engine.diversity.evaluate_diversity), pyndeval its tuples (one RelevanceEvaluator, every run), ir_measures
 a DataFrame and a dict per run (it builds its own evaluator, as a user calls it). Times are the median of --reps
 wall-clock runs in this process; the values are checked to agree at 1e-4. The load average is printed with each
 line, since the machine is shared.
@@ -24,7 +24,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core.diversity import NDEVAL_DEFAULT, evaluate_diversity  # noqa: E402
+from core.engine.diversity import NDEVAL_DEFAULT, evaluate_diversity  # noqa: E402
 
 NDEVAL_NAMES = {"ERR_IA": "ERR-IA", "nERR_IA": "nERR-IA", "alpha_DCG": "alpha-DCG", "alpha_nDCG": "alpha-nDCG",
                 "P_IA": "P-IA", "StRecall": "strec", "NRBP": "NRBP", "nNRBP": "nNRBP", "AP_IA": "MAP-IA"}

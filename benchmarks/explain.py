@@ -4,7 +4,7 @@ of the engine's SQL and timed alternatives for each stage (the evidence behind P
     python benchmarks/explain.py --size 500 [--threads 2] [--plan]
 
 Stages timed in one process: parse (core.formats.read_run / read_qrels), load into DuckDB
-(what evaluate_files does), the judged-rows SQL (core/sql/judged_rows.sql), the numpy measure
+(what evaluate_files does), the judged-rows SQL (core/db/sql/judged_rows.sql), the numpy measure
 stage, and the alternatives: DuckDB read_csv / pyarrow.csv fast paths, the rank stored at ingest.
 """
 from __future__ import annotations
@@ -61,8 +61,8 @@ def main(argv=None) -> int:
     d = args.work / f"t{args.size}"
     qrels_path, run_path = d / "qrels.txt", d / "run00.txt"
     clock = Clock()
-    from core import evaluate as ev
-    from core.stage1 import tables as stage1_tables
+    from core.engine import evaluate as ev
+    from core.engine.stage1 import tables as stage1_tables
     from core.formats import read_qrels, read_run
     from core.measures import EvalOptions, parse_measures
 

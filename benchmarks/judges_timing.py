@@ -60,7 +60,7 @@ def make_data(d: Path) -> Path:
 
 
 def build_store(d: Path) -> Path:
-    from core.store import Store
+    from core.store.store import Store
     path = d / "judges.duckdb"
     if path.exists():
         return path
@@ -78,8 +78,8 @@ def build_store(d: Path) -> Path:
 def child_page(store_path: str) -> dict:
     os.environ["RANKBOARD_STORE"] = store_path
     from streamlit.testing.v1 import AppTest
-    import core.judges_store  # noqa: F401  (a running server has imported these)
-    import dashboard.cached_judges  # noqa: F401
+    import core.service.judges  # noqa: F401  (a running server has imported these)
+    import dashboard.cache.judges  # noqa: F401
     import dashboard.components.judges  # noqa: F401
     import plotly.graph_objects  # noqa: F401
     at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=600)

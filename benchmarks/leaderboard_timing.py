@@ -32,8 +32,8 @@ FIVE = ["AP", "nDCG@10", "P@10", "R@1000", "RR"]
 
 
 def child_core(store_path: str) -> dict:
-    from core.compare import compare
-    from core.results import evaluate_stored
+    from core.stats.compare import compare
+    from core.service.evaluate import evaluate_stored
     from tools import open_store
     store = open_store(store_path)
     runs = store.runs("bench").sort_values("name")
@@ -51,9 +51,9 @@ def child_core(store_path: str) -> dict:
     return out
 
 
-PRELOADED = ("dashboard.app_pages", "dashboard.cached", "dashboard.components.leaderboard", "dashboard.components.manysys",
-             "core.results", "core.compare", "core.baselines", "plotly.graph_objects",
-             # core imports these when a statistic first needs them (core.stats._sp); a server that has drawn one
+PRELOADED = ("dashboard.app_pages", "dashboard.cache.results", "dashboard.components.leaderboard", "dashboard.components.manysys",
+             "core.service.evaluate", "core.stats.compare", "core.stats.baselines", "plotly.graph_objects",
+             # core imports these when a statistic first needs them (core.stats.paired._sp); a server that has drawn one
              # view with a t-test or a correction holds them, as it holds the modules above
              "scipy.stats", "statsmodels.stats.multitest")
 

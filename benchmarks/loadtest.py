@@ -232,7 +232,7 @@ def summarise(raw: dict) -> dict:
 
 def stored_runs(store: Path) -> list[str]:
     sys.path.insert(0, str(ROOT))
-    from core.store import Store
+    from core.store.store import Store
     with Store.open(store, load_sample=False) as s:
         return list(s.runs(COLLECTION)["name"])
 

@@ -4,7 +4,7 @@
 
 Harnesses, each rep in a fresh process (interpreter start and imports excluded, as a running
 server or a warm CLI has paid them; the CLI harness times the whole command):
-- stats: core.baselines.report on a synthetic per-query table (runs x topics x 2 measures, AP-like
+- stats: core.stats.baselines.report on a synthetic per-query table (runs x topics x 2 measures, AP-like
   values in [0, 1]) with ranks=True and 1,000 resamples, for each all-pairs test: the rank
   bootstrap, the runs x runs p-value matrix and the letters; this is the part of
   `python -m core compare --ranks` that the issue's 5 s target is about;
@@ -50,9 +50,9 @@ def per_query(runs: int, topics: int, seed: int = 0):
 
 
 def child_stats(runs: int, topics: int, test: str) -> dict:
-    import scipy.stats  # noqa: F401  core imports these on first use (core.stats._sp); the timing, as before,
+    import scipy.stats  # noqa: F401  core imports these on first use (core.stats.paired._sp); the timing, as before,
     import statsmodels.stats.multitest  # noqa: F401  leaves imports out
-    from core.baselines import report
+    from core.stats.baselines import report
     pq = per_query(runs, topics)
     t0 = time.perf_counter()
     rep = report(pq, baselines=["run00"], measures=["AP", "nDCG@10"], test=test, correction="holm",
@@ -110,7 +110,7 @@ def leaderboard(files: list[Path], reps: int) -> dict:
     import shutil
     template = files[0].parent / "store.duckdb"
     if not template.exists():
-        from core.store import Store
+        from core.store.store import Store
         store = Store.open(template.with_suffix(".building"), load_sample=False)
         coll = store.create_collection("bench")
         store.add_qrels(coll, files[0], filename=files[0].name)

@@ -7,7 +7,7 @@ levels 0/1/1.5/2/3, with --negative also -1), random runs with tied scores, -c a
 Prints each case whose output differs; cases where trec_eval fails (contradicting preferences) must fail in
 Rankboard too. Result on 2026-11-24 (trec_eval 10.0 built from source): 150 cases x 2 option sets, no difference
 with levels >= 0; with --negative one case (seed 8) differs in prefs_avgjg_Rnonrel, where trec_eval reads past the
-end of its lowest-level array (core.measures.DIFFERENCES). After the pair-free counting (core/prefs_levels.py):
+end of its lowest-level array (core.measures.DIFFERENCES). After the pair-free counting (core/engine/prefs/levels.py):
 60 cases x 2 option sets, no difference.
 """
 from __future__ import annotations

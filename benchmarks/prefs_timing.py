@@ -1,6 +1,6 @@
 """Preference measures (-R qrels_prefs -m all_prefs): Rankboard's CLI against trec_eval 10.0 built from source,
 on the Robust 2003 qrels (100 topics, 128,796 judgments, read as preferences) and its runs; plus the peak memory
-of core.prefs_counts with pairs counted in chunks of EDGES (the default) against one chunk (the plain form).
+of core.engine.prefs.counts with pairs counted in chunks of EDGES (the default) against one chunk (the plain form).
 
     flock /tmp/rankboard-bench.lock python benchmarks/prefs_timing.py --trec-eval /path/to/trec_eval --runs 3
 
@@ -58,10 +58,10 @@ def main() -> None:
 
 
 def _memory(qrels: Path, run: Path) -> None:
-    """Peak traced memory and time of the speed/memory tricks in core.prefs_counts against their plain forms."""
+    """Peak traced memory and time of the speed/memory tricks in core.engine.prefs.counts against their plain forms."""
     sys.path.insert(0, str(ROOT))
-    from core import prefs_counts
-    from core.prefs import evaluate_prefs_files
+    from core.engine.prefs import counts as prefs_counts
+    from core.engine.prefs.evaluate import evaluate_prefs_files
     default = prefs_counts.EDGES
     for edges, shortcut, label in ((default, True, "default (pair-free counting of single-group topics, other pairs in chunks of EDGES)"),
                                    (default, False, "plain pairs (PAIR_FREE = False: every pair listed, np.unique for every topic)"),
@@ -82,7 +82,7 @@ def _tally_ab() -> None:
     area), alternating in one process on 1M random pairs of 800 groups."""
     import numpy as np
     sys.path.insert(0, str(ROOT))
-    from core.prefs_counts import AREA, _tally
+    from core.engine.prefs.counts import AREA, _tally
     rng = np.random.default_rng(0)
     n, G = 1_000_000, 800
     g, a, b = np.sort(rng.integers(0, G, n)), rng.integers(0, 1200, n), rng.integers(0, 1200, n)

@@ -31,8 +31,8 @@ sys.path.insert(0, str(ROOT))
 LOADER = """
 import json, sys, time
 sys.path.insert(0, sys.argv[1])
-from core import ingest
-from core.store import Store
+from core.store import ingest
+from core.store.store import Store
 store = Store.open(sys.argv[2], load_sample=False)
 prepared = ingest.prepare_run(sys.argv[3], filename="bench.run")
 t0 = time.perf_counter()
@@ -49,8 +49,8 @@ print(json.dumps({"wait": waited, "held": held}))
 DASHBOARD = """
 import sys, threading, time
 sys.path.insert(0, sys.argv[1])
-from core.store import Store
-from core.results import evaluate_stored
+from core.store.store import Store
+from core.service.evaluate import evaluate_stored
 store = Store.open(sys.argv[2], load_sample=False, linger=2.0)
 busy, n = sys.argv[3] == "busy", int(sys.argv[4])
 ops = []
@@ -105,7 +105,7 @@ def main() -> int:
     ap.add_argument("--loads", type=int, default=10)
     ap.add_argument("--readers", type=int, default=3)
     args = ap.parse_args()
-    from core.store import Store
+    from core.store.store import Store
     work = Path(tempfile.mkdtemp(prefix="rankboard-sharing-"))
     store = work / "store.duckdb"
     Store.open(store, load_sample=True).close()

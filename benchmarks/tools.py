@@ -33,7 +33,7 @@ def measure_set(task: str) -> list[str]:
 # ---------------------------------------------------------------- Rankboard
 def _eval_options():
     try:
-        from core.evaluate import EvalOptions
+        from core.engine.evaluate import EvalOptions
     except ImportError:
         from core.measures import EvalOptions
     return EvalOptions()
@@ -59,7 +59,7 @@ def _rankboard_tables(res, dump: bool):
 
 
 def rankboard_evaluate(args):
-    from core.evaluate import evaluate_files
+    from core.engine.evaluate import evaluate_files
     opts = _eval_options()
     t0 = time.perf_counter()
     res = evaluate_files(args.qrels, [args.run], measure_set(args.task), opts)
@@ -77,7 +77,7 @@ def rankboard_cli(args):
 
 
 def open_store(path):
-    from core.store import Store
+    from core.store.store import Store
     try:
         return Store.open(path, load_sample=False)
     except TypeError:
@@ -112,7 +112,7 @@ def _run_ids(store, names=None):
 
 
 def rankboard_reeval(args):
-    from core.results import evaluate_stored
+    from core.service.evaluate import evaluate_stored
     store = open_store(args.store)
     runs = _run_ids(store)
     rid = [int(runs["run_id"].iloc[0])]
@@ -129,8 +129,8 @@ def rankboard_reeval(args):
 
 
 def rankboard_compare(args):
-    from core.compare import compare
-    from core.results import evaluate_stored
+    from core.stats.compare import compare
+    from core.service.evaluate import evaluate_stored
     store = open_store(args.store)
     runs = _run_ids(store)
     ids = [int(x) for x in runs["run_id"]]

@@ -20,10 +20,10 @@ from unittest import mock
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from core.duck import scratch  # noqa: E402
+from core.db.scratch import scratch  # noqa: E402
 from core.formats import read_qrels, read_run  # noqa: E402
-from core.stage1 import ArrowRun, Tables, rankings  # noqa: E402
-from core.stage1.files import read_first  # noqa: E402
+from core.engine.stage1 import ArrowRun, Tables, rankings  # noqa: E402
+from core.engine.stage1.files import read_first  # noqa: E402
 
 
 def timed(fn, reps: int) -> float:
@@ -47,7 +47,8 @@ def pair(name: str, trick, plain, reps: int) -> None:
 def manysys_pairs(reps: int) -> None:
     """Issue 15: the all-pairs randomisation test's permutations, 1000 resamples of 5000 topics x 50 runs."""
     import numpy as np
-    from core import multisys, permute
+    from core.stats import multisys
+    from core.stats import permute
     X = np.random.default_rng(0).random((5000, 50))
 
     def argsort_plain():                        # the plain equivalent: argsort of uniform float keys per topic row
@@ -60,11 +61,11 @@ def manysys_pairs(reps: int) -> None:
         with mock.patch.object(permute, "THREADS", 1):
             multisys.permuted_ranges(X, 1000, 0)
     pair("randomization-all permutations, 1000 x 5000 topics x 50 runs: sorted packed uint32 keys with rejection, "
-         "2 threads (`core.permute`; plain: argsort of uniform float keys, one thread)",
+         "2 threads (`core.stats.permute`; plain: argsort of uniform float keys, one thread)",
          lambda: multisys.permuted_ranges(X, 1000, 0), argsort_plain, reps)
     pair("the same on 2 threads (plain: 1 thread; the draws are the same)",
          lambda: multisys.permuted_ranges(X, 1000, 0), one_thread, reps)
-    from core import stats
+    from core.stats import paired as stats
 
     def one_bincount():
         with mock.patch.object(stats, "_COUNT_CELLS", 1 << 40):
@@ -76,7 +77,7 @@ def manysys_pairs(reps: int) -> None:
     files = HERE / "work" / "many_50x5000_d10"
     if (files / "run49.txt").exists():
         from core.cli import compare as cli_compare
-        from core.evaluate import EvalOptions
+        from core.engine.evaluate import EvalOptions
         runs = sorted(files.glob("run*.txt"))
 
         def parse(threads):
@@ -90,9 +91,9 @@ def per_query_pairs(reps: int) -> None:
     """Issue 15's table work at 50 runs x 5,000 topics x 6 measures (1.5M per-query rows)."""
     import numpy as np
     import pandas as pd
-    from core import results
-    from core.stage2 import sorted_codes
-    from core.store import Store
+    from core.service import evaluate as results
+    from core.engine.stage2 import sorted_codes
+    from core.store.store import Store
     rng = np.random.default_rng(0)
     measures = ["AP", "nDCG@10", "P@10", "R@1000", "RR", "Judged@10"]
     n = 50 * 5000
@@ -103,14 +104,14 @@ def per_query_pairs(reps: int) -> None:
     names = pq["run"].to_numpy(object)
     pair("summary grouping of 1.5M rows by run name: hash factorisation, sort of the distinct names (`stage2.sorted_codes`; "
          "plain: np.unique)", lambda: sorted_codes(names), lambda: np.unique(names, return_inverse=True), reps)
-    from core.resolution import wide_tables
-    from core.stage2 import repeated, tiled
+    from core.stats.resolution import wide_tables
+    from core.engine.stage2 import repeated, tiled
     runs = [str(r + 1) for r in range(50)]
     pair("compare's topics x runs tables of 5 measures from 1.5M rows: one factorisation, a numpy scatter per measure "
          "(`resolution.wide_tables`; plain: a `pivot_table` per measure)", lambda: wide_tables(pq, measures[:5], runs),
          lambda: [pq[pq["measure"] == m].pivot_table(index="qid", columns="run", values="value", aggfunc="first")
                   for m in measures[:5]], reps)
-    from core.resolution import share
+    from core.stats.resolution import share
 
     def leaderboard_calls(frame):       # one Leaderboard view: the table's 5 measures, the chart's, the ranks'
         wide_tables(frame, measures[:5], runs)
@@ -203,7 +204,7 @@ def main(argv=None) -> int:
     pair("gunzip with ISA-L (plain: zlib), ties.txt.gz", lambda: _text.decompress(gz, "f"), with_zlib, args.reps)
 
     import duckdb
-    from core.duck import shared_cursor
+    from core.db.scratch import shared_cursor
     small = read_run(work.parent / "many_50x5000_d10" / "run00.txt", filename="r").table \
         if (work.parent / "many_50x5000_d10" / "run00.txt").exists() else run.slice(0, 250_000)
 
@@ -246,8 +247,8 @@ def pieces_pairs(work: Path, qrels, reps: int) -> None:
     """Stage 1 of a mid-sized run file (ties: 186 MB, and its gzip) read in pieces with the next piece read ahead
     on a thread, against pieces one after the other (`ahead` -> `iter`), and against the whole-file parse."""
     from core.measures import EvalOptions
-    from core.stage1 import RunFile
-    from core.stage1 import files
+    from core.engine.stage1 import RunFile
+    from core.engine.stage1 import files
 
     for name in ("ties.txt", "ties.txt.gz"):
         path = work / name
@@ -272,7 +273,7 @@ def sort_pairs(work: Path, reps: int) -> None:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from core.stage1.order import by_topic_and_score, topic_codes
+    from core.engine.stage1.order import by_topic_and_score, topic_codes
 
     run = read_run(work / "shuffled.txt", filename="r").table
     codes, score = topic_codes(run["qid"])[0], run["score"].to_numpy()

@@ -17,8 +17,10 @@ from core.errors import StoreError  # noqa: E402
 
 st.set_page_config(layout="wide", page_title="Rankboard", page_icon="📊")
 
-from dashboard import access, catalogue, pages, state, store_resource  # noqa: E402
-from dashboard.hugepages import without_hugepage_advice  # noqa: E402
+from dashboard import pages  # noqa: E402
+from dashboard.cache import catalogue, store as store_resource  # noqa: E402
+from dashboard.session import access, state  # noqa: E402
+from dashboard.session.hugepages import without_hugepage_advice  # noqa: E402
 from dashboard.components.sidebar import render_sidebar  # noqa: E402
 from dashboard.components.theme import apply_theme  # noqa: E402
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from core.store import Store
+from core.store.store import Store
 
 SAMPLE_COLLECTION = "robust03-sample"
 _template: Path | None = None

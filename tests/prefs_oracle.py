@@ -1,5 +1,5 @@
 """A plain-Python port of trec_eval's preference measures (form_prefs_counts.c and m_prefs_*.c), loop for loop,
-as the reference the vectorised core.prefs is tested against. Slow on purpose: it follows the C code."""
+as the reference the vectorised core.engine.prefs.evaluate is tested against. Slow on purpose: it follows the C code."""
 from __future__ import annotations
 
 from itertools import groupby

@@ -1,4 +1,4 @@
-"""Who may do what (dashboard/access.py), in AppTest on a copy of the sample store: local, open, team
+"""Who may do what (dashboard/session/access.py), in AppTest on a copy of the sample store: local, open, team
 with a shared secret (with and without a viewer secret), team with an OIDC provider (st.user seeded),
 and the read-only fallback when the server listens beyond localhost without team mode."""
 from __future__ import annotations
@@ -186,14 +186,14 @@ def test_replacing_a_run_needs_a_confirmation(app, address):
 
 def test_a_viewer_session_cannot_write_even_through_a_direct_call(monkeypatch):
     from core.errors import RankboardError
-    from dashboard import access
+    from dashboard.session import access
     monkeypatch.setattr(access, "role", lambda: access.VIEWER)
     with pytest.raises(RankboardError, match="Only editors may change the store"):
         access.require_editor()
 
 
 def test_roles_from_email_and_secret():
-    from dashboard.access import EDITOR, VIEWER, Settings, role_for_email, role_for_secret
+    from dashboard.session.access import EDITOR, VIEWER, Settings, role_for_email, role_for_secret
     s = Settings(mode="team", editor_secret="e", viewer_secret="v", editors=("ana@lab.org",))
     assert role_for_secret("e", s) == EDITOR and role_for_secret("v", s) == VIEWER
     assert role_for_secret("", s) is None and role_for_secret("e ", s) is None

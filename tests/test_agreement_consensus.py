@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.consensus import consensus, save_consensus, to_trec_text
+from core.agreement.consensus import consensus, save_consensus, to_trec_text
 from core.errors import EvalError
 from tests.fixtures_store import SAMPLE_COLLECTION, sample_store
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
-from core.agreement import agreement, multi_agreement
+from core.agreement.qrels import agreement, multi_agreement
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning", "ignore::RuntimeWarning",
                                       "ignore::sklearn.exceptions.UndefinedMetricWarning")

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
-from core.agreement import agreement, multi_agreement
+from core.agreement.qrels import agreement, multi_agreement
 from core.formats.qrels import read_qrels
 
 TOL = 5.1e-7   # the CSV is rounded to 6 decimals
@@ -140,7 +140,7 @@ def test_pairwise_alpha_matches_krippendorff_package(label_sets, name_a, name_b)
 
 
 def test_kappa_by_threshold_collapses_the_graded_matrix(label_sets):
-    from core.agreement import kappa_by_threshold
+    from core.agreement.qrels import kappa_by_threshold
     res = agreement(label_sets["rag25 NIST"], label_sets["umbrela2"])
     table = kappa_by_threshold(res).set_index("rel_level")
     assert list(table.index) == [1, 2, 3, 4]

@@ -7,10 +7,10 @@ import pandas as pd
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from core.agreement import agreement, multi_agreement, reading
-from core.consensus import consensus
+from core.agreement.qrels import agreement, multi_agreement, reading
+from core.agreement.consensus import consensus
 from core.errors import EvalError
-from core.evaluate import evaluate_frames
+from core.engine.evaluate import evaluate_frames
 
 # Seed 004, exercise 8/4: 12 documents, one query; the system returns {4, 5, 6, 7, 8}.
 JUDGE_1 = [0, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0]

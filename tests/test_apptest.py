@@ -233,7 +233,7 @@ def _chart_specs(at) -> str:
 def test_a_run_named_with_markdown_and_html_renders_literally(tmp_path, monkeypatch):
     """A run name full of markdown, math, directives and HTML reaches every markdown element with a
     backslash before each special character, and every plotly chart HTML-escaped."""
-    from core.store import Store
+    from core.store.store import Store
     from dashboard.components.feedback import md_escape
     sample_store(tmp_path).close()
     store = Store.open(tmp_path / "sample.duckdb", load_sample=False)

@@ -72,7 +72,7 @@ def test_leaderboard_more_baselines(app):
 
 def test_leaderboard_chart_intervals_are_the_details_intervals(app):
     """The table's comparison draws no bootstrap CI; the chart bootstraps its one measure and the details tab
-    every measure (dashboard.cached.intervals / compared_many): the chart's error bars are the details' CIs."""
+    every measure (dashboard.cache.results.intervals / compared_many): the chart's error bars are the details' CIs."""
     import json
     at = open_page(app, "leaderboard", baseline="humR03dc", measure="nDCG@10")
     assert_clean(at)
@@ -94,13 +94,13 @@ def keyed_chart(at):
 
 
 def test_the_shared_evaluation_is_never_changed_by_a_page(app, monkeypatch):
-    """dashboard.cached.evaluate hands every caller and session one EvalResult (st.cache_resource, not a pickled
+    """dashboard.cache.results.evaluate hands every caller and session one EvalResult (st.cache_resource, not a pickled
     copy per call as st.cache_data would): no view may change it. Each result is snapshotted when computed and,
     after the Leaderboard's tabs and the Per-query page have used it, still equals its snapshot."""
     import copy
     import pandas as pd
-    from core import results
-    from dashboard import cached
+    from core.service import evaluate as results
+    from dashboard.cache import results as cached
     made = []
     real = results.evaluate_stored
 
@@ -118,9 +118,9 @@ def test_the_shared_evaluation_is_never_changed_by_a_page(app, monkeypatch):
     open_page(at, "perquery", baseline="humR03dc", run="pircRBa1")
     assert_clean(at)
     assert board >= 1 and len(made) > board                          # the Per-query page evaluated its two runs
-    from core.resolution import _SHARED
+    from core.stats.resolution import _SHARED
     for live, snap in made:
-        assert id(live.per_query) in _SHARED      # declared unchanging (core.resolution.share): this test is why
+        assert id(live.per_query) in _SHARED      # declared unchanging (core.stats.resolution.share): this test is why
         pd.testing.assert_frame_equal(live.per_query, snap.per_query, check_exact=True)
         pd.testing.assert_frame_equal(live.summary, snap.summary, check_exact=True)
         assert live.missing_topics == snap.missing_topics and live.num_q == snap.num_q

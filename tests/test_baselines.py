@@ -1,4 +1,4 @@
-"""core.baselines.report: several baselines corrected together, ranks and risk in the records."""
+"""core.stats.baselines.report: several baselines corrected together, ranks and risk in the records."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,9 +6,9 @@ import pandas as pd
 import pytest
 from statsmodels.stats.multitest import multipletests
 
-from core.baselines import report
-from core.compare import compare
-from core.riskeval import risk_table
+from core.stats.baselines import report
+from core.stats.compare import compare
+from core.stats.riskeval import risk_table
 
 
 def _per_query(n=25, k=4, seed=0):
@@ -60,7 +60,7 @@ def test_ranks_and_risk_keys():
 
 @pytest.mark.parametrize("test", ["tukey", "randomization-all"])
 def test_multi_system_test_p_values_are_the_all_pairs_cells(test):
-    from core import multisys
+    from core.stats import multisys
     from tests.oracle_stats import tukey_oracle
     pq = _per_query(20, 4, 3)
     pq = pq[~((pq["run"] == "r2") & (pq["qid"] == "q05"))]              # r2 lacks a topic: 19 shared

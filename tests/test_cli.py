@@ -37,14 +37,14 @@ def test_only_the_chosen_command_module_is_imported():
 
 @pytest.mark.parametrize("command", ["list", "compare"])
 def test_scipy_stats_and_statsmodels_are_imported_only_when_a_statistic_needs_them(command):
-    """They take ~1 s to import (core.stats._sp); a command's parser and the randomisation tests load neither.
+    """They take ~1 s to import (core.stats.paired._sp); a command's parser and the randomisation tests load neither.
     A t-test does (the second half), so the deferred import is exercised too."""
     code = ("import sys; from core.cli import build_parser; build_parser([" + repr(command) + "]); "
-            "import core.baselines, core.multisys, core.risk, core.stats, numpy as np; "
+            "import core.stats.baselines, core.stats.multisys, core.stats.risk, core.stats.paired, numpy as np; "
             "heavy = lambda: sorted(m for m in sys.modules if m.startswith(('scipy.stats', 'statsmodels'))); "
-            "print(heavy() == []); core.multisys.all_pairs(np.arange(12.0).reshape(4, 3) % 5, 'randomization-all', "
+            "print(heavy() == []); core.stats.multisys.all_pairs(np.arange(12.0).reshape(4, 3) % 5, 'randomization-all', "
             "n_resamples=50, seed=0); print(heavy() == []); "
-            "core.stats.correct(core.stats.paired_t_columns(np.eye(4), np.ones((4, 4)), np.ones((4, 4), bool)), 'holm'); "
+            "core.stats.paired.correct(core.stats.paired.paired_t_columns(np.eye(4), np.ones((4, 4)), np.ones((4, 4), bool)), 'holm'); "
             "print('scipy.stats' in sys.modules, 'statsmodels.stats.multitest' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parents[1]).stdout

@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from core.results import evaluate_stored
-from core.store import ROOT, Store
+from core.service.evaluate import evaluate_stored
+from core.store.store import ROOT, Store
 from tests.fixtures_store import assert_derived, fresh_store, snapshot
 
 QRELS = b"1 0 d1 1\n1 0 d2 0\n1 0 d4 2\n2 0 d3 1\n2 0 d5 1\n"
@@ -121,7 +121,7 @@ def test_evaluate_stored_runs_gives_the_files_numbers(store, tmp_path):
 HOLD = """
 import sys
 sys.path.insert(0, sys.argv[1])
-from core.store import Store
+from core.store.store import Store
 s = Store.open(sys.argv[2], load_sample=False)
 with s.session():
     print('open', flush=True)

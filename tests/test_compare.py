@@ -16,7 +16,7 @@ import pytrec_eval
 from scipy import stats as sp
 from statsmodels.stats.multitest import multipletests
 
-from core.compare import ROW_FIELDS, compare
+from core.stats.compare import ROW_FIELDS, compare
 from core.errors import EvalError
 
 RUNS = ["InexpC2", "MU03rob01", "SABIR03BASE", "humR03dc"]
@@ -228,8 +228,8 @@ def test_swapping_run_and_baseline_mirrors_the_row(pairs, test):
 
 
 def test_compare_stored_equals_compare_on_the_engine_frames(tmp_path):
-    from core.compare import compare_stored
-    from core.evaluate import evaluate_frames
+    from core.stats.compare import compare_stored
+    from core.engine.evaluate import evaluate_frames
     from tests.fixtures_store import SAMPLE_COLLECTION, sample_store
     with sample_store(tmp_path) as store:
         runs = store.runs(SAMPLE_COLLECTION)
@@ -353,7 +353,7 @@ def test_compare_ci_is_the_percentile_bootstrap_of_each_runs_mean_over_the_align
     the order the draws index) with the seeded draws stats._count_blocks(n topics) makes, and takes
     the mean over the drawn topics the run has (skip). Written out here with np.repeat. A run with
     every topic therefore gets exactly stats.bootstrap_ci of its own values."""
-    from core import stats
+    from core.stats import paired as stats
     pq = _synthetic()
     c = compare(pq, baseline="r0", n_resamples=600, seed=8)
     qids = sorted(pq.loc[pq["run"] == "r0", "qid"].unique())

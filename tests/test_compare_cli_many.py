@@ -8,7 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core import multisys, ranks, risk
+from core.stats import multisys
+from core.stats import ranks
+from core.stats import risk
 from core.cli import main
 from tests.oracle_stats import tukey_oracle
 
@@ -25,7 +27,7 @@ def files(reference):
 def per_query(files):
     """AP per topic of the four runs (columns in RUNS order), from the engine's own evaluation."""
     from core.cli.compare import evaluate_for_compare
-    from core.evaluate import EvalOptions
+    from core.engine.evaluate import EvalOptions
     pq, names, _, _ = evaluate_for_compare(files[0], files[1], ["AP"], EvalOptions())
     return pq.pivot(index="qid", columns="run", values="value")[RUNS].dropna()
 
@@ -106,7 +108,7 @@ def test_files_parsed_on_threads_equal_one_after_the_other(files, monkeypatch):
     """evaluate_for_compare parses the files on PARSE_THREADS threads; the plain equivalent is one
     file after the other. Same per-query table, names, topics and warnings, in the same order."""
     from core.cli import compare as cli_compare
-    from core.evaluate import EvalOptions
+    from core.engine.evaluate import EvalOptions
     paths = files[1] + files[1][:1]                              # a repeated file: named by file name, in order
     monkeypatch.setattr(cli_compare, "PARSE_THREADS", 2)
     threaded = cli_compare.evaluate_for_compare(files[0], paths, ["AP", "P@10"], EvalOptions())

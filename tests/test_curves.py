@@ -7,7 +7,7 @@ import pytest
 import pytrec_eval
 from sklearn.metrics import roc_auc_score
 
-from core.curves import IPREC_LEVELS, canonical_ranking, pr_curve, pr_points, roc_auc, roc_curve
+from core.analysis.curves import IPREC_LEVELS, canonical_ranking, pr_curve, pr_points, roc_auc, roc_curve
 
 # seed 002: the relevant set R_q and the ranking of its recall/precision table (ERRATA 5: the table's
 # ranking has d48 at 11 and d3 at 14; the R-precision slide's has d38 at 11, d48 at 12, d3 at 15)
@@ -126,7 +126,7 @@ def test_roc_by_hand_with_and_without_num_docs():
 
 
 def test_engine_auc_equals_the_curve_area_with_and_without_num_docs(robust):
-    from core.evaluate import EvalOptions, evaluate_frames
+    from core.engine.evaluate import EvalOptions, evaluate_frames
     _, qrels, runs = robust
     run = pd.concat([r.assign(run=name) for name, r in runs.items()], ignore_index=True)
     for num_docs in (None, 528_155):
@@ -139,8 +139,8 @@ def test_engine_auc_equals_the_curve_area_with_and_without_num_docs(robust):
 
 @pytest.mark.parametrize("compat,folder", [(9, "reference_trec_eval_9.0.8"), (10, "reference_trec_eval_10.0")])
 def test_pr_curve_from_the_engine_matches_trec_eval_per_topic_and_all(robust, compat, folder):
-    from core.curves import pr_curve_frames
-    from core.evaluate import EvalOptions
+    from core.analysis.curves import pr_curve_frames
+    from core.engine.evaluate import EvalOptions
     base, qrels, runs = robust
     run = pd.concat([r.assign(run=name) for name, r in runs.items()], ignore_index=True)
     curve = pr_curve_frames(qrels, run, EvalOptions(compat=compat), per_topic=True)
@@ -153,7 +153,7 @@ def test_pr_curve_from_the_engine_matches_trec_eval_per_topic_and_all(robust, co
 
 
 def test_seed002_interpolated_curve_through_the_engine():
-    from core.curves import pr_curve_frames
+    from core.analysis.curves import pr_curve_frames
     curve = pr_curve_frames(QRELS, _run(TABLE_RANKING), per_topic=True)
     one = curve[curve["qid"] == "q"]
     # interpolated precision at recall r = the best precision at any recall >= r (derived by hand
@@ -164,7 +164,7 @@ def test_seed002_interpolated_curve_through_the_engine():
 
 
 def test_bad_curve_requests_are_eval_errors():
-    from core.curves import pr_curve, pr_points
+    from core.analysis.curves import pr_curve, pr_points
     from core.errors import EvalError
     per_query = pd.DataFrame({"run": ["r"], "qid": ["1"], "measure": ["AP"], "value": [0.5]})
     with pytest.raises(EvalError) as info:
@@ -180,7 +180,7 @@ def test_bad_curve_requests_are_eval_errors():
 @pytest.mark.parametrize("kwargs", [{}, {"num_docs": 528_155}, {"rel_level": 2, "per_topic": False}])
 def test_roc_from_the_store_equals_roc_from_run_frames(tmp_path, kwargs):
     from tests.fixtures_store import SAMPLE_COLLECTION, sample_store
-    from core.curves import roc_curve_stored
+    from core.analysis.curves import roc_curve_stored
     with sample_store(tmp_path) as store:
         runs = store.runs(SAMPLE_COLLECTION)
         ids, names = runs["run_id"].astype(int).tolist(), runs["name"].astype(str).tolist()
@@ -196,7 +196,7 @@ def test_roc_from_the_store_equals_roc_from_run_frames(tmp_path, kwargs):
 
 
 def test_roc_from_the_store_rejects_unknown_runs_and_an_empty_selection(tmp_path):
-    from core.curves import roc_curve_stored
+    from core.analysis.curves import roc_curve_stored
     from core.errors import EvalError
     from tests.fixtures_store import SAMPLE_COLLECTION, sample_store
     with sample_store(tmp_path) as store:
@@ -211,14 +211,14 @@ def test_vertical_average_by_hand():
     # topic a: (0,0) (0,1) (1,1); topic b: (0,0) (1,0) (1,1): the average jumps to 0.5 at 0, stays, jumps at 1
     curve = pd.DataFrame({"run": "r", "qid": ["a"] * 3 + ["b"] * 3, "x": [0, 0, 1, 0, 1, 1.0],
                           "y": [0, 1, 1, 0, 0, 1.0]})
-    from core.curves import _with_average
+    from core.analysis.curves import _with_average
     avg = _with_average(curve, average=True, per_topic=False)
     np.testing.assert_allclose(avg[["x", "y"]].to_numpy(), [(0, 0), (0, 0.5), (1, 0.5), (1, 1)])
     assert roc_auc(avg)["auc"].item() == pytest.approx(0.5)
 
 
 def test_pr_from_the_store_equals_pr_from_run_frames(tmp_path):
-    from core.curves import pr_curve_frames, pr_curve_stored
+    from core.analysis.curves import pr_curve_frames, pr_curve_stored
     from tests.fixtures_store import SAMPLE_COLLECTION, sample_store
     with sample_store(tmp_path) as store:
         runs = store.runs(SAMPLE_COLLECTION)
@@ -234,8 +234,8 @@ def test_pr_from_the_store_equals_pr_from_run_frames(tmp_path):
 def test_stored_roc_keeps_topics_whose_retrieved_documents_are_all_unjudged(tmp_path):
     """The stored ROC reads judged rows only; a topic the run answered with unjudged documents alone still
     has its (0,0)-(1,1) curve, as from the run frame, so the run's average is the same."""
-    from core.curves import roc_curve_stored
-    from core.store import Store
+    from core.analysis.curves import roc_curve_stored
+    from core.store.store import Store
     qrels = b"1 0 d1 1\n1 0 d2 0\n2 0 d3 1\n2 0 d4 0\n3 0 d5 1\n3 0 d6 0\n"
     run = b"1 Q0 d2 1 3.0 r\n1 Q0 d1 2 2.0 r\n1 Q0 dx 3 1.0 r\n2 Q0 dy 1 5.0 r\n2 Q0 dz 2 4.0 r\n"
     with Store.open(tmp_path / "s.duckdb", load_sample=False) as store:

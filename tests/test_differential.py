@@ -198,7 +198,7 @@ def test_oracle_agrees_with_pytrec_eval(data, rel_level):
 # ------------------------------------------------------------------ the engine
 
 def _engine():
-    from core.evaluate import EvalOptions, evaluate_frames
+    from core.engine.evaluate import EvalOptions, evaluate_frames
     from core.measures import parse_measure, parse_measures
     return evaluate_frames, EvalOptions, parse_measure, parse_measures
 

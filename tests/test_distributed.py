@@ -15,10 +15,10 @@ import pyarrow as pa
 import pytest
 
 from core.cli import main
-from core.distributed import evaluate_distributed
+from core.distributed.driver import evaluate_distributed
 from core.errors import UploadError
-from core.evaluate import EvalOptions, evaluate_files, evaluate_frames
-from core.kernel import evaluate_rows
+from core.engine.evaluate import EvalOptions, evaluate_files, evaluate_frames
+from core.distributed.kernel import evaluate_rows
 from tests.conftest import DATA, REFERENCE, ROOT
 
 pytestmark = pytest.mark.xdist_group("dask")
@@ -148,7 +148,7 @@ def test_a_bad_run_raises_the_parsers_error_from_the_worker(dask_client, tmp_pat
 
 def test_unreachable_scheduler_is_a_clear_error(capsys, monkeypatch):
     pytest.importorskip("distributed")
-    monkeypatch.setattr("core.cluster.CONNECT_TIMEOUT", 1.0)
+    monkeypatch.setattr("core.distributed.cluster.CONNECT_TIMEOUT", 1.0)
     code, out, err = cli(capsys, "evaluate", QRELS, SAMPLE[0], "--scheduler", "tcp://127.0.0.1:9")
     assert code == 2 and out == ""
     assert err.startswith("error: Cannot reach the Dask scheduler at tcp://127.0.0.1:9 within 1 s")
@@ -158,7 +158,7 @@ def test_unreachable_scheduler_is_a_clear_error(capsys, monkeypatch):
 def test_without_dask_core_imports_and_the_engine_says_how_to_install(tmp_path):
     """dask and distributed hidden: core (and the CLI) import, and --engine dask explains what is missing."""
     code = ("import sys; sys.modules['dask'] = None; sys.modules['distributed'] = None\n"
-            "import core.distributed, core.kernel, core.cli.evaluate, core.cli.compare, core.results\n"
+            "import core.distributed.driver, core.distributed.kernel, core.cli.evaluate, core.cli.compare, core.service.evaluate\n"
             f"sys.exit(core.cli.main(['evaluate', {str(QRELS)!r}, {str(SAMPLE[0])!r}, '--engine', 'dask']))")
     done = subprocess.run([sys.executable, "-c", "import core.cli\n" + code], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 2, done.stderr
@@ -175,11 +175,11 @@ def test_core_runs_the_kernel_from_a_zip(tmp_path):
             if path.suffix in (".py", ".sql"):
                 z.write(path, path.relative_to(ROOT))
     code = (f"import sys; sys.path.insert(0, {str(archive)!r})\n"
-            "import core.evaluate, pandas as pd\n"
-            "assert core.evaluate.__file__.startswith(sys.path[0]), core.evaluate.__file__\n"
+            "import core.engine.evaluate, pandas as pd\n"
+            "assert core.engine.evaluate.__file__.startswith(sys.path[0]), core.engine.evaluate.__file__\n"
             "q = pd.DataFrame({'qid': ['1', '1'], 'docno': ['a', 'b'], 'rel': [1, 0]})\n"
             "r = pd.DataFrame({'qid': ['1', '1'], 'docno': ['a', 'b'], 'score': [2.0, 1.0]})\n"
-            "print(core.evaluate.evaluate_frames(q, r, ['AP']).summary['value'].iloc[0])")
+            "print(core.engine.evaluate.evaluate_frames(q, r, ['AP']).summary['value'].iloc[0])")
     done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "1.0"
@@ -205,7 +205,7 @@ def test_segcum_floats_equals_a_cumsum_per_group_and_ignores_other_groups():
 
 def test_dashboard_hands_stored_runs_to_the_cluster(dask_client, tmp_path, monkeypatch):
     """RANKBOARD_DASK_SCHEDULER: the leaderboard's evaluate_stored computes on the cluster, with the same values."""
-    from core.results import evaluate_stored
+    from core.service.evaluate import evaluate_stored
     from tests.fixtures_store import SAMPLE_COLLECTION, sample_store
 
     ms = ["AP", "nDCG@10", "ndcg_rel", "relstring@5"]
@@ -214,7 +214,7 @@ def test_dashboard_hands_stored_runs_to_the_cluster(dask_client, tmp_path, monke
         local = evaluate_stored(store, SAMPLE_COLLECTION, runs, ms, options=EvalOptions(max_depth=30))
     calls = []
     monkeypatch.setenv("RANKBOARD_DASK_SCHEDULER", dask_client.scheduler.address)
-    monkeypatch.setattr("core.cluster.wait", lambda client, futures, progress=None: calls.append(len(futures)))
+    monkeypatch.setattr("core.distributed.cluster.wait", lambda client, futures, progress=None: calls.append(len(futures)))
     (tmp_path / "again").mkdir()
     with sample_store(tmp_path / "again") as store:
         remote = evaluate_stored(store, SAMPLE_COLLECTION, runs, ms, options=EvalOptions(max_depth=30))
@@ -246,8 +246,8 @@ def sample_run(tmp_path, comment: bool, extra: bool = False):
 
 
 def in_pieces_only(monkeypatch, **sizes):
-    """Lower stage 1's size thresholds (core.stage1.files: `sizes`) and make any call of the whole-file parser fail."""
-    from core.stage1 import files
+    """Lower stage 1's size thresholds (core.engine.stage1.files: `sizes`) and make any call of the whole-file parser fail."""
+    from core.engine.stage1 import files
 
     def whole(*args, **kw):
         raise AssertionError("the whole-file parser was called")
@@ -262,7 +262,7 @@ def test_a_workers_large_run_is_read_a_piece_at_a_time(tmp_path, monkeypatch, co
     """run_task (in this process, as a worker runs it) reads a run file through stage 1's file providers: with the
     size thresholds lowered, a clean run goes in pieces and one with a comment line below the top to the tolerant
     parser's pieces; the whole-file parser is never called, and the values are the old whole-file path's."""
-    from core import dask_tasks
+    from core.distributed import tasks as dask_tasks
     from core.formats import read_qrels
 
     path = sample_run(tmp_path, comment)
@@ -282,7 +282,7 @@ def test_a_topic_split_reader_reads_a_large_run_a_piece_at_a_time(tmp_path, monk
     """bucket_task (split by topic, in this process) reads a run file of STREAM_BYTES or more in pieces (clean, or
     the tolerant parser's): the whole-file parser is never called, and the tag, warnings and every bucket's rows
     are those of the whole-file read."""
-    from core import dask_tasks
+    from core.distributed import tasks as dask_tasks
     from core.formats import read_qrels
 
     path = sample_run(tmp_path, comment, extra=comment)

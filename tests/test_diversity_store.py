@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from core.diversity import evaluate_diversity_files
-from core.diversity_store import add_diversity_qrels, diversity_sets, evaluate_stored_diversity
+from core.engine.diversity import evaluate_diversity_files
+from core.service.diversity import add_diversity_qrels, diversity_sets, evaluate_stored_diversity
 from core.errors import EvalError, UploadError
 from core.measures import EvalOptions
 from tests.fixtures_store import fresh_store, snapshot

@@ -1,4 +1,4 @@
-"""dashboard.escape: the one helper through which user text reaches Streamlit markdown.
+"""dashboard.components.escape: the one helper through which user text reaches Streamlit markdown.
 
 The browser test (tests/e2e/test_e2e_hostile.py) renders hostile names on every page; these tests
 pin the helper itself and check that no page or component formats a value into markdown without it.
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from dashboard.escape import md_escape, md_format
+from dashboard.components.escape import md_escape, md_format
 
 ROOT = Path(__file__).resolve().parents[1]
 JOIN = "\u2060"

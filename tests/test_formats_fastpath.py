@@ -162,9 +162,9 @@ def test_streamed_runs_evaluate_like_parsed_ones(reference, monkeypatch, tmp_pat
     """evaluate_files reads large clean runs a piece at a time: topic by topic (stage1.files.pieces), or, when a
     topic's lines are not contiguous, into a DuckDB table (stage1.files.spilled). Force both on small files (tiny
     pieces, so lines, topics and CRLFs straddle piece ends) and compare with the parsed path."""
-    import core.evaluate as ev
-    import core.stage1 as stage1
-    import core.stage1.files as files
+    import core.engine.evaluate as ev
+    import core.engine.stage1 as stage1
+    import core.engine.stage1.files as files
 
     runs = sorted((reference / "trectools_robust03" / "runs").iterdir())[:3]
     tabbed = tmp_path / "tabbed.txt"
@@ -207,8 +207,8 @@ def test_streamed_runs_evaluate_like_parsed_ones(reference, monkeypatch, tmp_pat
 def test_large_bad_runs_get_the_whole_file_parsers_errors_in_pieces(reference, monkeypatch, tmp_path):
     """evaluate_files on a large run the column reader declines: the tolerant parser's pieces (stage1.files.tolerant,
     forced here on small files cut into ~1 KB pieces) raise exactly what parsing it whole raises."""
-    import core.evaluate as ev
-    import core.stage1.files as files
+    import core.engine.evaluate as ev
+    import core.engine.stage1.files as files
 
     qrels = reference / "trectools_robust03" / "robust03_qrels.txt"
     good = b"".join(b"%d Q0 d%d 1 %d.5 t\n" % (q, d, 100 - d) for q in range(303, 343) for d in range(30))
@@ -299,7 +299,7 @@ def test_plain_and_exponent_scores_read_alike_on_both_paths(score, monkeypatch):
 
 def test_evaluate_files_reports_a_repeated_document_exactly(tmp_path):
     """A clean file that repeats a document fails with the tolerant parser's message, naming both lines."""
-    from core.evaluate import evaluate_files
+    from core.engine.evaluate import evaluate_files
 
     qrels = tmp_path / "q"
     qrels.write_text("1 0 a 1\n1 0 b 0\n")
@@ -315,7 +315,7 @@ def test_evaluate_files_reports_a_repeated_document_exactly(tmp_path):
 def test_evaluate_files_reports_the_qrels_problem_first(tmp_path, run_text):
     """The first run is read beside the qrels; a broken qrels file is still the error reported, whether the
     run is fine or broken too (as when the qrels were read first)."""
-    from core.evaluate import evaluate_files
+    from core.engine.evaluate import evaluate_files
 
     qrels = tmp_path / "q"
     qrels.write_text("1 0 a one\n")
@@ -392,7 +392,7 @@ def test_qrels_in_order_agree_with_the_exact_check(topics, split, swap, chunk):
 def test_a_check_that_cannot_decide_does_not_fail_a_clean_run(reference, monkeypatch):
     """When the duplicate check says "maybe" for a clean run (it answers False when DuckDB fails), the tolerant
     parser finds no repeat and the evaluation goes on with the same values."""
-    import core.evaluate as ev
+    import core.engine.evaluate as ev
     run = reference / "trectools_robust03" / "runs" / "input.MU03rob01.gz"
     qrels = reference / "trectools_robust03" / "robust03_qrels.txt"
     want = ev.evaluate_files(qrels, [run], ["AP", "P@10"])
@@ -402,7 +402,7 @@ def test_a_check_that_cannot_decide_does_not_fail_a_clean_run(reference, monkeyp
 
 
 def test_reading_the_qrels_beside_the_run_equals_reading_one_after_the_other(reference):
-    from core.stage1.files import read_first
+    from core.engine.stage1.files import read_first
 
     qrels_path = reference / "trectools_robust03" / "robust03_qrels.txt"
     run_path = reference / "trectools_robust03" / "runs" / "input.MU03rob01.gz"

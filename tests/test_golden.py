@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from core.cli.evaluate import format_trec
-from core.evaluate import EvalOptions, evaluate_files, evaluate_frames
+from core.engine.evaluate import EvalOptions, evaluate_files, evaluate_frames
 from core.measures import labelled
 from tests.cases.golden import CASES, Case
 from tests.conftest import REFERENCE

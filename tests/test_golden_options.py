@@ -7,7 +7,7 @@ import math
 import pytest
 import pytrec_eval
 
-from core.evaluate import EvalOptions, evaluate_files
+from core.engine.evaluate import EvalOptions, evaluate_files
 from core.measures import parse_measures
 
 TE = "trec_eval_test"

@@ -1,4 +1,4 @@
-"""The dashboard turns numpy's transparent-huge-page advice off (dashboard/hugepages.py): it changes how memory
+"""The dashboard turns numpy's transparent-huge-page advice off (dashboard/session/hugepages.py): it changes how memory
 is obtained, never a value, and numpy's own switch (NUMPY_MADVISE_HUGEPAGE) still wins."""
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.evaluate import evaluate_frames
-from dashboard.hugepages import without_hugepage_advice
+from core.engine.evaluate import evaluate_frames
+from dashboard.session.hugepages import without_hugepage_advice
 
 toggle = np._core.multiarray
 
@@ -78,7 +78,7 @@ def test_values_are_the_same_with_and_without_huge_pages_in_pyarrows_allocator(r
     """The same evaluation in two fresh processes, mimalloc's huge pages off (core's setting) and on."""
     robust = reference / "trectools_robust03"
     run = sorted((robust / "runs").iterdir())[0]
-    code = ("import sys; from core.evaluate import evaluate_files; "
+    code = ("import sys; from core.engine.evaluate import evaluate_files; "
             f"r = evaluate_files({str(robust / 'robust03_qrels.txt')!r}, [{str(run)!r}], "
             "['AP', 'nDCG@10', 'P@10', 'R@1000', 'RR', 'Rprec', 'bpref']); "
             "sys.stdout.write(r.per_query.sort_values(['measure', 'qid']).to_csv(index=False))")

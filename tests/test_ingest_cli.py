@@ -5,7 +5,7 @@ import pytest
 
 from core.cli import load as cli_load
 from core.errors import RankboardError
-from core.store import Store
+from core.store.store import Store
 from tests.fixtures_store import assert_derived, cli, pairs, snapshot
 
 
@@ -87,7 +87,7 @@ def test_each_pass_over_a_large_file_has_its_own_bar(files, capsys, monkeypatch)
     refused before a parser reads it) and parsed by the tolerant parser's pieces: three passes, three bars."""
     import gzip
 
-    import core.ingest_prepare as prep
+    import core.store.prepare as prep
 
     monkeypatch.setattr(cli_load, "PROGRESS_MIN_BYTES", 0)
     monkeypatch.setenv("RANKBOARD_STREAM_MIN_MB", "0")

@@ -1,4 +1,4 @@
-"""Large runs are loaded a piece at a time (core/ingest_prepare.py): the store must end up exactly as when the
+"""Large runs are loaded a piece at a time (core/store/prepare.py): the store must end up exactly as when the
 file is parsed whole. The threshold is forced to 0 (every run is read in pieces, pieces of ~30 KB so that lines,
 topics and CRLFs straddle piece ends) or to 100 GB (every run is parsed whole), the same files are loaded both
 ways, from the command line and as uploads (bytes), and every stored table is compared row for row."""
@@ -11,10 +11,10 @@ import re
 import numpy as np
 import pytest
 
-import core.ingest_prepare as prep
+import core.store.prepare as prep
 from core.errors import UploadError
 from core.formats import read_run
-from core.store import Store
+from core.store.store import Store
 from tests.fixtures_store import cli
 
 WAYS = {"pieces": "0", "whole": "100000"}

@@ -1,4 +1,4 @@
-"""core.judges against independent oracles: sklearn's cohen_kappa_score, scipy's kendalltau, a loop for tau_AP
+"""core.judges.report against independent oracles: sklearn's cohen_kappa_score, scipy's kendalltau, a loop for tau_AP
 (Yilmaz et al. 2008), pytrec_eval (trec_eval's C code) for the means under every qrels set (reference, each
 judge, each filled set, each run's upper-bound qrels built by a plain loop), a plain bootstrap loop, and a
 plain loop over pairs of runs for the flips."""
@@ -16,7 +16,7 @@ from scipy import stats
 from sklearn.metrics import cohen_kappa_score
 
 from core.errors import EvalError
-from core.judges import judges_frames
+from core.judges.report import judges_frames
 from tests import oracle
 
 # ir_measures name -> (pytrec_eval request, result key, cutoff or None)
@@ -218,8 +218,8 @@ def test_cutting_stage_one_at_the_cutoff_changes_nothing(data):
     """The speed trick (judged rows kept only down to the measure's cutoff) against its plain equivalent."""
     import duckdb
 
-    from core import judges_scores
-    from core.judges_input import runs_table, stack_qrels
+    from core.judges import scores as judges_scores
+    from core.judges.tables import runs_table, stack_qrels
     from core.measures import EvalOptions, parse_measure
 
     ref, judges, runs = data
@@ -272,10 +272,10 @@ def test_no_judge_or_no_run_is_a_clear_error(data):
 
 
 def test_vectorised_ranking_stability_equals_rankcorr_per_judge():
-    """core.judges_rank (all judges at once) against its plain equivalent, core.rankcorr one judge at a time,
+    """core.judges.ranking (all judges at once) against its plain equivalent, core.agreement.rankcorr one judge at a time,
     with ties in either ordering, tied names, missing runs and too few runs."""
-    from core.judges_rank import ranking_table
-    from core.rankcorr import kendall_tau, tau_ap
+    from core.judges.ranking import ranking_table
+    from core.agreement.rankcorr import kendall_tau, tau_ap
 
     rng = np.random.default_rng(5)
     runs = [f"r{i:02d}" for i in range(12)]
@@ -308,11 +308,11 @@ def test_a_judge_identical_to_the_reference_agrees_perfectly(data):
 
 
 def test_ranks_from_numpy_equal_the_sql_window(data):
-    """runs_table's canonical ranks (core.stage1.order, numpy) against the plain equivalent, the SQL window."""
+    """runs_table's canonical ranks (core.engine.stage1.order, numpy) against the plain equivalent, the SQL window."""
     import duckdb
 
-    from core import judges_scores
-    from core.judges_input import runs_table, stack_qrels
+    from core.judges import scores as judges_scores
+    from core.judges.tables import runs_table, stack_qrels
 
     ref, judges, runs = data
     got = []

@@ -1,4 +1,4 @@
-"""`python -m core judges` (JSON keys, order, values) and core.judges_store (the store's judged rows) against
+"""`python -m core judges` (JSON keys, order, values) and core.service.judges (the store's judged rows) against
 the file path, on the bundled dl23-llmjudge sample (NIST + six LLM judges, six simulated runs)."""
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import pytest
 import pytrec_eval
 
 from core.cli.judges import read_inputs
-from core.judges import judges_frames
-from core.judges_store import judges_stored
+from core.judges.report import judges_frames
+from core.service.judges import judges_stored
 from tests.conftest import DATA, ROOT
 from tests.fixtures_store import sample_store
 

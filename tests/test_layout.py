@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-STORE_MODULES = ("core.store", "core.catalogue", "dashboard.store_resource", "dashboard.catalogue",
-                 "dashboard.cached")
+STORE_MODULES = ("core.store.store", "core.store.catalogue", "dashboard.cache.store", "dashboard.cache.catalogue",
+                 "dashboard.cache.results")
 STORE_NAMES = {"Store", "get_store", "db_lock", "cursor", "transaction"}
 
 

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.avgjg import evaluate_jg
+from core.engine.jg import evaluate_jg
 from core.errors import EvalError
-from core.evaluate import EvalOptions, evaluate_frames
+from core.engine.evaluate import EvalOptions, evaluate_frames
 
 
 def test_qrels_jg_golden(shared):
@@ -24,7 +24,7 @@ def test_qrels_jg_golden(shared):
 
 def test_other_measures_are_refused_with_qrels_jg(shared):
     te = shared / "reference" / "trec_eval_test"
-    from core.avgjg import evaluate_jg_files
+    from core.engine.jg import evaluate_jg_files
     with pytest.raises(EvalError, match="judgment-group measures only"):
         evaluate_jg_files(te / "qrels.123", [te / "results.test"], ["map"])
 

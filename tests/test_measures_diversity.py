@@ -10,9 +10,9 @@ import pandas as pd
 import pyndeval
 import pytest
 
-from core.diversity import evaluate_diversity, evaluate_diversity_files
+from core.engine.diversity import evaluate_diversity, evaluate_diversity_files
 from core.errors import EvalError
-from core.evaluate import EvalOptions
+from core.engine.evaluate import EvalOptions
 from core.measures import parse_measure
 from tests.cases.diversity import IR_MEASURES_NAMES, QRELS, RUN, WORKED, random_case
 
@@ -206,7 +206,7 @@ def test_refusals():
         evaluate_diversity(qrels, run, ["alpha_nDCG@30"])
     with pytest.raises(EvalError, match="not AP. Evaluate those against ordinary qrels"):
         evaluate_diversity(qrels, run, ["alpha_nDCG@10", "AP"])
-    from core.evaluate import evaluate_frames
+    from core.engine.evaluate import evaluate_frames
     with pytest.raises(EvalError, match="needs subtopic qrels"):
         evaluate_frames(pd.DataFrame({"qid": ["1"], "docno": ["A"], "rel": [1]}), run, ["ERR_IA@10"])
     with pytest.raises(EvalError, match="needs a cutoff"):

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from pytrec_eval_ext import RelevanceEvaluator as CEvaluator
 
 from core.errors import EvalError
-from core.evaluate import evaluate_frames
+from core.engine.evaluate import evaluate_frames
 from core.measures import parse_measure
 
 QRELS = {"q1": {"a": 0, "b": 1, "c": 2, "d": -1, "e": 0, "f": 1}, "q2": {"a": 2, "x": 0, "y": -1}}

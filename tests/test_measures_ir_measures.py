@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.errors import EvalError
-from core.evaluate import EvalOptions, evaluate_frames
+from core.engine.evaluate import EvalOptions, evaluate_frames
 from core.measures import parse_measure
 
 TOL = 1e-4

@@ -13,12 +13,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core import prefs_counts, prefs_levels
+from core.engine.prefs import counts as prefs_counts
+from core.engine.prefs import levels as prefs_levels
 from core.errors import EvalError
-from core.evaluate import evaluate_frames
+from core.engine.evaluate import evaluate_frames
 from core.measures import EvalOptions, parse_measures
 from core.measures.prefs import ALL_PREFS
-from core.prefs import evaluate_prefs, evaluate_prefs_files
+from core.engine.prefs.evaluate import evaluate_prefs, evaluate_prefs_files
 from tests.cases.prefs import PREFS_GOLDEN
 from tests.prefs_oracle import reference
 

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from core.errors import EvalError
-from core.evaluate import evaluate_frames
+from core.engine.evaluate import evaluate_frames
 from core.measures import parse_measure, parse_measures
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from core.errors import UploadError
-from core.zscores import read_zscores
+from core.engine.zscores import read_zscores
 
 DATA = Path(__file__).resolve().parent / "data" / "trec_eval"
 

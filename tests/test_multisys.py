@@ -1,6 +1,6 @@
-"""All-pairs tests (core.multisys) against independent implementations: a statsmodels OLS fit of
+"""All-pairs tests (core.stats.multisys) against independent implementations: a statsmodels OLS fit of
 the two-way ANOVA for Tukey's HSD, a naive loop for the max-statistic randomisation test, and
-core.stats' single-pair tests for the all-pairs versions of the paired tests."""
+core.stats.paired' single-pair tests for the all-pairs versions of the paired tests."""
 from __future__ import annotations
 
 import itertools
@@ -13,7 +13,9 @@ from scipy import stats as sp
 from scipy.stats import studentized_range
 from statsmodels.stats.multitest import multipletests
 
-from core import multisys, permute, stats
+from core.stats import multisys
+from core.stats import permute
+from core.stats import paired as stats
 from tests.oracle_stats import tukey_oracle
 
 
@@ -54,7 +56,7 @@ def test_studentized_range_grid_matches_scipy():
 
 
 def _naive_permutations(n, k, B, seed):
-    """core.permute's draws, written out one resample and one topic at a time: block i of
+    """core.stats.permute's draws, written out one resample and one topic at a time: block i of
     permute.block_rows(n, k) resamples takes 64-bit words from PCG64(SeedSequence(seed).spawn(...)[i]),
     each resample ceil(n*k/2) words read as 2 uint32 keys each (low half first); a topic's k keys,
     minus their low index bits, order its runs; a topic whose random parts repeat is drawn again,
@@ -84,7 +86,7 @@ def _naive_permutations(n, k, B, seed):
 
 
 def _naive_max_statistic(X, B, seed):
-    """Carterette's algorithm, one resample and one topic at a time, on core.permute's draws."""
+    """Carterette's algorithm, one resample and one topic at a time, on core.stats.permute's draws."""
     n, k = X.shape
     means = X.mean(axis=0)
     ranges = []

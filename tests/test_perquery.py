@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from scipy import stats as sp
 
-from core.perquery import (how_different, how_different_stored, query_deltas, ranking_differences, side_by_side,
+from core.analysis.perquery import (how_different, how_different_stored, query_deltas, ranking_differences, side_by_side,
                            side_by_side_stored)
 from tests.fixtures_store import SAMPLE_COLLECTION, sample_store
 
@@ -132,7 +132,7 @@ def _matches_scipy(both: pd.DataFrame, got: pd.Series) -> int:
 def test_kendall_with_tied_ranks_equals_scipy_per_topic():
     """Lists with tied ranks (not rankings) go through scipy per topic: the value is scipy's tau-b, including
     one-item and all-tied topics."""
-    from core.perquery import _kendall_rankings, kendall_union
+    from core.analysis.perquery import _kendall_rankings, kendall_union
 
     rng = np.random.default_rng(3)
     rows = []
@@ -150,7 +150,7 @@ def test_kendall_with_tied_ranks_equals_scipy_per_topic():
 @pytest.mark.parametrize("depth", [10, 100])
 def test_how_different_from_the_store_equals_it_from_run_frames(tmp_path, depth):
     """The store joins the two top-depth lists in SQL; the result is the frames' result, row for row."""
-    from core.results import evaluate_stored
+    from core.service.evaluate import evaluate_stored
 
     with sample_store(tmp_path) as store:
         runs = store.runs(SAMPLE_COLLECTION)
@@ -167,7 +167,7 @@ def test_how_different_from_the_store_equals_it_from_run_frames(tmp_path, depth)
 def test_kendall_on_rankings_takes_the_vectorised_path_and_equals_scipy():
     """Two top-k rankings per topic (distinct ranks, random overlap, either list possibly empty): the
     vectorised tau-b equals scipy's on the union list with absent documents tied after each list."""
-    from core.perquery import _kendall_rankings, _union_ranks
+    from core.analysis.perquery import _kendall_rankings, _union_ranks
 
     rng = np.random.default_rng(11)
     lists_a, lists_b = {}, {}

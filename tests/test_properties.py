@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import oracle
-from core.evaluate import EvalOptions, evaluate_files, evaluate_frames
+from core.engine.evaluate import EvalOptions, evaluate_files, evaluate_frames
 from core.measures import parse_measure
 
 # the same profile as tests/test_differential.py (load_profile is global to the session)

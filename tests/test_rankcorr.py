@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from core.errors import EvalError
-from core.rankcorr import correlation_table, kendall_tau, tau_ap
+from core.agreement.rankcorr import correlation_table, kendall_tau, tau_ap
 
 TRUTH = {"A": 4.0, "B": 3.0, "C": 2.0, "D": 1.0}          # A > B > C > D
 

@@ -1,4 +1,4 @@
-"""trec_eval's order (core.stage1.order): the numpy form against a plain Python sort, and against its SQL form."""
+"""trec_eval's order (core.engine.stage1.order): the numpy form against a plain Python sort, and against its SQL form."""
 import duckdb
 import numpy as np
 import pyarrow as pa
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.stage1.order import canonical_ranks, rank_sql, topic_codes
+from core.engine.stage1.order import canonical_ranks, rank_sql, topic_codes
 
 
 def naive_ranks(qids, docnos, scores):
@@ -119,8 +119,8 @@ def test_the_arrow_provider_equals_the_sql_provider(shuffle):
 
     import pandas as pd
 
-    from core.stage2 import evaluate_rankings
-    from core.stage1 import ArrowRun, Tables, rankings
+    from core.engine.stage2 import evaluate_rankings
+    from core.engine.stage1 import ArrowRun, Tables, rankings
 
     data = Path(__file__).resolve().parents[1] / "data"
     lines = [line.split() for line in gzip.decompress((data / "runs" / "input.pircRBa1.gz").read_bytes()).decode().splitlines()]
@@ -140,7 +140,7 @@ def test_the_arrow_provider_equals_the_sql_provider(shuffle):
 
 
 def _orders_like_lexsort(rows):
-    from core.stage1.order import by_topic_and_score
+    from core.engine.stage1.order import by_topic_and_score
 
     codes = np.array([c for c, _ in rows], dtype=np.int32)
     score = np.array([s for _, s in rows], dtype=np.float64)

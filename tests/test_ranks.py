@@ -9,7 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import rankdata
 
-from core import multisys, ranks, stats
+from core.stats import multisys
+from core.stats import ranks
+from core.stats import paired as stats
 
 
 def _matrix(n=40, k=6, seed=0):

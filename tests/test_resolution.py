@@ -1,5 +1,5 @@
-"""core.resolution: the per-query table becomes one complete matrix per measure, and the ranks,
-intervals and letters are those of core.ranks / core.multisys on that matrix."""
+"""core.stats.resolution: the per-query table becomes one complete matrix per measure, and the ranks,
+intervals and letters are those of core.stats.ranks / core.stats.multisys on that matrix."""
 from __future__ import annotations
 
 import itertools
@@ -8,9 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core import multisys, ranks
+from core.stats import multisys
+from core.stats import ranks
 from core.errors import EvalError
-from core.resolution import complete_matrix, resolve
+from core.stats.resolution import complete_matrix, resolve
 
 
 def _per_query(n=30, k=4, seed=0):
@@ -74,7 +75,7 @@ def test_a_repeated_row_keeps_its_first_value():
 
 
 def test_wide_tables_equal_pivot_table():
-    from core.resolution import share, wide_tables
+    from core.stats.resolution import share, wide_tables
     pq, _ = _per_query(12, 4, 3)
     pq = pq[~((pq["run"] == "run2") & (pq["qid"].isin(["q01", "q07"])))].sample(frac=1.0, random_state=1)
     pq = pd.concat([pq, pq.head(5).assign(value=9.0)], ignore_index=True)       # repeated keys: the first wins
@@ -101,7 +102,7 @@ def test_wide_tables_equal_pivot_table():
 def test_a_shared_frame_is_forgotten_with_it():
     import gc
 
-    from core import resolution
+    from core.stats import resolution
     pq, _ = _per_query(6, 3, 2)
     frame = resolution.share(pq.copy())
     resolution.wide_tables(frame, ["AP"], ["run0", "run1", "run2"])

@@ -7,7 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from core import risk, statdocs
+from core.stats import risk
+from core.stats import docs as statdocs
 from core.errors import OptionError
 
 # Worked example, alpha = 1. run - baseline over 4 topics:
@@ -108,7 +109,7 @@ def _pq():
 
 
 def test_risk_table_uses_the_worked_example_and_every_baseline():
-    from core.riskeval import risk_table
+    from core.stats.riskeval import risk_table
     table = risk_table(_pq(), baselines=["base", "other"], measures=["AP"], alpha=1)
     row = table[(table["baseline"] == "base") & (table["run"] == "run")].iloc[0]
     assert row["urisk"] == pytest.approx(-0.025) and row["trisk"] == pytest.approx(-0.151330, abs=1e-6)
@@ -118,7 +119,7 @@ def test_risk_table_uses_the_worked_example_and_every_baseline():
 
 
 def test_contributions_frame_sums_to_trisk_and_skips_unpaired_topics():
-    from core.riskeval import contributions
+    from core.stats.riskeval import contributions
     pq = _pq()
     pq = pq[~((pq["run"] == "run") & (pq["qid"] == "q0"))]
     c = contributions(pq, run="run", baseline="base", measure="AP", alpha=1)
@@ -128,6 +129,6 @@ def test_contributions_frame_sums_to_trisk_and_skips_unpaired_topics():
 
 
 def test_contributions_of_the_baseline_itself_and_of_an_unknown_measure_are_empty():
-    from core.riskeval import contributions
+    from core.stats.riskeval import contributions
     assert contributions(_pq(), run="base", baseline="base", measure="AP").empty
     assert contributions(_pq(), run="run", baseline="base", measure="nDCG").empty

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.store import sample_names
+from core.store.store import sample_names
 from dashboard.components.sidebar import opening_collection
 from tests.apptest_kit import APP, ROOT, TIMEOUT, assert_clean
 from tests.fixtures_store import SAMPLE_COLLECTION, sample_store

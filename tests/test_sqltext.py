@@ -2,7 +2,7 @@
 import duckdb
 import pytest
 
-from core.sqltext import ident, int_list, statement
+from core.db.sqltext import ident, int_list, statement
 
 
 def test_ident_doubles_quotes_and_rejects_empty():

@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import core.evaluate as ev
-import core.stage1 as stage1
-import core.stage1.files as files
+import core.engine.evaluate as ev
+import core.engine.stage1 as stage1
+import core.engine.stage1.files as files
 from core.formats._stream import interleaved, one_space
-from core.stage1.files import ahead
+from core.engine.stage1.files import ahead
 from tests.cases.providers import logged
 
 MEASURES = ["AP", "nDCG@10", "P@10", "RR", "Bpref", "num_rel_ret", "Rprec"]

@@ -1,4 +1,4 @@
-"""core.stage2.sorted_codes (the summary's grouping by run name) against its plain equivalent np.unique, and the
+"""core.engine.stage2.sorted_codes (the summary's grouping by run name) against its plain equivalent np.unique, and the
 per-query table's text columns (`tiled`, `repeated`) against np.tile / np.repeat."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.stage2 import repeated, sorted_codes, tiled
+from core.engine.stage2 import repeated, sorted_codes, tiled
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

@@ -1,4 +1,4 @@
-"""core.stats: the resampling tests against exact enumeration, and the edge cases."""
+"""core.stats.paired: the resampling tests against exact enumeration, and the edge cases."""
 from __future__ import annotations
 
 import itertools
@@ -6,7 +6,7 @@ import itertools
 import numpy as np
 import pytest
 
-from core import stats
+from core.stats import paired as stats
 from core.errors import EvalError
 
 

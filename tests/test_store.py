@@ -8,10 +8,10 @@ import threading
 import pandas as pd
 import pytest
 
-import core.schema as schema_mod
-import core.store as store_mod
+import core.store.schema as schema_mod
+import core.store.store as store_mod
 from core.errors import EvalError, RankboardError
-from core.store import Store, resolve_path
+from core.store.store import Store, resolve_path
 from tests.fixtures_store import SAMPLE_COLLECTION, fresh_store, sample_store, snapshot
 
 

@@ -16,7 +16,7 @@ import sys
 
 import pytest
 
-from core.store import ROOT, Store
+from core.store.store import ROOT, Store
 from tests.fixtures_store import fresh_store
 
 CAP_GB = 3          # address space of the capped loader (imports of numpy, pyarrow, DuckDB take about 1.2 GB)
@@ -183,8 +183,8 @@ def test_a_copy_is_written_before_a_migration_and_offered_when_the_store_is_dama
         store.add_run("c", b"301 Q0 d1 1 1.0 r\n", filename="r.run")
         with store.session() as con:               # make it look like a schema-2 store
             con.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'").fetchall()
-    import core.schema
-    monkeypatch.setitem(core.schema.MIGRATIONS, 2, lambda cur: None)     # a stand-in migration from schema 2
+    import core.store.schema
+    monkeypatch.setitem(core.store.schema.MIGRATIONS, 2, lambda cur: None)     # a stand-in migration from schema 2
     Store.open(path).close()
     copy = tmp_path / "old.duckdb.v2-backup"
     assert copy.exists()

@@ -3,8 +3,8 @@ after every kind of write: runs before or after qrels, judgment groups, consensu
 rename, and runs of another collection."""
 from __future__ import annotations
 
-import core.store as store_mod
-from core.consensus import save_consensus
+import core.store.store as store_mod
+from core.agreement.consensus import save_consensus
 from tests.fixtures_store import SAMPLE_COLLECTION, assert_derived, pairs, sample_store
 
 def test_derived_tables_follow_every_write(tmp_path):

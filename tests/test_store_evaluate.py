@@ -9,11 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core import ingest
-from core.evaluate import evaluate_files, evaluate_stored
+from core.store import ingest
+from core.engine.evaluate import evaluate_files, evaluate_stored
 from core.measures import EvalOptions
-from core.schema import SCHEMA_VERSION
-from core.store import Store
+from core.store.schema import SCHEMA_VERSION
+from core.store.store import Store
 
 OPTIONS = [EvalOptions(), EvalOptions(max_depth=50), EvalOptions(judged_only=True), EvalOptions(complete=True),
            EvalOptions(max_depth=20, judged_only=True, complete=True, rel_level=2)]
@@ -117,9 +117,9 @@ def test_an_older_store_is_migrated_and_evaluates_the_same(files, tmp_path, vers
 
 
 def test_results_cache_rows_equal_the_plain_pandas_frame(files, tmp_path, monkeypatch):
-    """core.results._write hands DuckDB an Arrow table; its plain equivalent built a pandas frame with
+    """core.service.evaluate._write hands DuckDB an Arrow table; its plain equivalent built a pandas frame with
     astype(int) / astype(str) columns. The cached rows are the same."""
-    from core import results
+    from core.service import evaluate as results
     runs, qrels = files
     store = Store.open(tmp_path / "w.duckdb", load_sample=False)
     written = []

@@ -12,15 +12,15 @@ import time
 
 import pytest
 
-from core import store_access
+from core.store import access as store_access
 from core.errors import StoreBusyError
-from core.store import ROOT, Store
+from core.store.store import ROOT, Store
 from tests.fixtures_store import fresh_store
 
 HOLD = """
 import sys, time
 sys.path.insert(0, sys.argv[1])
-from core.store import Store
+from core.store.store import Store
 s = Store.open(sys.argv[2], load_sample=False, linger=float(sys.argv[4]))
 if sys.argv[3] == 'idle':          # a dashboard between two page views: lingering, no session open
     s.collections(); print('open', flush=True); time.sleep(60)
@@ -153,7 +153,7 @@ def test_two_loads_at_once_both_land(store_file):
 
 
 def test_data_version_counts_committed_writes_but_not_the_results_cache(tmp_path):
-    from core.results import evaluate_stored
+    from core.service.evaluate import evaluate_stored
     with fresh_store(tmp_path) as store:
         v0, hint0 = store.data_version(), store_access.read_version_hint(store.path)
         store.add_qrels("c", QRELS, filename="q.txt")

@@ -210,7 +210,7 @@ def test_topics_errors_name_the_line():
 
 def test_failed_cli_style_batch_leaves_nothing(store):
     """A transaction that fails on its second file rolls back the first one too."""
-    from core import ingest
+    from core.store import ingest
     before = snapshot(store)
     with pytest.raises(UploadError):
         with store.transaction() as cur:
@@ -245,7 +245,7 @@ def test_a_failed_replace_keeps_the_old_run(store):
 
 def test_an_error_after_the_rows_are_inserted_rolls_back_everything(store, monkeypatch):
     """A failure after the old run was deleted and the new rows inserted leaves the store as it was."""
-    from core import ingest
+    from core.store import ingest
 
     class Boom:
         @staticmethod

@@ -1,10 +1,10 @@
-"""dashboard/uploads.py: the upload journal a restarted server or a new session reads."""
+"""dashboard/session/uploads.py: the upload journal a restarted server or a new session reads."""
 from __future__ import annotations
 
 import json
 import os
 
-from dashboard import uploads
+from dashboard.session import uploads
 
 
 def test_a_batch_is_written_before_any_file_and_each_outcome_after_it(tmp_path):

@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 import oracle
-from core.evaluate import EvalOptions, evaluate_frames
+from core.engine.evaluate import EvalOptions, evaluate_frames
 from core.measures import parse_measure
 from tests.cases.worked_examples import MULTI_ROWS, ROWS, WORKED_EXAMPLE_MEASURES
 

@@ -66,7 +66,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser(argv)
     args = parser.parse_args(argv)
-    from core import store_access, store_health
+    from core.store import access as store_access
+    from core.store import health as store_health
     store_access.set_notice(lambda message: print(message, file=sys.stderr, flush=True))
     store_access.set_default_timeout(args.wait)
     try:
@@ -77,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # a damaged store file can fail any query: say so, not a traceback
         if not store_health.is_damage(exc):
             raise
-        from core.store import resolve_path
+        from core.store.store import resolve_path
         print(f"error: {store_health.damaged(resolve_path(args.store), exc)}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # e.g. `python -m core evaluate ... | head`

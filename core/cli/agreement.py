@@ -12,7 +12,7 @@ import json
 from itertools import combinations
 from pathlib import Path
 
-from core.agreement import LEVELS, agreement, kappa_by_threshold, multi_agreement, reading
+from core.agreement.qrels import LEVELS, agreement, kappa_by_threshold, multi_agreement, reading
 from core.errors import EvalError
 from core.formats.qrels import read_qrels
 

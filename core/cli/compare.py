@@ -2,11 +2,11 @@
 (or `--collection NAME [--stored RUN ...]` instead of QRELS and RUN files: runs stored in the store)
 
 Evaluates the runs with the measures engine, then compares each with every baseline
-(core.baselines.report over core.compare). A run is named by its run tag, or by its file name when
+(core.stats.baselines.report over core.stats.compare). A run is named by its run tag, or by its file name when
 two runs share a tag. --baseline accepts either that name or the run's file name/path as given on
 the command line; with several, each JSON object / CSV row / text line carries a `baseline` key
 and the correction covers the tests against all of them. --ranks adds rank, rank_low, rank_high
-and group (core.resolution); --risk adds urisk, trisk and georisk (core.riskeval).
+and group (core.stats.resolution); --risk adds urisk, trisk and georisk (core.stats.riskeval).
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from core.cli import stored
-from core.cluster import add_engine_arguments, dask_kwargs, use_dask
+from core.distributed.cluster import add_engine_arguments, dask_kwargs, use_dask
 from core.errors import EvalError
 
 FORMATS = ("text", "csv", "json", "latex")
@@ -86,7 +86,7 @@ def _baseline(name: str, names: list[str], paths: list[str]) -> str:
 
 def evaluate_for_compare(qrels_path, run_paths, measures, options):
     """Parse the files once, name the runs, evaluate; -> (per_query, names, qrels topics, warnings)."""
-    from core.evaluate import evaluate_parsed
+    from core.engine.evaluate import evaluate_parsed
     from core.formats import read_qrels, read_run
     if PARSE_THREADS > 1:   # the CSV parser and DuckDB's duplicate check release the GIL: 50 files of 50k lines
         with ThreadPoolExecutor(PARSE_THREADS) as pool:     # parse in ~0.6 s instead of ~0.9 s on 2 cores
@@ -104,17 +104,17 @@ def evaluate_for_compare(qrels_path, run_paths, measures, options):
 
 
 def evaluate_on_dask(qrels_path, run_paths, measures, options, args):
-    """evaluate_for_compare's answer from a Dask cluster (core.distributed), runs named as compare names them."""
-    from core.distributed import run_distributed
+    """evaluate_for_compare's answer from a Dask cluster (core.distributed.driver), runs named as compare names them."""
+    from core.distributed.driver import run_distributed
     result, names, topics = run_distributed(qrels_path, run_paths, measures, options, name_runs=name_runs,
                                             **dask_kwargs(args))
     return result.per_query, names, topics, result.warnings
 
 
 def run(args) -> int:
-    from core.baselines import report
-    from core.evaluate import EvalOptions
-    from core.risk import check_alpha
+    from core.stats.baselines import report
+    from core.engine.evaluate import EvalOptions
+    from core.stats.risk import check_alpha
     measures = args.measures or DEFAULT_MEASURES
     check_alpha(args.alpha_risk)                      # a bad --alpha-risk fails before the evaluation
     options = EvalOptions(rel_level=args.rel_level, complete=args.complete)

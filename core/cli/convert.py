@@ -1,4 +1,4 @@
-"""`python -m core convert RUN [RUN ...] --out DIR`: check run files and write them as Parquet (core.convert)."""
+"""`python -m core convert RUN [RUN ...] --out DIR`: check run files and write them as Parquet (core.distributed.convert)."""
 from __future__ import annotations
 
 import sys
@@ -10,7 +10,7 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from core.convert import to_parquet
+    from core.distributed.convert import to_parquet
 
     for path in args.runs:
         target = to_parquet(path, args.out)

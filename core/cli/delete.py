@@ -5,13 +5,14 @@
 
 Nothing is asked interactively: without --yes the command says what it would delete and deletes nothing
 (exit 2). The look-ups and the deletes are one transaction of the store, taken in turn with the dashboard
-and other loads (core/store_access.py); an unknown name is an error (exit 2) and nothing is deleted.
+and other loads (core/store/access.py); an unknown name is an error (exit 2) and nothing is deleted.
 """
 from __future__ import annotations
 
-from core import edits, ingest
+from core.store import edits
+from core.store import ingest
 from core.errors import EvalError
-from core.store import Store
+from core.store.store import Store
 
 
 def add_arguments(p) -> None:

@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 import sys
 
-from core.cluster import add_engine_arguments, dask_kwargs, use_dask
-from core.diversity import NDEVAL_DEFAULT, evaluate_diversity_files, is_diversity
+from core.distributed.cluster import add_engine_arguments, dask_kwargs, use_dask
+from core.engine.diversity import NDEVAL_DEFAULT, evaluate_diversity_files, is_diversity
 from core.errors import EvalError
-from core.evaluate import EvalOptions, EvalResult, evaluate_files
+from core.engine.evaluate import EvalOptions, EvalResult, evaluate_files
 from core.cli import stored
 from core.measures import labelled
 
@@ -68,20 +68,20 @@ def run(args) -> int:
         trec = False                                # ndeval's measures: --compat is trec_eval's, not ndeval's
         result = evaluate_diversity_files(args.qrels, args.runs, [m for _, m in pairs], options)
     elif args.rel_format == "qrels_jg":
-        from core.avgjg import evaluate_jg_files
+        from core.engine.jg import evaluate_jg_files
         result = evaluate_jg_files(args.qrels, args.runs, [m for _, m in pairs], options)
     elif args.rel_format in ("prefs", "qrels_prefs"):
-        from core.prefs import evaluate_prefs_files
+        from core.engine.prefs.evaluate import evaluate_prefs_files
         result = evaluate_prefs_files(args.qrels, args.runs, [m for _, m in pairs], options, kind=args.rel_format)
     elif use_dask(args):
-        from core.distributed import evaluate_distributed
+        from core.distributed.driver import evaluate_distributed
         result = evaluate_distributed(args.qrels, args.runs, [m for _, m in pairs], options, **dask_kwargs(args))
     else:
         result = evaluate_files(args.qrels, args.runs, [m for _, m in pairs], options)
     if trec and args.compat >= 10 and not args.complete:
         refuse_missing_topics(result, dict(zip(result.runs, args.runs)) if len(result.runs) == len(args.runs) else {})
     if args.zscores:
-        from core.zscores import read_zscores, to_zscores
+        from core.engine.zscores import read_zscores, to_zscores
         result = to_zscores(result, pairs, read_zscores(args.zscores))
     for w in result.warnings:
         print(f"warning: {w}", file=sys.stderr)

@@ -1,6 +1,6 @@
 """`python -m core judges REFERENCE JUDGE [JUDGE ...] --run RUN [--run RUN ...] [-m MEASURE] [-l LEVEL]`
 
-Many judges (human or LLM qrels files) against a reference qrels file, on files, without a store (core/judges.py).
+Many judges (human or LLM qrels files) against a reference qrels file, on files, without a store (core/judges/report.py).
 Judges are named by file name, runs by run tag as `compare` names them. `--format json` prints one object:
 {"reference", "measure", "rel_level", "reference_scores": {run: mean}, "judges": [one object per JUDGE, in the
 order given: judge, cohen_kappa, binary_kappa, agreement, n_common, only_reference, only_judge, over_rate,
@@ -58,7 +58,7 @@ def read_inputs(reference: str, judge_paths: list[str], run_paths: list[str]):
 
 
 def run(args) -> int:
-    from core.judges import judges_frames
+    from core.judges.report import judges_frames
 
     if len(set(map(str, args.judges))) < len(args.judges):
         raise EvalError("A judge file is given twice. Give each judge's qrels file once.")

@@ -1,8 +1,8 @@
 """`python -m core list [--collection NAME]`: the collections, qrels sets and runs in the store."""
 from __future__ import annotations
 
-from core.diversity_store import diversity_sets
-from core.store import Store
+from core.service.diversity import diversity_sets
+from core.store.store import Store
 
 
 def add_arguments(p) -> None:

@@ -15,11 +15,11 @@ import sys
 import time
 from pathlib import Path
 
-from core import ingest
+from core.store import ingest
 from core.formats import read_documents, read_qrels, read_topics
 from core.formats._text import GZIP_MAGIC, file_error, max_text_bytes, too_big
-from core.ingest_prepare import stream_min_bytes
-from core.store import Store
+from core.store.prepare import stream_min_bytes
+from core.store.store import Store
 
 CHUNK = 4 << 20
 PROGRESS_MIN_BYTES = 8 << 20
@@ -151,7 +151,7 @@ def _insert(cur, cid: int, kind: str, name: str, label, parsed, args):
         return ingest.add_qrels(cur, cid, None, filename=name, assessor=label,
                                 judgment_groups=args.judgment_groups, parsed=parsed)
     if kind == "diversity qrels":
-        from core.diversity_store import insert_diversity_qrels
+        from core.service.diversity import insert_diversity_qrels
         return insert_diversity_qrels(cur, cid, parsed, name)
     adder = ingest.add_topics if kind == "topics" else ingest.add_documents
     return adder(cur, cid, None, filename=name, frame=parsed)

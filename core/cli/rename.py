@@ -4,13 +4,14 @@
     python -m core rename --collection robust04 robust04-2026             # the collection
 
 The look-up and the change are one transaction of the store, taken in turn with the dashboard and other
-loads like `load` (core/store_access.py: "waiting for the store..."). An unknown name is an error (exit 2)
+loads like `load` (core/store/access.py: "waiting for the store..."). An unknown name is an error (exit 2)
 that lists the names there are; nothing is asked interactively.
 """
 from __future__ import annotations
 
-from core import edits, ingest
-from core.store import Store
+from core.store import edits
+from core.store import ingest
+from core.store.store import Store
 
 
 def add_arguments(p) -> None:

@@ -1,11 +1,11 @@
 """Stored runs for `evaluate` and `compare`: `--collection NAME [--stored RUN ...] [--assessor NAME]` instead of
-files. The runs are evaluated by core/results.py (its per-query cache in the store), inside one session of
-the store, taken in turn with the dashboard and loads like `load` (core/store_access.py)."""
+files. The runs are evaluated by core/service/evaluate.py (its per-query cache in the store), inside one session of
+the store, taken in turn with the dashboard and loads like `load` (core/store/access.py)."""
 from __future__ import annotations
 
-from core import edits
+from core.store import edits
 from core.errors import EvalError
-from core.ingest import one
+from core.store.ingest import one
 
 
 def add_arguments(p) -> None:
@@ -60,8 +60,8 @@ def _ids(store, args) -> tuple[list[int], int | None]:
 def evaluate(args, measures, options, *, with_topics: bool = False):
     """EvalResult of the stored runs (named as stored), in the order asked for; with `with_topics`,
     (EvalResult, the qrels set's topics) for `compare`."""
-    from core.results import evaluate_stored
-    from core.store import Store
+    from core.service.evaluate import evaluate_stored
+    from core.store.store import Store
     store = Store.open(args.store, load_sample=False)
     try:
         with store.session():

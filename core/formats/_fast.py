@@ -18,8 +18,8 @@ import pyarrow.csv as pacsv
 
 from core.formats._table import match_header
 from core.formats._text import FLOAT_RE, GZIP_MAGIC, PARQUET_MAGIC
-from core.duck import shared_cursor
-from core.sqltext import ident
+from core.db.scratch import shared_cursor
+from core.db.sqltext import ident
 
 _CODED = pa.dictionary(pa.int32(), pa.string())
 _BOM = b"\xef\xbb\xbf"

@@ -4,7 +4,7 @@ checks as `read_run` (core.formats.runs), with its line numbers counted across p
 and comment lines merged, so such a run is read in bounded memory and gets the error or the warnings it gets when
 parsed whole (tests/test_tolerant_pieces.py, tests/test_ingest_stream.py and tests/test_formats_fastpath.py
 compare the two). The rows go into a DuckDB table (`fill`), which spills to disk, and DuckDB finds the repeated
-documents; the loader (core/ingest_spill.py) and stage 1 (core/stage1/files.py) rank them there.
+documents; the loader (core/store/spill.py) and stage 1 (core/engine/stage1/files.py) rank them there.
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from core.formats._text import (_NONSPACE, PARQUET_MAGIC, Problems, empty_file, 
 from core.formats.metadata import parse_ir_metadata
 from core.formats.runs import (REPEATED, REPEATED_HINT, ParsedRun, _build, checked, extra_fields_warning,
                                is_msmarco, line_values)
-from core.sqltext import statement
+from core.db.sqltext import statement
 
 COMMENT_CHARS = 1 << 20      # '#' lines kept for the run's metadata (a file of nothing but comments is not held)
 

@@ -28,7 +28,7 @@ _NUM = re.compile(r"<num>\s*(?:Number:)?\s*([^\s<]+)", re.I)
 
 def _frame(*args, **kwargs) -> pd.DataFrame:
     """A pandas DataFrame; pandas is imported here, when topics are read, not when the module is (loading a run
-    from the command line can then import it on a thread while the file is read: see core.ingest)."""
+    from the command line can then import it on a thread while the file is read: see core.store.ingest)."""
     import pandas
 
     return pandas.DataFrame(*args, **kwargs)

@@ -2,7 +2,7 @@
 
 A qrels_jg file (`qid jg docno rel`) holds several sets of judgments per topic, one per judgment group (assessor).
 Each measure is the plain measure under each group's judgments, averaged over the topic's groups
-(m_P_avgjg.c, m_map_avgjg.c, m_Rprec_mult_avgjg.c). core.avgjg evaluates every (topic, group) as a ranking of
+(m_P_avgjg.c, m_map_avgjg.c, m_Rprec_mult_avgjg.c). core.engine.jg evaluates every (topic, group) as a ranking of
 its own with these families (whose compute is the plain measure's) and averages per topic.
 """
 from __future__ import annotations

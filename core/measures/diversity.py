@@ -25,7 +25,7 @@ from core.measures.subtopics import DEPTH, SubtopicCtx, powers
 REF = "ndeval 4.5 (TREC Web track) via pyndeval 0.0.8 and ir_measures 0.4.3"
 ALPHA = Param("alpha", float, 0.5, minimum=0.0, help="redundancy intolerance: a repeated subtopic gains (1-alpha)^n")
 BETA = Param("beta", float, 0.5, minimum=0.0, help="patience: rank i weighs beta^(i-1)")
-FAMILIES: set[str] = set()      # the diversity families: they read subtopic qrels (core/diversity.py evaluates them)
+FAMILIES: set[str] = set()      # the diversity families: they read subtopic qrels (core/engine/diversity.py evaluates them)
 NRBP_TAIL = 1e-17               # the greedy ideal stops where beta^i * S / (1 - beta) is below this (ideal NRBP >= 1)
 
 
@@ -40,7 +40,7 @@ def too_deep(m) -> bool:
 def _ctx(ctx, m) -> SubtopicCtx:
     if not isinstance(ctx, SubtopicCtx):
         raise EvalError(f"{m.name} is a diversity measure: it needs subtopic qrels (qid subtopic docno rel), as "
-                        f"ndeval reads them. Evaluate with --qrels-kind diversity (core.diversity in Python).")
+                        f"ndeval reads them. Evaluate with --qrels-kind diversity (core.engine.diversity in Python).")
     if m.family.param("alpha") is not None and m.get("alpha") > 1.0:
         raise EvalError(f"{m.name}: alpha is the chance a subtopic already seen is not wanted again, from 0 to 1; "
                         f"{m.get('alpha')!r} would make repeated subtopics count negatively.")

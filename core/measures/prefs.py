@@ -1,7 +1,7 @@
 """trec_eval's preference measures (-R prefs / -R qrels_prefs): the 14 prefs_* families of m_prefs_*.c.
 
 They read preference judgments (a prefs file `qid jg jsg docno rel_level`, or a qrels file read as one), not
-graded qrels, so the plain engine cannot compute them: core.prefs does (core.prefs_graph and core.prefs_counts
+graded qrels, so the plain engine cannot compute them: core.engine.prefs.evaluate does (core.engine.prefs.graph and core.engine.prefs.counts
 hold the vectorised counting). A preference "a > b" is fulfilled when a is retrieved above b, or a is retrieved
 and b is not; "_ret" counts only preferences between two retrieved documents, "_imp" also those with one of them
 retrieved, the bare form every preference (neither retrieved = not fulfilled).

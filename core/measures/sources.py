@@ -55,7 +55,7 @@ DIFFERENCES = (
     "in one (topic, jg, jsg) (trec_eval counts such a line twice), and contradicting preferences within a judgment "
     "group are an error (trec_eval aborts). prefs_avgjg_Rnonrel with negative rel_levels: when a group's lowest "
     "level holds fewer documents than the group has relevant ones, trec_eval reads past the end of that level (undefined "
-    "memory); Rankboard uses the whole level. Computed from run files and in the API (core.prefs); the dashboard "
+    "memory); Rankboard uses the whole level. Computed from run files and in the API (core.engine.prefs.evaluate); the dashboard "
     "store does not hold prefs files yet.",
     "ranx: bare recall keeps trec_eval's -m recall meaning (recall at its cutoffs; ranx's bare recall is SetR); "
     "@0 is refused (write the name without @k); -lN works for measures with rel=, not for ndcg/dcg.",

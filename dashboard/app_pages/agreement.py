@@ -3,13 +3,16 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import cached, catalogue, state, store_resource
+from dashboard.cache import results as cached
+from dashboard.cache import catalogue
+from dashboard.session import state
+from dashboard.cache import store as store_resource
 from dashboard.components.agreement import (render_confusion, render_multi_summary, render_pair_summary,
                                             render_slopegraph, render_topic_kappa)
 from dashboard.components.feedback import empty_state, guard
 from dashboard.components.palette import run_colors
-from dashboard.escape import md_format
-from dashboard.constants import DEFAULT_MEASURES, MORE_MEASURES
+from dashboard.components.escape import md_format
+from dashboard.components.constants import DEFAULT_MEASURES, MORE_MEASURES
 
 st.title("Judge agreement")
 coll = state.collection()

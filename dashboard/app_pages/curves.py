@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import cached, catalogue, state, store_resource
+from dashboard.cache import results as cached
+from dashboard.cache import catalogue
+from dashboard.session import state
+from dashboard.cache import store as store_resource
 from dashboard.components.curves import render_pr, render_roc
 from dashboard.components.feedback import guard
 from dashboard.components.palette import run_colors

@@ -4,9 +4,12 @@ from __future__ import annotations
 import streamlit as st
 
 from core.errors import RankboardError
-from dashboard import access, catalogue, state, store_resource
+from dashboard.session import access
+from dashboard.cache import catalogue
+from dashboard.session import state
+from dashboard.cache import store as store_resource
 from dashboard.components.feedback import show_error
-from dashboard.escape import md_escape, md_format
+from dashboard.components.escape import md_escape, md_format
 from dashboard.components.runs_admin import (render_collections, render_counts, render_diversity_table,
                                              render_qrels_table, render_run_admin, render_run_table)
 from dashboard.components.upload import render_uploader
@@ -104,7 +107,7 @@ def _upload_section() -> None:
                         load=_locked(store.add_qrels), options=_qrels_options,
                         help="TREC qrels (qid iter docno rel). The collection's first qrels set is its default.")
     with tab_div:
-        from core.diversity_store import add_diversity_qrels
+        from core.service.diversity import add_diversity_qrels
         render_uploader(key="data_div", journal=store.path, label="Subtopic qrels files", button="Load diversity qrels",
                         noun="subtopic qrels files", load=_locked(lambda c, data, **kw: add_diversity_qrels(
                             store, c, data, **kw)), options=lambda: _qrels_options("data_div_assessor"),
@@ -146,5 +149,5 @@ div_sets = catalogue.diversity_sets(cid)
 if not div_sets.empty:
     st.subheader("Diversity qrels sets")
     st.caption("Subtopic judgments for the diversity measures (python -m core evaluate --qrels-kind diversity, "
-               "core.diversity_store.evaluate_stored_diversity).")
+               "core.service.diversity.evaluate_stored_diversity).")
     render_diversity_table(div_sets, key="data_div_table")

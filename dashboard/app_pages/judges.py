@@ -3,11 +3,15 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import cached, cached_judges, catalogue, state, store_resource
+from dashboard.cache import results as cached
+from dashboard.cache import judges as cached_judges
+from dashboard.cache import catalogue
+from dashboard.session import state
+from dashboard.cache import store as store_resource
 from dashboard.components import judges as view
 from dashboard.components.feedback import guard, md_escape
 from dashboard.components.upload import render_uploader
-from dashboard.constants import CORRECTIONS, DEFAULT_MEASURES, MORE_MEASURES
+from dashboard.components.constants import CORRECTIONS, DEFAULT_MEASURES, MORE_MEASURES
 
 st.title("Judges")
 store = store_resource.get_store()

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import cached, cached_diversity, cached_judges, catalogue, state
+from dashboard.cache import results as cached
+from dashboard.cache import diversity as cached_diversity
+from dashboard.cache import judges as cached_judges
+from dashboard.cache import catalogue
+from dashboard.session import state
 from dashboard.components import leaderboard as lb
 from dashboard.components import manysys
 from dashboard.components.feedback import guard, show_error, show_warnings
-from dashboard.escape import md_escape, md_format
+from dashboard.components.escape import md_escape, md_format
 from dashboard.components.diversity import render_means
 from dashboard.components.palette import run_colors
-from dashboard.constants import (ALPHAS, CORRECTIONS, DEFAULT_MEASURES, DIVERSITY_DEFAULT, MORE_MEASURES,
+from dashboard.components.constants import (ALPHAS, CORRECTIONS, DEFAULT_MEASURES, DIVERSITY_DEFAULT, MORE_MEASURES,
                                  NO_BASELINE, RISK_ALPHAS, RISKS, TESTS)
 
 

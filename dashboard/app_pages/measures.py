@@ -17,7 +17,7 @@ with guard("read the measure registry"):
     st.caption(f"{len(families)} of {len(REGISTRY)} measure families")
     render_registry(families, key="ms", source_of=sources)
     render_differences(DIFFERENCES)
-    from core.statdocs import matching
+    from core.stats.docs import matching
     st.subheader("Comparing many runs: rank resolution, all-pairs tests, risk")
     entries = matching(text)
     st.caption(f"{len(entries)} statistics; the Leaderboard and `python -m core compare` use them.")

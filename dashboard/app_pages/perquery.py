@@ -5,12 +5,16 @@ from functools import partial
 
 import streamlit as st
 
-from dashboard import access, cached, catalogue, state, store_resource
+from dashboard.session import access
+from dashboard.cache import results as cached
+from dashboard.cache import catalogue
+from dashboard.session import state
+from dashboard.cache import store as store_resource
 from dashboard.components import perquery as pq
 from dashboard.components.feedback import guard
 from dashboard.components.notes import Note, render_note
-from dashboard.escape import md_escape, md_format
-from dashboard.constants import DEFAULT_MEASURES, MORE_MEASURES
+from dashboard.components.escape import md_escape, md_format
+from dashboard.components.constants import DEFAULT_MEASURES, MORE_MEASURES
 
 st.title("Per-query comparison")
 coll, ids = catalogue.require_runs(key="pq_empty", minimum=2)

@@ -10,9 +10,9 @@ import streamlit as st
 
 from dashboard.components.table import table as show_table
 
-from core.agreement import reading
+from core.agreement.qrels import reading
 from dashboard.components.charts import chart_text, show, style
-from dashboard.escape import md_escape, md_format
+from dashboard.components.escape import md_escape, md_format
 
 
 def _fmt(value) -> str:

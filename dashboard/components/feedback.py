@@ -7,7 +7,7 @@ import logging
 import streamlit as st
 
 from core.errors import RankboardError, StoreError
-from dashboard.escape import md_escape, md_format  # md_escape also re-exported for older imports
+from dashboard.components.escape import md_escape, md_format  # md_escape also re-exported for older imports
 from dashboard.pages import page_file
 
 log = logging.getLogger("rankboard.dashboard")

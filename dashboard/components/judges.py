@@ -1,5 +1,5 @@
 """Judges views: the judges table, the judges x runs shift heatmap, kappa against tau, one judge's topics,
-and the pool-hole bounds. Each takes a `core.judges.JudgeReport` (a value) and a key prefix."""
+and the pool-hole bounds. Each takes a `core.judges.report.JudgeReport` (a value) and a key prefix."""
 from __future__ import annotations
 
 import numpy as np

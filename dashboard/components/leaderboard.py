@@ -11,7 +11,7 @@ import streamlit as st
 from dashboard.components.table import table as show_table
 
 from dashboard.components.charts import chart_text, show, slug, style
-from dashboard.escape import md_escape, md_format
+from dashboard.components.escape import md_escape, md_format
 from dashboard.components.palette import NEGATIVE, POSITIVE
 
 UP, DOWN = "▲", "▼"
@@ -44,7 +44,7 @@ def _cell_marks(comparison, measures: list[str]) -> dict:
 def render_table(summary: pd.DataFrame, *, runs: list[str], measures: list[str], comparison=None,
                  judged: pd.Series | None = None, resolution=None, key: str) -> pd.DataFrame:
     """The main leaderboard: one row per run, one column per measure, markers and colours vs the
-    baseline (if any), Judged@10 last; with a core.resolution.Resolution, the rank with its 95%
+    baseline (if any), Judged@10 last; with a core.stats.resolution.Resolution, the rank with its 95%
     interval ('2 (1–4)') and the letter group first. Click a header to sort. Returns the table."""
     table = means_table(summary, runs=runs, measures=measures)
     measures = list(table.columns)

@@ -1,6 +1,6 @@
 """Views of many runs at once over core values: the runs x runs heatmap of adjusted p-values
-(a core.resolution.Resolution), the risk table (core.riskeval.risk_table) and one run's per-topic
-TRisk contributions (core.riskeval.contributions)."""
+(a core.stats.resolution.Resolution), the risk table (core.stats.riskeval.risk_table) and one run's per-topic
+TRisk contributions (core.stats.riskeval.contributions)."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,11 +8,11 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from core import multisys
+from core.stats import multisys
 from dashboard.components.charts import chart_text, show, style
 from dashboard.components.palette import NEGATIVE, NEUTRAL, POSITIVE
 from dashboard.components.table import table as show_table
-from dashboard.escape import md_escape
+from dashboard.components.escape import md_escape
 
 SIGNIFICANT, CLOSE, APART = "#1d4ed8", "#93c5fd", "#f3f4f6"
 ANNOTATE_UP_TO = 15          # runs; beyond this the cells carry no printed p-value (hover shows it)

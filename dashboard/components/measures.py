@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dashboard.escape import md_escape, md_format
+from dashboard.components.escape import md_escape, md_format
 from dashboard.components.table import table as show_table
 
 CUTOFF = {"none": "no", "optional": "optional", "required": "required"}
@@ -70,7 +70,7 @@ def render_registry(families, *, key: str, source_of=lambda f: ()) -> None:
 
 
 def render_statistics(entries, *, key: str) -> None:
-    """Rank resolution, all-pairs tests and risk (core.statdocs): formula, option, reference."""
+    """Rank resolution, all-pairs tests and risk (core.stats.docs): formula, option, reference."""
     show_table(pd.DataFrame([{"Statistic": s.name, "Kind": s.kind, "Description": s.description,
                               "Command line": s.option} for s in entries]),
                key=f"{key}_table", hide_index=True, width="stretch",

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import state
+from dashboard.session import state
 
 
 def opening_collection(collections, samples=()) -> str | None:

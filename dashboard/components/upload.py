@@ -1,6 +1,6 @@
 """Multi-file upload with a progress bar; each file's result is shown as core words it.
 
-Each file's outcome is kept (in session state and in the upload journal, dashboard/uploads.py) the
+Each file's outcome is kept (in session state and in the upload journal, dashboard/session/uploads.py) the
 moment its load returns, before anything else is drawn: leaving the page stops this script at its
 next Streamlit call, and a restarted server forgets the session, but neither loses the word on what
 was stored. A new batch replaces the previous batch's messages at once, so an old "Loaded ..."
@@ -15,9 +15,9 @@ from typing import Callable
 import streamlit as st
 
 from core.errors import RankboardError
-from dashboard import uploads
+from dashboard.session import uploads
 from dashboard.components.feedback import UNEXPECTED, show_warnings
-from dashboard.escape import md_escape, md_format
+from dashboard.components.escape import md_escape, md_format
 
 log = logging.getLogger("rankboard.dashboard")
 
@@ -106,7 +106,7 @@ def render_uploader(*, key: str, label: str, button: str, noun: str, load: Calla
     """File uploader (any extension, several files) + load button. `options()` renders extra widgets
     and returns keyword arguments for `load(file, **kwargs)`, or None to keep the button off (e.g. until
     a destructive choice is confirmed). `journal`: the store path, beside which the upload journal
-    is kept (see dashboard/uploads.py)."""
+    is kept (see dashboard/session/uploads.py)."""
     _recover(key, journal)
     files = st.file_uploader(label, type=None, accept_multiple_files=True, key=f"{key}_files", help=help)
     batch = st.session_state.get(f"{key}_batch")

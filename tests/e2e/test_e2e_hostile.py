@@ -45,7 +45,7 @@ _MARKUP_JS = """() => {
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    from core.store import Store
+    from core.store.store import Store
     srv = Server(tmp_path_factory.mktemp("e2e_hostile"))
     store = Store.open(srv.store, load_sample=False)
     try:

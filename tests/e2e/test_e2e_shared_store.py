@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from core.store import Store
+from core.store.store import Store
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("e2e-store")]
 
@@ -60,7 +60,7 @@ def state(store_path: Path) -> tuple[dict, dict]:
                 assert orphans == 0, f"{orphans} rows of {table} belong to no run"
             with store.transaction(bump=False) as cur:        # evaluate afresh, not from the results cache
                 cur.execute("DELETE FROM results").fetchall()
-        from core.results import evaluate_stored
+        from core.service.evaluate import evaluate_stored
         ids = store.runs(SAMPLE)["run_id"].tolist()
         summary = evaluate_stored(store, SAMPLE, ids, MEASURES).summary
         values = {run: dict(zip(g["measure"], g["value"].round(12))) for run, g in summary.groupby("run")}

@@ -16,7 +16,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from playwright.sync_api import expect
 
-from dashboard import uploads
+from dashboard.session import uploads
 from tests.e2e.conftest import Server, nav
 
 UI_WAIT_MS = 120_000     # a loaded CI machine can take long over a rerun
@@ -81,8 +81,8 @@ def test_leaving_the_page_mid_upload_reports_this_upload_not_the_last(app, tmp_p
 def _store_state(path: Path) -> tuple[dict, dict]:
     """({run name: rows}, {run name: AP}) of the sample collection, with every derived row belonging to a run
     whose row count it matches (no half-loaded run anywhere)."""
-    from core.results import evaluate_stored
-    from core.store import Store
+    from core.service.evaluate import evaluate_stored
+    from core.store.store import Store
     with Store.open(path, load_sample=False) as store:
         with store.session() as con:
             rows = con.execute("SELECT r.name, r.n_rows, (SELECT count(*) FROM run_docs d WHERE d.run_id = r.run_id) "
@@ -134,7 +134,7 @@ def test_server_killed_mid_upload_tells_the_reconnected_tab(new_context, own_ser
     the file is open, its size when the insert's blocks land). Either way the journal has the first file's outcome
     and not the second's, the store holds the first run whole and nothing of the second, every earlier run
     evaluates as before, and the reconnected tab says so after the restart."""
-    from core.store import Store
+    from core.store.store import Store
     from tests.e2e.conftest import App
 
     small, big = _small_run(tmp_path, "small_first.run"), _big_run(tmp_path, "big_second.run", topics=900)

@@ -1,0 +1,197 @@
+"""Evaluate many runs on a Dask cluster, with the same kernel and the same numbers as `evaluate_files` (issue 16).
+
+    evaluate_distributed(qrels, runs, measures, options, scheduler=None, split="run")  -> EvalResult
+
+The driver reads the qrels once and sends them to every worker once (a broadcast). The workers read the run files
+(every worker must see the paths) and run stage 1 + evaluate_rankings on them (core.distributed.tasks; the kernel,
+core.distributed.kernel.evaluate_rows, over whole rankings in memory). The global steps stay here: missing topics, -c, the
+summary, and (in the CLI) the trec_eval layout, so every output format prints exactly what the local engine prints.
+
+- split="run" (default): one task per run file.
+- split="topic": for runs too large for one worker. Each file is read by one task that cuts it into buckets of
+  `per_bucket` qrels topics (by the topic's position in the sorted qrels topics); one kernel task per bucket then
+  takes that bucket from every file (a shuffle on qid). Buckets hold hundreds of topics: a kernel call has a fixed
+  cost of ~20 ms, so one call per topic would spend most of its time starting.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from core.errors import EvalError
+from core.engine.stage1.tables import qrels_summary
+from core.engine.stage2 import evaluate_rankings, summarise
+from core.engine.types import EvalResult, Rankings
+from core.measures import EvalOptions, parse_measures
+
+SPLITS = ("run", "topic")
+PER_BUCKET = 300
+
+
+def file_names(tags: list[str | None], paths: list[str]) -> list[str]:
+    """evaluate_files' run names: the tag, else the file name; a name already taken gets ' (file name)'."""
+    names, seen = [], set()
+    for tag, path in zip(tags, paths):
+        name = tag or Path(path).name
+        if name in seen:
+            name = f"{name} ({Path(path).name})"
+        seen.add(name)
+        names.append(name)
+    return names
+
+
+def evaluate_distributed(qrels, runs, measures, options: EvalOptions = EvalOptions(), *, scheduler=None,
+                         split: str = "run", per_bucket: int = PER_BUCKET, workers: int | None = None,
+                         progress=None, name_runs=file_names) -> EvalResult:
+    """`evaluate_files` on a Dask cluster: `scheduler` is an address, a scheduler file, a distributed.Client, or
+    None for a local cluster of `workers` processes (default one per core). `progress(done, total)` hears of
+    finished tasks. `name_runs(tags, paths)` names the runs (default: as evaluate_files does)."""
+    return run_distributed(qrels, runs, measures, options, scheduler=scheduler, split=split, per_bucket=per_bucket,
+                           workers=workers, progress=progress, name_runs=name_runs)[0]
+
+
+def run_distributed(qrels, runs, measures, options: EvalOptions = EvalOptions(), *, scheduler=None,
+                    split: str = "run", per_bucket: int = PER_BUCKET, workers: int | None = None,
+                    progress=None, name_runs=file_names) -> tuple[EvalResult, list[str], list[str]]:
+    """evaluate_distributed's (result, every run's name in order, the sorted qrels topics)."""
+    from core.distributed.cluster import client_for, wait
+    from core.formats import read_qrels
+
+    if split not in SPLITS:
+        raise EvalError(f"split must be 'run' or 'topic', not {split!r}.")
+    if per_bucket < 1:
+        raise EvalError(f"per_bucket must be a positive number of topics, not {per_bucket!r}.")
+    paths = [str(runs)] if isinstance(runs, (str, Path)) else [str(p) for p in runs]
+    ms = parse_measures(measures, compat=options.compat)
+    names = [m.name for m in ms]
+    parsed = read_qrels(qrels, filename=Path(str(qrels)).name)
+    qtable = parsed.table.select(["qid", "docno", "rel"])
+    topics, levels = _qrels_summary(qtable)
+    with client_for(scheduler, workers) as client:
+        shared = client.scatter(qtable, broadcast=True)
+        if split == "run":
+            futures = [client.submit(_task("run_task"), p, str(i), shared, names, options, pure=False)
+                       for i, p in enumerate(paths)]
+            wait(client, futures, progress)
+            done = client.gather(futures)
+            tags, warns, tables = [d[0] for d in done], [d[1] for d in done], [d[2] for d in done]
+        else:
+            tags, warns, tables = _by_topic(client, paths, topics, per_bucket, shared, names, options, progress)
+    keys = [str(i) for i in range(len(paths))]
+    run_names = name_runs(tags, paths)
+    result = assemble(tables, keys, run_names, topics, levels, ms, options)
+    result.warnings = list(parsed.warnings) + [w for ws in warns for w in ws] + result.warnings
+    return result, run_names, topics
+
+
+def evaluate_rankings_on_cluster(parts: list[Rankings], measures, options: EvalOptions = EvalOptions(), *,
+                                 scheduler=None, progress=None) -> EvalResult:
+    """evaluate_rankings of each stage-1 `Rankings` (disjoint runs) as one task of a Dask cluster, merged: how the
+    dashboard hands stored runs to a cluster. The rows go with the task (the judged retrieved documents, ~6% of a
+    run), so a worker needs no access to the store."""
+    from core.distributed.cluster import client_for, wait
+    from core.engine.types import merge
+
+    names = [m.name for m in parse_measures(measures, compat=options.compat)]
+    with client_for(scheduler) as client:
+        futures = [client.submit(evaluate_rankings, rk, names, options, pure=False) for rk in parts]
+        wait(client, futures, progress)
+        return merge(client.gather(futures))
+
+
+def _task(name: str):
+    from core.distributed import tasks as dask_tasks
+    return getattr(dask_tasks, name)
+
+
+def _by_topic(client, paths, topics, per_bucket, shared, names, options, progress):
+    """The shuffle: a reader per file cuts it into buckets; a kernel task per bucket takes its piece of every file."""
+    from core.distributed.cluster import wait
+
+    topic_array = pa.array(topics, pa.string())
+    n = max(1, (len(topics) + per_bucket - 1) // per_bucket)
+    reads = [client.submit(_task("bucket_task"), p, str(i), topic_array, per_bucket, options.complete, pure=False)
+             for i, p in enumerate(paths)]
+    metas = [client.submit(_task("meta"), r) for r in reads]
+    pieces = [[client.submit(_task("piece"), r, b) for r in reads] for b in range(n)]
+    kernels = [client.submit(_task("topic_task"), shared, names, options, *pieces[b], pure=False) for b in range(n)]
+    del pieces
+    wait(client, reads + kernels, progress)
+    got = client.gather(metas)
+    return [m[0] for m in got], [m[1] for m in got], client.gather(kernels)
+
+
+def _qrels_summary(qtable: pa.Table):
+    import duckdb
+
+    con = duckdb.connect()
+    try:
+        con.register("_rb_driver_qrels", qtable)
+        return qrels_summary(con, "_rb_driver_qrels")
+    finally:
+        con.close()
+
+
+def assemble(tables: list[pa.Table], keys: list[str], names: list[str], topics: list[str], levels: pd.DataFrame,
+             ms, options: EvalOptions) -> EvalResult:
+    """The global steps over the kernel's per-query tables, whose `run` is a key of `keys` (one per run, in
+    order, named `names`): missing topics and their warnings, -c (a missing topic evaluated with nothing
+    retrieved, by the same evaluate_rankings), the summary and the EvalResult, laid out as evaluate_files does
+    (run by run in the order given; measure by measure; topics sorted)."""
+    numeric = [m for m in ms if m.family.agg != "text"]
+    parts = [t for t in tables if t.num_rows]
+    long = pa.concat_tables(parts).to_pandas() if parts else pd.DataFrame(
+        {"run": [], "qid": [], "measure": [], "value": [], "text": []})
+    have = long.groupby("run", sort=False)["qid"].agg(set).to_dict() if len(long) else {}
+    missing = {k: [q for q in topics if q not in have.get(k, set())] for k in keys}
+    missing = {k: v for k, v in missing.items() if v}
+    if options.complete and missing:
+        groups = pd.DataFrame({"run": [k for k, v in missing.items() for _ in v],
+                               "qid": [q for v in missing.values() for q in v]}, dtype=object)
+        empty = np.zeros(0, np.int64)
+        zero = Rankings(groups, np.zeros(len(groups), np.int64), empty, empty, empty, levels, list(missing), topics)
+        from core.distributed.kernel import long_table
+        extra = long_table(evaluate_rankings(zero, ms, replace(options, complete=False))).to_pandas()
+        long = pd.concat([long, extra], ignore_index=True)
+    run_pos = {k: i for i, k in enumerate(keys)}
+    m_pos = {m.name: i for i, m in enumerate(ms)}
+    q_pos = {q: i for i, q in enumerate(topics)}
+    r = long["run"].map(run_pos).to_numpy(np.int64)
+    order = np.lexsort((long["qid"].map(q_pos).to_numpy(np.int64), long["measure"].map(m_pos).to_numpy(np.int64), r))
+    long = long.iloc[order].reset_index(drop=True)
+    long["run"] = np.asarray(names, dtype=object)[long["run"].map(run_pos).to_numpy(np.int64)]
+    is_text = long["text"].notna().to_numpy()
+    per_query = long.loc[~is_text, ["run", "qid", "measure", "value"]].reset_index(drop=True)
+    text = long.loc[is_text, ["run", "qid", "measure", "text"]].reset_index(drop=True)
+    per_query, text = (f.astype({c: str for c in f.columns if c != "value"}) for f in (per_query, text))
+    return _result(per_query, text, keys, names, missing, numeric, ms, options)
+
+
+def _result(per_query, text, keys, names, missing, numeric, ms, options) -> EvalResult:
+    """The summary (summarise, per measure, over values in the local engine's order) and the EvalResult."""
+    first = per_query[per_query["measure"] == numeric[0].name] if numeric else text[text["measure"] == ms[0].name]
+    num_q = first.groupby("run", sort=False).size().to_dict()
+    blocks = [per_query[per_query["measure"] == m.name] for m in numeric]
+    summary = summarise(first["run"].to_numpy(object), numeric, [b["value"].to_numpy(np.float64) for b in blocks])
+    if len(summary):          # summarise lists runs by name, measure by measure: lay it out run by run
+        rank = {n: i for i, n in enumerate(names)}
+        m_pos = {m.name: i for i, m in enumerate(numeric)}
+        key = summary["run"].map(rank).to_numpy(np.int64) * len(numeric) + summary["measure"].map(m_pos).to_numpy()
+        summary = summary.iloc[np.argsort(key, kind="stable")].reset_index(drop=True)
+    warnings = []
+    by_key = dict(zip(keys, names))
+    for k in keys:
+        run = by_key[k]
+        miss = missing.get(k)
+        if miss and not options.complete:    # the same words as core.engine.evaluate.evaluate_rankings
+            shown = ", ".join(miss[:20]) + (f" ...and {len(miss) - 20} more" if len(miss) > 20 else "")
+            warnings.append(f"{run}: {len(miss)} qrels topic(s) not in the run were skipped "
+                            f"(use -c to count them as zero): {shown}")
+        if run not in num_q:
+            warnings.append(f"{run}: no topic in common with the qrels; nothing to evaluate.")
+    return EvalResult(per_query, summary, {by_key[k]: v for k, v in missing.items()}, warnings, text,
+                      {n: int(num_q[n]) for n in names if n in num_q}, list(ms), [n for n in names if n in num_q])

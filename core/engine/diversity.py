@@ -1,0 +1,140 @@
+"""Evaluation against subtopic (diversity) qrels: the ndeval family (core/measures/diversity.py).
+
+    from core.engine.diversity import evaluate_diversity, evaluate_diversity_files
+    evaluate_diversity_files("qrels.div.txt", ["run.txt"], ["alpha_nDCG@20", "ERR_IA@20", "NRBP"]).summary
+
+Stage 1 here is ndeval's, not trec_eval's: each ranking is ordered by score descending, then docno ascending (what
+pyndeval, and so ir_measures, does), and joined to the subtopic qrels in DuckDB; the measures then read whole
+numpy columns (core.measures.subtopics). Topic handling is trec_eval's, as for every other measure: qrels topics
+missing from a run are skipped with a warning, or count as zero with -c; run topics without qrels are ignored.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from core.engine.empty import is_empty_file
+from core.errors import EvalError
+from core.measures import EvalOptions, parse_measures
+from core.measures.diversity import FAMILIES, too_deep
+from core.measures.subtopics import DEPTH, SubtopicData
+from core.engine.stage2 import _assemble, _missing
+from core.engine.types import EvalResult, Rankings
+
+__all__ = ["evaluate_diversity", "evaluate_diversity_files", "is_diversity", "check_measures", "NDEVAL_DEFAULT"]
+
+# ndeval's (and pyndeval's) default output: what `evaluate --qrels-kind diversity` computes without -m
+NDEVAL_DEFAULT = [f"{f}@{k}" for f in ("ERR_IA", "nERR_IA", "alpha_DCG", "alpha_nDCG") for k in (5, 10, 20)] + [
+    "NRBP", "nNRBP", "AP_IA"] + [f"{f}@{k}" for f in ("P_IA", "StRecall") for k in (5, 10, 20)]
+SINGLE = ("{file}: no topic has more than one subtopic, so these look like ordinary qrels and the diversity measures "
+          "reduce to plain ones. Diversity qrels have 4 columns: qid subtopic docno rel.")
+
+
+def is_diversity(measure) -> bool:
+    return measure.family.name in FAMILIES
+
+
+def check_measures(ms) -> None:
+    """Subtopic qrels serve the diversity family only, down to ndeval's depth."""
+    other = [m.name for m in ms if not is_diversity(m)]
+    if other:
+        raise EvalError(f"Subtopic qrels (--qrels-kind diversity) give the diversity measures only "
+                        f"({', '.join(sorted(FAMILIES))}), not {', '.join(other)}. Evaluate those against ordinary "
+                        f"qrels in a second call.")
+    deep = [m.name for m in ms if too_deep(m)]
+    if deep:
+        raise EvalError(f"{', '.join(deep)}: ndeval computes the diversity measures down to rank {DEPTH} only "
+                        f"(ir_measures refuses deeper cutoffs too). Use a cutoff from 1 to {DEPTH}.")
+
+
+def evaluate_diversity(qrels: pd.DataFrame, run: pd.DataFrame, measures, options: EvalOptions = EvalOptions(),
+                       warnings=(), runs: list[str] | None = None) -> EvalResult:
+    """qrels: qid, subtopic, docno, rel (in file order: subtopics are numbered by first appearance, as pyndeval
+    does); run: [run,] qid, docno, score (a rank column is ignored). `runs`: every run asked for, in order (default:
+    those in `run`)."""
+    ms = parse_measures(measures, compat=options.compat)
+    check_measures(ms)
+    run = run.assign(run="run") if "run" not in run.columns else run
+    run = run[["run", "qid", "docno", "score"]].astype({"run": str, "qid": str, "docno": str, "score": float})
+    qrels = qrels[["qid", "subtopic", "docno", "rel"]].astype({"qid": str, "subtopic": str, "docno": str,
+                                                               "rel": "int64"})
+    qrels = qrels.assign(sord=pd.factorize(qrels["subtopic"])[0])
+    con = duckdb.connect()
+    try:
+        con.register("_rb_div_q", qrels)
+        con.register("_rb_div_r", run)
+        return _evaluate(con, ms, options, list(runs or pd.unique(run["run"])), list(warnings))
+    finally:
+        con.close()
+
+
+def _evaluate(con, ms, options: EvalOptions, runs: list[str], warnings: list[str]) -> EvalResult:
+    con.execute("""CREATE TEMP TABLE dq AS SELECT qid, docno, rel,
+        CAST(dense_rank() OVER (ORDER BY qid) - 1 AS BIGINT) AS t,
+        CAST(dense_rank() OVER (PARTITION BY qid ORDER BY sord) - 1 AS BIGINT) AS sub,
+        CAST(dense_rank() OVER (PARTITION BY qid ORDER BY docno DESC) - 1 AS BIGINT) AS doc FROM _rb_div_q""")
+    con.execute("""CREATE TEMP TABLE dr AS SELECT * FROM (SELECT run, qid, docno,
+        row_number() OVER (PARTITION BY run, qid ORDER BY score DESC, docno ASC) AS rank
+        FROM _rb_div_r WHERE qid IN (SELECT qid FROM dq)) WHERE rank <= ?""",
+                [int(options.max_depth or np.iinfo(np.int32).max)])
+    topics = con.execute("SELECT DISTINCT qid, t FROM dq ORDER BY t").df()
+    t_of = dict(zip(topics["qid"], topics["t"]))
+    counts = con.execute("SELECT run, qid, count(*) AS n FROM dr GROUP BY ALL").df()
+    found = Rankings(counts[["run", "qid"]], counts["n"].to_numpy(np.int64), np.zeros(0, np.int64),
+                     np.zeros(0, np.int64), np.zeros(0, np.int64), pd.DataFrame({"qid": [], "rel": [], "n": []}),
+                     runs, list(topics["qid"]))
+    missing, extra, notes = _missing(found, options)
+    groups = pd.concat([counts[["run", "qid"]]] + extra, ignore_index=True).sort_values(["run", "qid"], kind="stable")
+    groups = groups.reset_index(drop=True)
+    present = set(groups["run"])
+    warnings += notes + [f"{r}: no topic in common with the qrels; nothing to evaluate." for r in runs
+                         if r not in present]
+    con.register("_rb_div_g", groups.assign(g=np.arange(len(groups), dtype=np.int64)))
+    rows = con.execute("""SELECT gr.g, dr.rank, dq.sub, dq.rel FROM dr JOIN _rb_div_g gr USING (run, qid)
+        JOIN dq USING (qid, docno) ORDER BY gr.g, dr.rank, dq.sub""").fetchnumpy()
+    q = con.execute("SELECT t, doc, sub, rel FROM dq").fetchnumpy()
+    data = SubtopicData(groups["qid"].map(t_of).to_numpy(np.int64), len(topics), rows["g"], rows["rank"],
+                        rows["sub"], rows["rel"], q["t"], q["doc"], q["sub"], q["rel"], options)
+    if options.judged_only:                     # -J after -M, as trec_eval (core.engine.stage2) applies them
+        data = data.judged_only()
+    return _assemble(groups, data, ms, options, runs, missing, warnings)
+
+
+def read_subtopic_frame(path) -> tuple[pd.DataFrame, list[str]]:
+    """A subtopic qrels file as a (qid, subtopic, docno, rel) frame in file order, plus its warnings."""
+    from core.formats.subtopics import read_subtopic_qrels
+    name = Path(str(path)).name
+    parsed = read_subtopic_qrels(path, filename=name)
+    warnings = [SINGLE.format(file=name)] if parsed.single_subtopic() else []
+    return parsed.table.to_pandas(), warnings
+
+
+def evaluate_diversity_files(qrels_path, run_paths, measures, options: EvalOptions = EvalOptions()) -> EvalResult:
+    """The CLI path (`evaluate --qrels-kind diversity`): a subtopic qrels file and TREC run files."""
+    from core.formats import read_run
+    ms = parse_measures(measures, compat=options.compat)
+    check_measures(ms)
+    qrels, warnings = read_subtopic_frame(qrels_path)
+    run_paths = [run_paths] if isinstance(run_paths, (str, Path)) else list(run_paths)
+    frames, names = [], []
+    for path in run_paths:
+        file = Path(str(path)).name
+        if options.complete and is_empty_file(path):
+            name, table = file, pa.table({"qid": pa.array([], pa.string()), "docno": pa.array([], pa.string()),
+                                          "score": pa.array([], pa.float64())})
+        else:
+            parsed = read_run(path, filename=file)
+            name, table, warnings = parsed.tag or file, parsed.table, warnings + parsed.warnings
+            table = table if isinstance(table, pa.Table) else table.arrow()
+        name = f"{name} ({file})" if name in names else name
+        names.append(name)
+        frames.append(pd.DataFrame({"run": name, "qid": pc.cast(table["qid"], pa.string()).to_pandas(),
+                                    "docno": pc.cast(table["docno"], pa.string()).to_pandas(),
+                                    "score": pc.cast(table["score"], pa.float64()).to_pandas()}))
+    run = pd.concat(frames, ignore_index=True)
+    return evaluate_diversity(qrels, run, ms, options, warnings, runs=names)

@@ -1,0 +1,61 @@
+"""Stage 1 over DuckDB tables, in SQL (core/db/sql/judged_rows.sql): rank every ranking with trec_eval's order
+(`order.rank_sql`, or a trusted `rank` column), cut at -M, join the qrels and keep only the judged rows (~6% of
+a run) plus the number retrieved per ranking. DuckDB sorts with spilling, so this serves tables of any size."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from core.errors import EvalError
+from core.measures import EvalOptions
+from core.db.sql import sql
+from core.db.sqltext import ident
+from core.engine.stage1.order import rank_sql
+from core.engine.types import Rankings
+
+NO_DEPTH = 2 ** 62
+
+
+def qrels_summary(con, qrels_table: str) -> tuple[list[str], pd.DataFrame]:
+    """(the qrels topics, sorted; judged documents per topic and grade >= 0) of DuckDB table `qrels_table`."""
+    qt = ident(qrels_table)
+    topics = [r[0] for r in con.execute("SELECT DISTINCT qid FROM " + qt + " ORDER BY qid").fetchall()]
+    return topics, con.execute(sql("qrels_levels", qrels_table=qt)).fetchdf()
+
+
+def _columns(con, quoted_table: str) -> list[str]:
+    return [d[0] for d in con.execute("SELECT * FROM " + quoted_table + " LIMIT 0").description]
+
+
+def table_rankings(con, run_table: str, qrels_table: str, options: EvalOptions = EvalOptions(),
+                   run_name: str | None = None) -> Rankings:
+    """`Rankings` of every run in table `run_table` (run, qid, docno, score[, rank]) against `qrels_table`
+    (qid, docno, rel); with `run_name`, `run_table` holds one run and needs no run column."""
+    rt = ident(run_table)                 # quoted: only these names enter the SQL text
+    cols = _columns(con, rt)
+    for need in ("qid", "docno") + (() if run_name is not None else ("run",)):
+        if need not in cols:
+            raise EvalError(f"Run table {run_table} has no column {need!r}; it needs run, qid, docno, score.")
+    partition = "qid" if run_name is not None else "run, qid"
+    rank_expr = "rank" if "rank" in cols else rank_sql(partition)
+    depth = int(options.max_depth) if options.max_depth else NO_DEPTH
+    params = {"depth": depth} | ({"run": run_name} if run_name is not None else {})
+    query = sql("judged_rows", rank_expr=rank_expr, run_table=rt, qrels_table=ident(qrels_table),
+                partition=partition, run_expr="$run" if run_name is not None else "run")
+    res = con.execute(query, params).fetchnumpy()
+    if run_name is not None:
+        runs = [run_name]
+    else:
+        runs = [r[0] for r in con.execute("SELECT DISTINCT run FROM " + rt + " ORDER BY run").fetchall()]
+    topics, levels = qrels_summary(con, qrels_table)
+
+    run, qid = res["run"].astype(object), res["qid"].astype(object)
+    rank = np.ma.filled(np.ma.asarray(res["rank"]).astype(np.int64), 0)
+    relm = res["rel"]
+    judged = ~np.ma.getmaskarray(relm)
+    rel = np.ma.filled(relm.astype(np.int64), 0) if np.ma.isMaskedArray(relm) else np.asarray(relm, np.int64)
+    first = np.r_[True, (run[1:] != run[:-1]) | (qid[1:] != qid[:-1])] if len(run) else np.zeros(0, bool)
+    g = np.cumsum(first) - 1
+    groups = pd.DataFrame({"run": run[first], "qid": qid[first]})
+    num_ret = np.asarray(res["n"], dtype=np.int64)[first]
+    return Rankings(groups, num_ret, g[judged], rank[judged], rel[judged], levels, runs, topics)

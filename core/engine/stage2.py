@@ -1,0 +1,176 @@
+"""Stage 2, the per-topic measure kernel: `Rankings` -> `EvalResult`. A pure function of its arguments (no
+store, no files, no DuckDB): every measure is a vectorised aggregate over the judged rows (core/measures/*)."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from core.measures import EvalOptions, Measure, parse_measures
+from core.measures.context import Data
+from core.engine.types import EvalResult, Rankings
+
+MIN_GEO_MEAN = 1e-5
+
+__all__ = ["evaluate_rankings", "summarise", "sorted_codes", "by_ranking", "tiled", "repeated"]
+
+
+def by_ranking(g: np.ndarray, rank: np.ndarray) -> np.ndarray | slice:
+    """The order that sorts rows by (ranking, rank): a no-op slice when they already are (the usual case), else
+    a stable sort of one int64 key."""
+    if len(g) < 2:
+        return slice(None)
+    step = np.diff(g)
+    if np.all((step > 0) | ((step == 0) & (rank[1:] > rank[:-1]))):
+        return slice(None)
+    return np.argsort(g.astype(np.int64) * (int(rank.max()) + 1) + rank, kind="stable")
+
+
+def _cut(rk: Rankings, options: EvalOptions) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(num_ret, g, rank, rel) after -M (cut each ranking at depth) and -J (keep judged documents only)."""
+    num_ret, g, rank, rel = rk.num_ret, rk.g, rk.rank, rk.rel
+    if options.max_depth:
+        keep = rank <= int(options.max_depth)
+        num_ret, g, rank, rel = np.minimum(num_ret, int(options.max_depth)), g[keep], rank[keep], rel[keep]
+    if options.judged_only:
+        order = by_ranking(g, rank)
+        g, rel = g[order], rel[order]
+        keep = rel >= 0
+        g, rel = g[keep], rel[keep]
+        num_ret = np.bincount(g, minlength=len(rk.groups)).astype(np.int64)
+        starts = np.r_[0, np.cumsum(num_ret)[:-1]]
+        rank = np.arange(len(g)) - starts[g] + 1
+    return num_ret, g, rank, rel
+
+
+def _level_matrix(levels: pd.DataFrame, qids) -> np.ndarray:
+    width = int(levels["rel"].max()) + 1 if len(levels) else 1
+    index = pd.Index(pd.unique(levels["qid"]))
+    mat = np.zeros((len(index) + 1, width), dtype=np.int64)          # last row: topic without judgments
+    if len(levels):
+        mat[index.get_indexer(levels["qid"]), levels["rel"].to_numpy(np.int64)] = levels["n"].to_numpy(np.int64)
+    rows = index.get_indexer(pd.Index(qids)) if len(qids) else np.zeros(0, dtype=np.int64)
+    rows[rows < 0] = len(index)
+    return mat[rows]
+
+
+def _missing(rk: Rankings, options: EvalOptions) -> tuple[dict[str, list[str]], list[pd.DataFrame], list[str]]:
+    """(qrels topics each run lacks, the rankings -c adds for them, the warnings when they are skipped)."""
+    at = rk.groups.groupby("run", sort=False).indices if len(rk.groups) else {}
+    qids, topics = rk.groups["qid"].to_numpy(dtype=object), pd.Index(rk.topics, dtype=object)
+    missing, extra, warnings = {}, [], []
+    for r in rk.runs:                         # (a hash lookup per topic: np.isin on strings compares every pair)
+        miss = topics[~topics.isin(qids[at[r]])].tolist() if r in at else list(rk.topics)
+        if not miss:
+            continue
+        missing[r] = miss
+        if options.complete:
+            extra.append(pd.DataFrame({"run": r, "qid": miss}))
+        else:
+            shown = ", ".join(miss[:20]) + (f" ...and {len(miss) - 20} more" if len(miss) > 20 else "")
+            warnings.append(f"{r}: {len(miss)} qrels topic(s) not in the run were skipped "
+                            f"(use -c to count them as zero): {shown}")
+    return missing, extra, warnings
+
+
+def evaluate_rankings(rk: Rankings, measures, options: EvalOptions = EvalOptions()) -> EvalResult:
+    """Every measure of `measures` (names or Measures) on every ranking of `rk`, with trec_eval's options."""
+    ms = parse_measures(measures, compat=options.compat)
+    groups, runs = rk.groups, rk.runs
+    num_ret, g, rank, rel = _cut(rk, options)
+    missing, extra, warnings = _missing(rk, options)
+    if extra:
+        groups = pd.concat([groups] + extra, ignore_index=True)
+        num_ret = np.r_[num_ret, np.zeros(len(groups) - len(num_ret), dtype=np.int64)]
+    order = groups.sort_values(["run", "qid"], kind="stable").index.to_numpy()
+    inverse = np.empty_like(order)
+    inverse[order] = np.arange(len(order))
+    groups = groups.iloc[order].reset_index(drop=True)
+    g_new = inverse[g]
+    perm = by_ranking(g_new, rank)
+    data = Data(num_ret[order], _level_matrix(rk.levels, groups["qid"]), g_new[perm], rank[perm], rel[perm], options)
+    present = set(groups["run"].unique())       # not set(groups["run"]): that iterates the Arrow column value by value
+    warnings += [f"{r}: no topic in common with the qrels; nothing to evaluate." for r in runs if r not in present]
+    return _assemble(groups, data, ms, options, runs, missing, warnings)
+
+
+def _values(data: Data, m: Measure, options: EvalOptions):
+    level = m.get("rel") if m.family.rel_param and m.get("rel") is not None else options.rel_level
+    return m.family.compute(data.ctx(level), m)
+
+
+def _assemble(groups, data, ms, options, runs, missing, warnings) -> EvalResult:
+    numeric = [m for m in ms if m.family.agg != "text"]
+    texts = [m for m in ms if m.family.agg == "text"]
+    Q = len(groups)
+    run_col, qid_col = groups["run"].to_numpy(object), groups["qid"].to_numpy(object)
+    vals = [np.asarray(_values(data, m, options), dtype=np.float64) for m in numeric]
+    per_query = pd.DataFrame({
+        "run": tiled(run_col, len(numeric)), "qid": tiled(qid_col, len(numeric)),
+        "measure": repeated([m.name for m in numeric], Q),
+        "value": np.concatenate(vals) if vals else np.zeros(0)})
+    text = pd.DataFrame({
+        "run": np.tile(run_col, len(texts)), "qid": np.tile(qid_col, len(texts)),
+        "measure": np.repeat(np.array([m.name for m in texts], dtype=object), Q),
+        "text": np.concatenate([_values(data, m, options) for m in texts]) if texts else np.zeros(0, object)})
+    summary = summarise(run_col, numeric, vals)
+    num_q = groups.groupby("run", sort=False).size().to_dict()
+    return EvalResult(per_query, summary, missing, warnings, text, num_q, list(ms),
+                      [r for r in runs if r in num_q])
+
+
+_TEXT = pd.Series(["x"]).dtype      # the dtype pandas infers for a column of str: "str", Arrow-backed, in pandas 3
+_ARROW_TEXT = isinstance(_TEXT, pd.StringDtype) and _TEXT.storage == "pyarrow"
+
+
+def tiled(values: np.ndarray, times: int):
+    """`np.tile(values, times)` as a frame column. A text column goes to Arrow once and is repeated as the chunks of
+    one chunked array, which pandas wraps as it is. Plain equivalent: the np.tile of the object array, which pandas
+    converts to Arrow value by value (0.2 s per column at 50 runs x 5,000 topics x 6 measures); tests/test_stage2_
+    summary.py compares the two. Values that are not all text, missing values, an empty column or a pandas without
+    Arrow strings take the plain way."""
+    if not _ARROW_TEXT or times == 0 or len(values) == 0:
+        return np.tile(values, times)
+    try:
+        one = pa.array(values, type=pa.large_string())
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return np.tile(values, times)
+    if one.null_count:                  # pandas infers another dtype for missing values: leave that to it
+        return np.tile(values, times)
+    return pd.Series(pa.chunked_array([one] * times, type=pa.large_string()), dtype=_TEXT)
+
+
+def repeated(names: list[str], count: int):
+    """`np.repeat(names, count)` as a text column: one Arrow chunk per name (see `tiled`)."""
+    if not _ARROW_TEXT or not names or count == 0:
+        return np.repeat(np.array(names, dtype=object), count)
+    zeros = pa.array(np.zeros(count, dtype=np.int32))
+    chunks = [pa.array([str(n)], type=pa.large_string()).take(zeros) for n in names]
+    return pd.Series(pa.chunked_array(chunks, type=pa.large_string()), dtype=_TEXT)
+
+
+def sorted_codes(values) -> tuple[np.ndarray, np.ndarray]:
+    """np.unique(values, return_inverse=True) for a long column with few distinct values (run names): a hash
+    factorisation, then a sort of the distinct values only. np.unique sorts every value (0.4 s for 1.5M
+    Python strings); tests/test_stage2_summary.py compares the two."""
+    codes, uniq = pd.factorize(np.asarray(values, dtype=object), use_na_sentinel=False)
+    names, remap = np.unique(np.asarray(uniq, dtype=object), return_inverse=True)
+    return names, remap[codes]
+
+
+def summarise(run_col, ms, vals) -> pd.DataFrame:
+    """trec_eval's "all": mean over evaluated topics; sums for counts; geometric mean (floored) for gm_*."""
+    run_names, ridx = sorted_codes(run_col) if len(run_col) else (np.array([], object), np.zeros(0, int))
+    n = np.bincount(ridx, minlength=len(run_names)).astype(np.float64)
+    rows = []
+    for m, v in zip(ms, vals):
+        if m.family.agg == "sum":
+            s = np.bincount(ridx, weights=v, minlength=len(run_names))
+        elif m.family.agg == "gm":
+            s = np.exp(np.bincount(ridx, weights=np.log(np.maximum(v, MIN_GEO_MEAN)), minlength=len(run_names)) / n)
+        else:
+            s = np.bincount(ridx, weights=v, minlength=len(run_names)) / n
+        rows.append(pd.DataFrame({"run": run_names, "measure": m.name, "value": s}))
+    if not rows:
+        return pd.DataFrame({"run": [], "measure": [], "value": []})
+    return pd.concat(rows, ignore_index=True)

@@ -1,0 +1,141 @@
+"""What the store holds, read and edited by name: collections, runs, qrels sets, topics, documents
+and notes. Each write is one transaction of the store (`core/store/ingest.py` does the writing).
+
+`Catalogue` is the part of `Store` that needs only `self.cursor()`, `self.transaction()` and
+`self._query()`, which `core/store/store.py` defines: connections and transactions stay there.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from core.store import edits
+from core.store import ingest
+from core.formats import read_documents, read_qrels, read_topics
+from core.formats._text import source_name
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+class Catalogue:
+    """Store methods by collection name or id; mixed into `core.store.store.Store`."""
+
+    def _cid(self, collection) -> int:
+        cur = self.cursor()
+        try:
+            return ingest.collection_id(cur, collection)
+        finally:
+            cur.close()
+
+    # -- collections ------------------------------------------------------------------------------
+    def collections(self) -> pd.DataFrame:
+        return self._query("""
+            SELECT c.collection_id, c.name,
+                (SELECT count(*) FROM runs r WHERE r.collection_id = c.collection_id) AS n_runs,
+                (SELECT count(*) FROM topics t WHERE t.collection_id = c.collection_id) AS n_topics,
+                (SELECT count(*) FROM qrels_sets q WHERE q.collection_id = c.collection_id) AS n_qrels_sets,
+                (SELECT count(*) FROM documents d WHERE d.collection_id = c.collection_id) AS n_documents,
+                c.created_at,
+                greatest(c.created_at, (SELECT max(r.uploaded_at) FROM runs r WHERE r.collection_id = c.collection_id),
+                         (SELECT max(q.created_at) FROM qrels_sets q WHERE q.collection_id = c.collection_id))
+                    AS changed_at
+            FROM collections c ORDER BY c.collection_id""")
+
+    def create_collection(self, name: str) -> int:
+        with self.transaction() as cur:
+            return ingest.create_collection(cur, name)
+
+    # -- uploads (each one transaction; the file is parsed before the store is taken) -------------------------------------------------------------
+    def add_run(self, collection, source, *, filename=None, name=None, on_conflict="error"):
+        prepared = ingest.prepare_run(source, filename=filename)     # parse and rank before taking the store
+        try:
+            with self.transaction() as cur:
+                cid = ingest.collection_id(cur, collection, create=True)
+                return ingest.add_run(cur, cid, source, filename=filename, name=name, on_conflict=on_conflict,
+                                      prepared=prepared)
+        finally:
+            prepared.close()      # a large run waits in a temporary file until it is inserted
+
+    def add_qrels(self, collection, source, *, filename=None, assessor=None, judgment_groups=False):
+        parsed = read_qrels(source, filename=source_name(source, filename), judgment_groups=judgment_groups)
+        with self.transaction() as cur:
+            cid = ingest.collection_id(cur, collection, create=True)
+            return ingest.add_qrels(cur, cid, source, filename=filename, assessor=assessor,
+                                    judgment_groups=judgment_groups, parsed=parsed)
+
+    def add_topics(self, collection, source, *, filename=None):
+        frame = read_topics(source, filename=source_name(source, filename))
+        with self.transaction() as cur:
+            return ingest.add_topics(cur, ingest.collection_id(cur, collection, create=True), source,
+                                     filename=filename, frame=frame)
+
+    def add_documents(self, collection, source, *, filename=None):
+        frame = read_documents(source, filename=source_name(source, filename))
+        with self.transaction() as cur:
+            return ingest.add_documents(cur, ingest.collection_id(cur, collection, create=True), source,
+                                        filename=filename, frame=frame)
+
+    # -- reading ------------------------------------------------------------------------------------
+    def runs(self, collection) -> pd.DataFrame:
+        return self._query("SELECT run_id, name, tag, filename, n_rows, n_topics, depth, uploaded_at, metadata "
+                           "FROM runs WHERE collection_id = ? ORDER BY run_id", [self._cid(collection)])
+
+    def qrels_sets(self, collection) -> pd.DataFrame:
+        return self._query("""
+            SELECT s.qrels_id, s.assessor, s.filename, s.is_default, count(q.qid) AS n_judgments,
+                   count(DISTINCT q.qid) AS n_topics
+            FROM qrels_sets s LEFT JOIN qrels q USING (qrels_id) WHERE s.collection_id = ?
+            GROUP BY ALL ORDER BY s.qrels_id""", [self._cid(collection)])
+
+    def default_qrels_id(self, collection) -> int | None:
+        cur = self.cursor()
+        try:
+            return ingest.default_qrels_id(cur, ingest.collection_id(cur, collection))
+        finally:
+            cur.close()
+
+    def qrels(self, qrels_id: int) -> pd.DataFrame:
+        return self._query("SELECT qid, docno, rel FROM qrels WHERE qrels_id = ? ORDER BY qid, docno", [qrels_id])
+
+    def run_rows(self, run_id: int) -> pd.DataFrame:
+        return self._query("SELECT qid, docno, score, rank FROM run_rows WHERE run_id = ? ORDER BY qid, rank",
+                           [run_id])
+
+    def topics(self, collection) -> pd.DataFrame:
+        return self._query("SELECT qid, text FROM topics WHERE collection_id = ? ORDER BY qid",
+                           [self._cid(collection)])
+
+    def document_text(self, collection, docnos) -> dict[str, str]:
+        df = self._query("SELECT docno, text FROM documents WHERE collection_id = ? AND list_contains(?, docno)",
+                         [self._cid(collection), list(docnos)])
+        return dict(zip(df["docno"], df["text"]))
+
+    # -- editing ------------------------------------------------------------------------------------
+    def rename_run(self, run_id: int, new_name: str) -> None:
+        with self.transaction() as cur:
+            ingest.rename_run(cur, run_id, new_name)
+
+    def delete_run(self, run_id: int) -> None:
+        with self.transaction() as cur:
+            ingest.delete_run(cur, run_id)
+
+    def rename_collection(self, collection, new_name: str) -> None:
+        with self.transaction() as cur:
+            edits.rename_collection(cur, ingest.collection_id(cur, collection), new_name)
+
+    def delete_collection(self, collection) -> dict[str, int]:
+        """Remove the collection and all it holds; returns what it held ({'runs': n, 'qrels sets': n, ...})."""
+        with self.transaction() as cur:
+            return edits.delete_collection(cur, ingest.collection_id(cur, collection))
+
+    def get_note(self, collection, qid: str) -> str:
+        df = self._query("SELECT note FROM query_notes WHERE collection_id = ? AND qid = ?",
+                         [self._cid(collection), str(qid)])
+        return "" if df.empty else df["note"].iat[0]
+
+    def set_note(self, collection, qid: str, text: str) -> None:
+        with self.transaction() as cur:
+            cid = ingest.collection_id(cur, collection)
+            cur.execute("DELETE FROM query_notes WHERE collection_id = ? AND qid = ?", [cid, str(qid)]).fetchall()
+            if text.strip():
+                cur.execute("INSERT INTO query_notes VALUES (?, ?, ?, now())", [cid, str(qid), text]).fetchall()

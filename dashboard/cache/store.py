@@ -1,0 +1,89 @@
+"""The one Store this Streamlit process shares between browser sessions, and the lock around it.
+
+Every page and cached call gets the store from `get_store()` and takes a fresh cursor per call
+(a DuckDB connection is not thread-safe); reads that write a cache hold `db_lock()`, which is also a
+store session. This is the one place the dashboard opens the store.
+
+The dashboard does not own the store file: it holds it only while it works (and for LINGER seconds after,
+while no other process wants it), so the command line and pipelines load runs while it serves
+(core/store/access.py). `data_version()` is the store's write counter; the catalogue and cached results are
+keyed on it, and `new_data_notice()` tells an open page when another process has written.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from contextlib import contextmanager
+
+import streamlit as st
+
+from core.store import access as store_access
+from core.errors import RankboardError, StoreError
+from core.store.store import Store
+
+LOG = logging.getLogger("rankboard.dashboard")
+# Seconds the dashboard keeps the store file after its last query while no other process waits for it:
+# page views in a row reuse the open file (and DuckDB's cache) instead of opening it for every query.
+LINGER = float(os.environ.get("RANKBOARD_LINGER", "2"))
+_SEEN = "_rankboard_data_version"
+
+
+@st.cache_resource(show_spinner="Opening the Rankboard store...")
+def _open_store(path: str | None) -> Store:
+    return Store.open(path, load_sample=True, linger=LINGER)
+
+
+@st.cache_resource
+def _db_lock(path: str | None) -> threading.RLock:
+    return threading.RLock()
+
+
+def store_path() -> str | None:
+    return os.environ.get("RANKBOARD_STORE") or None
+
+
+def public_message(err: Exception) -> str:
+    """What a visitor may see about a store problem: no path, interpreter or process id (those go to the log)."""
+    return err.public if isinstance(err, StoreError) else StoreError.public
+
+
+def get_store() -> Store:
+    """The process-wide Store; core calls take a fresh cursor each. If the store cannot be opened (damaged,
+    busy for too long, newer schema), say so in plain words, log the details, and stop."""
+    try:
+        return _open_store(store_path())
+    except RankboardError as err:
+        LOG.error("cannot open the store: %s", err)
+        st.error(public_message(err), icon=":material/error:")
+        st.stop()
+
+
+@contextmanager
+def db_lock():
+    """Serialises cache-writing reads across browser sessions, inside one store session."""
+    with _db_lock(store_path()), get_store().session():
+        yield
+
+
+def data_version() -> int:
+    """The store's data version (every committed write increases it); part of every cache key."""
+    return get_store().data_version()
+
+
+def new_data_notice(*, every: float = 3.0) -> None:
+    """A small fragment that looks at the store's version hint every few seconds (a file read, not a query)
+    and, when another process has written since this page was drawn, offers to show the new data."""
+    path = get_store().path
+    st.session_state[_SEEN] = store_access.read_version_hint(path)
+
+    @st.fragment(run_every=every)
+    def _watch():
+        if store_access.read_version_hint(path) != st.session_state.get(_SEEN):
+            st.info("New data in the store (loaded from another session, the command line or a pipeline).",
+                    icon=":material/sync:")
+            if st.button("Show the new data", key="rankboard_new_data_refresh", icon=":material/refresh:"):
+                st.rerun(scope="app")
+
+    with st.sidebar:
+        _watch()
