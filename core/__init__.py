@@ -6,7 +6,7 @@ Where the kernel's THP `defrag` setting is `madvise` and no huge page is free (a
 benchmarked on), every first touch of a 2 MB region is a compaction plus the zeroing of a whole huge page:
 `evaluate` of the 7 measures spent ~10% less CPU without them, and used 50-80 MB less memory
 (benchmarks/PROFILE.md). Plain equivalent: mimalloc's default, huge pages allowed; values are the same either way
-(tests/test_hugepages.py). It takes effect only if pyarrow is not loaded yet: the command line, the dashboard
+(tests/engine/test_hugepages.py). It takes effect only if pyarrow is not loaded yet: the command line, the dashboard
 (Streamlit loads pyarrow only after app.py has imported core), a script that imports core first."""
 import os
 

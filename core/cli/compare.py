@@ -93,7 +93,7 @@ def evaluate_for_compare(qrels_path, run_paths, measures, options):
             qrels = pool.submit(read_qrels, qrels_path, filename=Path(str(qrels_path)).name)
             parsed = list(pool.map(lambda p: read_run(p, filename=Path(str(p)).name), run_paths))
             qrels = qrels.result()
-    else:                   # the plain equivalent, one file after the other (tests/test_compare_cli_many.py)
+    else:                   # the plain equivalent, one file after the other (tests/cli/test_compare_cli_many.py)
         qrels = read_qrels(qrels_path, filename=Path(str(qrels_path)).name)
         parsed = [read_run(p, filename=Path(str(p)).name) for p in run_paths]
     names = name_runs([p.tag for p in parsed], [str(p) for p in run_paths])

@@ -152,7 +152,7 @@ def repeated(names: list[str], count: int):
 def sorted_codes(values) -> tuple[np.ndarray, np.ndarray]:
     """np.unique(values, return_inverse=True) for a long column with few distinct values (run names): a hash
     factorisation, then a sort of the distinct values only. np.unique sorts every value (0.4 s for 1.5M
-    Python strings); tests/test_stage2_summary.py compares the two."""
+    Python strings); tests/engine/test_stage2_summary.py compares the two."""
     codes, uniq = pd.factorize(np.asarray(values, dtype=object), use_na_sentinel=False)
     names, remap = np.unique(np.asarray(uniq, dtype=object), return_inverse=True)
     return names, remap[codes]

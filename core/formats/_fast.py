@@ -128,7 +128,7 @@ def unique(table: pa.Table, keys: list[str]) -> bool:
     is hashed by DuckDB (parallel), the hashes are sorted with numpy, and only the rows whose hash repeats are
     grouped exactly. Plain equivalent: `exact_unique`, one GROUP BY over every key, which holds a hash table of
     all the strings: ~500 MB more at the peak for a 5M-line run, against ~150 MB here (benchmarks/PROFILE.md);
-    tests/test_formats_fastpath.py compares the two."""
+    tests/formats/test_formats_fastpath.py compares the two."""
     if in_order(table, keys):
         return True
     cols = ", ".join(ident(k) for k in keys)

@@ -85,7 +85,7 @@ def read_source(source, file: str | None = None) -> bytes:
 
 CHUNK = 4 << 20
 # Gunzip with ISA-L (the isal package): the same bytes as the standard library's zlib, about a third faster
-# (benchmarks/PROFILE.md). Plain equivalent: `zlib.decompressobj`; tests/test_formats_fastpath.py compares them.
+# (benchmarks/PROFILE.md). Plain equivalent: `zlib.decompressobj`; tests/formats/test_formats_fastpath.py compares them.
 INFLATE = isal_zlib.decompressobj
 
 

@@ -2,7 +2,7 @@
 header, a line with extra fields, a repeated document, any error): each piece of whole lines goes through the same
 checks as `read_run` (core.formats.runs), with its line numbers counted across pieces and its problems, warnings
 and comment lines merged, so such a run is read in bounded memory and gets the error or the warnings it gets when
-parsed whole (tests/test_tolerant_pieces.py, tests/test_ingest_stream.py and tests/test_formats_fastpath.py
+parsed whole (tests/formats/test_tolerant_pieces.py, tests/store/test_ingest_stream.py and tests/formats/test_formats_fastpath.py
 compare the two). The rows go into a DuckDB table (`fill`), which spills to disk, and DuckDB finds the repeated
 documents; the loader (core/store/spill.py) and stage 1 (core/engine/stage1/files.py) rank them there.
 """

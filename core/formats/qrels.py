@@ -7,7 +7,7 @@ A clean TREC file is read by the column reader (core.formats._fast). Any other f
 which holds ~10x the text while it splits lines and fields; a TREC text of PIECES_FROM bytes or more is given to
 it PIECE_BYTES at a time (`_in_pieces`), with line numbers counted across the pieces, so that a large file with a
 few bad lines, or a run uploaded as qrels by mistake, is refused (or read) in bounded memory with the same
-messages (tests/test_qrels_pieces.py compares the two).
+messages (tests/formats/test_qrels_pieces.py compares the two).
 """
 from __future__ import annotations
 

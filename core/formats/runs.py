@@ -109,7 +109,7 @@ def _finish(file, values, lineno, problems: Problems, lines: Lines | None, fmt, 
     table, mask = checked(values, lineno, problems, lines)
     # The hashed check (`unique`) says "no repeat" in a fraction of the exact grouping's time and memory (~1.5 s and
     # ~900 MB for 4.9M lines); only a run with a repeat pays for the grouping that names its lines. Plain
-    # equivalent: check_duplicates alone (tests/test_formats_fastpath.py compares the two).
+    # equivalent: check_duplicates alone (tests/formats/test_formats_fastpath.py compares the two).
     if not unique(table, ["qid", "docno"]):
         good = mask.to_numpy(zero_copy_only=False)
         check_duplicates(table, ["qid", "docno"], lineno[good], problems, REPEATED,

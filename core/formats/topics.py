@@ -109,7 +109,7 @@ def _sgml(text: str, file: str) -> pd.DataFrame:
     return _frame(rows, columns=["qid", "text", "description", "narrative", "line"])
 
 
-# Python's whitespace (what str.split and str.strip take away; tests/test_trec_docs.py checks it against
+# Python's whitespace (what str.split and str.strip take away; tests/formats/test_trec_docs.py checks it against
 # str.isspace), and a run of it as an RE2 class: _clean's " ".join(s.split()) in Arrow.
 _WS_CHARS = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200b))) +
              "\u2028\u2029\u202f\u205f\u3000")

@@ -64,7 +64,7 @@ def segcum_floats(x: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """Cumulative sums within contiguous groups (`starts`: each row's group's first row), each group summed
     sequentially from its own first row: np.cumsum along the rows of a zero-padded (groups x longest) block, a
     block of groups at a time. Plain equivalent: np.concatenate([np.cumsum(x[a:b]) for a, b in groups])
-    (tests/test_distributed.py compares the two)."""
+    (tests/distributed/test_distributed.py compares the two)."""
     n = len(x)
     first = np.flatnonzero(np.r_[True, starts[1:] != starts[:-1]])
     lengths = np.diff(np.r_[first, n])

@@ -1,7 +1,7 @@
 """The diversity family, as ir_measures computes it through pyndeval (TREC's ndeval.c, version 4.5):
 alpha_nDCG, alpha_DCG, ERR_IA, nERR_IA, NRBP, nNRBP, P_IA, AP_IA and StRecall, over subtopic qrels.
 
-ndeval's numbers, quirks included (each one is checked against pyndeval in tests/test_measures_diversity.py):
+ndeval's numbers, quirks included (each one is checked against pyndeval in tests/engine/test_measures_diversity.py):
 - A grade >= rel (default 1) is relevant to its subtopic; S, the topic's subtopics, counts only subtopics with a
   relevant document. A topic with S = 0 scores 0 on every measure (pyndeval gives NaN for nNRBP there: 0/0).
 - The run is ranked by score descending, then docno ascending (pyndeval's sort; trec_eval breaks ties the other

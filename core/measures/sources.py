@@ -1,7 +1,7 @@
 """Which peer each measure family comes from, and the deliberate differences from those peers.
 
 A family's sources: "trec_eval" when it has a trec_eval name, "ir_measures" when ir_measures has the same name
-(tests/test_measures_ir_measures.py compares them), "ranx" when a ranx metric name maps onto it (parse.RANX),
+(tests/measures/test_measures_ir_measures.py compares them), "ranx" when a ranx metric name maps onto it (parse.RANX),
 "textbook" otherwise or when it is a textbook form that a peer computes differently.
 """
 from __future__ import annotations

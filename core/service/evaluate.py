@@ -117,7 +117,7 @@ def _write(store, per_query: pd.DataFrame, qrels_id: int, key: str) -> None:
     """Store fresh per-query rows (`run` holds run ids as text) in the results cache. The rows go to DuckDB as an
     Arrow table: the run ids converted once per distinct run, qid and measure handed over without a copy. Plain
     equivalent: a pandas frame with `per_query["run"].astype(int)` and `.astype(str)` columns, which converted
-    1.5M values one by one (0.5 s at 50 runs x 5,000 topics x 6 measures); tests/test_store_evaluate.py compares."""
+    1.5M values one by one (0.5 s at 50 runs x 5,000 topics x 6 measures); tests/service/test_store_evaluate.py compares."""
     codes, ids = pd.factorize(per_query["run"])
     run_id = np.asarray([int(r) for r in ids], dtype=np.int64)[codes]
     frame = pa.table({"run_id": run_id, "qid": _text(per_query["qid"]), "measure": _text(per_query["measure"]),

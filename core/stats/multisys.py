@@ -82,7 +82,7 @@ def studentized_range_sf(q: np.ndarray, k: int, df: float) -> np.ndarray:
     scipy integrates numerically for each value (~10 ms each when df <= 100,000), so with more
     than _GRID_PAIRS distinct values the tail is computed on a grid of _GRID_PAIRS points over
     [0, max q] and read off a monotone cubic (PCHIP) interpolation of log sf. Plain equivalent:
-    `studentized_range.sf(q, k, df)`; tests/test_multisys.py compares the two."""
+    `studentized_range.sf(q, k, df)`; tests/stats/test_multisys.py compares the two."""
     from scipy import interpolate                  # scipy.stats on first use (core.stats.paired._sp says why)
     from scipy.stats import studentized_range
     q = np.asarray(q, dtype=float)
@@ -122,7 +122,7 @@ def permuted_ranges(X, n_resamples: int, seed: int) -> np.ndarray:
     The permutations come from core.stats.permute: exactly uniform, drawn in fixed blocks from one
     SeedSequence(seed) and evaluated on 2 threads; the draws do not depend on threads or memory.
     Plain equivalent: `np.argsort(rng.random((B, n, k)), axis=2)` (argsort of uniform keys) or
-    numpy's Generator.permuted per row; tests/test_multisys.py compares with a naive loop."""
+    numpy's Generator.permuted per row; tests/stats/test_multisys.py compares with a naive loop."""
     X = _check(X)
     n, k = X.shape
     if n == 0 or k == 0:
@@ -159,7 +159,7 @@ def pairwise(X, test: str, correction: str = "none", alpha: float = 0.05, n_resa
     would for any single pair) and apply them to the k runs, not to the k(k-1)/2 differences:
     signs @ (X[:, a] - X[:, b]) = (signs @ X)[:, a] - (signs @ X)[:, b]. Plain equivalent:
     `stats.randomization_test(D, mask)` / `stats.bootstrap_test(D, mask)` on the difference
-    matrix D; tests/test_multisys.py checks they agree."""
+    matrix D; tests/stats/test_multisys.py checks they agree."""
     X = _check(X)
     n, k = X.shape
     if test not in stats.TESTS:
@@ -184,7 +184,7 @@ def _paired_t_pairs(X) -> np.ndarray:
     of k(k-1)/2 difference columns (at 50 runs x 5,000 topics, ~0.05 s instead of ~3 s in scipy).
     Pairs whose difference variance is within float noise of 0 (identical or nearly identical runs,
     where the subtraction loses digits) are computed by scipy on their differences. Plain
-    equivalent: `stats.paired_t_columns(X[:, a], X[:, b], mask)`; tests/test_multisys.py compares."""
+    equivalent: `stats.paired_t_columns(X[:, a], X[:, b], mask)`; tests/stats/test_multisys.py compares."""
     n, k = X.shape
     a, b = _pairs(k)
     p = np.full(len(a), np.nan)

@@ -134,7 +134,7 @@ def _count_blocks(n: int, n_resamples: int, seed: int):
     into counts: counting a 400 x 5,000 block in one bincount scatters into 16 MB, which misses the
     cache (10,000 bootstrap means of 5,000 topics x 50 runs: 0.52 s counted by block, 0.44 s in
     pieces; benchmarks/PROFILE.md). Plain equivalent: one bincount of the whole block
-    (`_COUNT_CELLS` >= rows x n); tests/test_stats.py compares the two.
+    (`_COUNT_CELLS` >= rows x n); tests/stats/test_stats.py compares the two.
     """
     rng = np.random.default_rng(seed)
     done, block = 0, _block_rows(n, n_resamples)

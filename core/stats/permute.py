@@ -12,7 +12,7 @@ With k = 50, 1.8e-5 of the rows are drawn again.
 Plain equivalent: `np.argsort(rng.random((B, n, k)), axis=2)` (argsort of uniform float keys) or
 numpy's `Generator.permuted` (a Fisher-Yates shuffle per row). Sorting packed integer keys is 2-3x
 faster than argsort of floats (numpy sorts integers with SIMD), a uint32 key costs half a 64-bit
-draw, and the gather reads a flat index. tests/test_multisys.py checks the result against a naive
+draw, and the gather reads a flat index. tests/stats/test_multisys.py checks the result against a naive
 loop over the same draws and the uniformity of the permutations; benchmarks/tricks.py times both.
 
 Determinism. Resamples are drawn in blocks of a fixed number of resamples (`block_rows`: a

@@ -75,7 +75,7 @@ def share(per_query: pd.DataFrame) -> pd.DataFrame:
     """Declare that `per_query` will never change (a result shared by many readers, as the dashboard's evaluations
     are): `wide_tables` then factorises its measure, qid and run columns once for every later call instead of
     once per call (3 x ~0.08 s at 1.25M rows; a Leaderboard view calls it 3 times). Plain equivalent: a frame
-    not shared, factorised at each call; tests/test_resolution.py compares the two."""
+    not shared, factorised at each call; tests/stats/test_resolution.py compares the two."""
     with _SHARED_LOCK:
         if id(per_query) not in _SHARED:
             key = id(per_query)
@@ -116,7 +116,7 @@ def wide_tables(per_query: pd.DataFrame, measures, runs: list[str]) -> dict[str,
     """measure -> its topics x runs values (NaN where a run has none; a repeated (measure, qid, run)
     keeps its first value, as compare() does). One factorisation of the qids and runs (kept for a frame
     declared with `share`), then one numpy scatter per measure; plain equivalent: `sub.pivot_table(
-    index="qid", columns="run", values="value", aggfunc="first")` per measure (tests/test_resolution.py
+    index="qid", columns="run", values="value", aggfunc="first")` per measure (tests/stats/test_resolution.py
     compares them)."""
     sub, (m_codes, m_names, q_codes, qids, run_codes, run_names) = _rows(per_query, measures)
     r_codes = np.append(pd.Index([str(r) for r in runs]).get_indexer(run_names), -1)[run_codes]

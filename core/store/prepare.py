@@ -10,7 +10,7 @@ before the store is taken; a clean run whose topics are not contiguous is ranked
 instead (core/store/spill.py). The store then inserts from that file, which DuckDB reads a row group at a time,
 inside the load's one transaction (`core.store.ingest._insert_run`). Everything else (a smaller file, a file that is
 not clean) is parsed whole by `read_run`, which reports the problems; either way the store ends up with the same
-rows, warnings and metadata (tests/test_ingest_stream.py loads files both ways and compares every stored table).
+rows, warnings and metadata (tests/store/test_ingest_stream.py loads files both ways and compares every stored table).
 """
 from __future__ import annotations
 

@@ -30,7 +30,7 @@ def _key() -> str:
 @st.cache_resource(show_spinner=SPIN, max_entries=32)   # ~70 MB each at 50 runs x 5,000 topics x 6 measures
 def evaluate(_store, store_key: str, cid: int, run_ids: tuple, measures: tuple, qrels_id, version: str):
     """core.service.evaluate.evaluate_stored (its `run` columns hold run names). One EvalResult shared by every caller and
-    session, never copied: callers read it and never change it (tests/test_apptest_manysys.py checks). The plain
+    session, never copied: callers read it and never change it (tests/dashboard/test_apptest_manysys.py checks). The plain
     equivalent, st.cache_data, pickles it on the first call and unpickles a copy for every later one: the cold
     Leaderboard at 50 runs x 5,000 topics spent ~0.3 s more outside core that way (benchmarks/PROFILE.md)."""
     from core.stats.resolution import share

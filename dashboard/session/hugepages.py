@@ -6,7 +6,7 @@ in a synchronous compaction instead of taking ordinary pages (numpy issue #31590
 benchmarked on (AnonHugePages stays at 0 kB), the cold Leaderboard at 50 runs x 5,000 topics took 3.65 s median
 with the advice and 3.24 s without, over 5 alternations (benchmarks/PROFILE.md). So the server turns it off,
 unless NUMPY_MADVISE_HUGEPAGE (numpy's own switch, read when numpy is imported) says otherwise.
-Plain equivalent: numpy's default, the advice on; values are the same either way (tests/test_hugepages.py).
+Plain equivalent: numpy's default, the advice on; values are the same either way (tests/engine/test_hugepages.py).
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Diversity test data: random subtopic qrels and runs (`random_case`), the diversity names compared with
-ir_measures itself, and an example worked by hand from ndeval's definitions (tests/test_measures_diversity.py checks it;
-tests/test_registry.py counts the families it covers).
+ir_measures itself, and an example worked by hand from ndeval's definitions (tests/engine/test_measures_diversity.py checks it;
+tests/measures/test_registry.py counts the families it covers).
 
 Topic 1 has subtopics a and b (S = 2): A is relevant to a, B and C to b, D is judged non-relevant to a. The run ranks
 A (3.0), then B and Z tied at 2.0 (pyndeval: docno ascending, so B first), then C (1.0).

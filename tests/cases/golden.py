@@ -1,5 +1,5 @@
 """The golden cases: every trec_eval reference output in ../shared/reference, with the qrels, run,
-version and options that produce it. tests/test_golden.py runs them; tests/test_registry.py counts
+version and options that produce it. tests/golden/test_golden.py runs them; tests/measures/test_registry.py counts
 the measure families they cover."""
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Worked values for the textbook variants: (measure, ranking kwargs, expected), each derived by hand
-from the measure's definition. tests/test_measures.py runs them; tests/test_registry.py counts the
+from the measure's definition. tests/measures/test_measures.py runs them; tests/measures/test_registry.py counts the
 families they cover."""
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Golden cases for trec_eval's preference measures (-R prefs / -R qrels_prefs): (evaluate arguments, expected
 output). "TE/" outputs are trec_eval's own test files (../shared/reference/trec_eval_test); the others were made
-with trec_eval 10.0 built from source (tests/data/trec_eval/README.txt). tests/test_measures_prefs.py runs them;
-tests/test_registry.py counts the families they cover (the -m argument)."""
+with trec_eval 10.0 built from source (tests/data/trec_eval/README.txt). tests/engine/test_measures_prefs.py runs them;
+tests/measures/test_registry.py counts the families they cover (the -m argument)."""
 from __future__ import annotations
 
 PREFS_GOLDEN = [

@@ -1,6 +1,6 @@
 """The seeds' worked examples and exercises (../shared/seeds) as rows: source, ranking, total relevant,
 measure, and the expected value written as the arithmetic of the measure's definition (see
-tests/test_worked_examples.py for the conventions and ERRATA.md for the seeds' slips)."""
+tests/golden/test_worked_examples.py for the conventions and ERRATA.md for the seeds' slips)."""
 from __future__ import annotations
 
 import math

@@ -19,7 +19,7 @@ EDGES = 1_000_000
 # document at one level; a PA group's closure is checked for contradictions), so its pair measures follow from the
 # five area counts (fulfilled pairs score 1, the others 0) without np.unique over its pairs, and when that group is
 # an EC group core.engine.prefs.levels counts its areas without listing its pairs at all. The plain form (PAIR_FREE =
-# False) lists every pair and sends every topic through _pairs; tests/test_measures_prefs.py compares the two and
+# False) lists every pair and sends every topic through _pairs; tests/engine/test_measures_prefs.py compares the two and
 # benchmarks/prefs_timing.py times them.
 PAIR_FREE = True
 COUNTS = ("fr", "nr", "fi", "ni", "no", "num_rel", "num_nonrel", "num_rel_ret", "num_nonrel_ret",

@@ -46,7 +46,7 @@ _END = object()
 def ahead(items: Iterable[T]) -> Iterator[T]:
     """The items of `items`, each next one computed on a worker thread while the caller works on this one (reading
     and checking a piece of a run overlaps with ranking the one before; most of both runs outside the GIL).
-    Plain equivalent: `iter(items)`; tests/test_stage1_pieces.py compares the two. An exception raised by `items`
+    Plain equivalent: `iter(items)`; tests/engine/test_stage1_pieces.py compares the two. An exception raised by `items`
     is raised here, in its place; at most one item is computed that the caller does not take."""
     it = iter(items)
     with ThreadPoolExecutor(1) as pool:

@@ -1,7 +1,7 @@
 """trec_eval's order, defined once: within each ranking, score descending, ties broken by docno descending
 (byte order). trec_eval ignores a run file's rank column and sorts every topic's documents itself.
 
-Two forms of the one order, tested equal (tests/test_ranking.py): `rank_sql` for the providers that rank in
+Two forms of the one order, tested equal (tests/engine/test_ranking.py): `rank_sql` for the providers that rank in
 DuckDB (tables too large for memory, which DuckDB sorts with spilling), and `canonical_ranks` in numpy for
 the rest (Arrow runs, ingest, curves). The numpy form avoids a string sort of every row, the expensive part
 of evaluation, in three cheap steps:
@@ -62,7 +62,7 @@ def _in_order(codes: np.ndarray, score: np.ndarray) -> tuple[np.ndarray, np.ndar
 
 def by_topic_and_score(codes: np.ndarray, score: np.ndarray) -> np.ndarray:
     """The row order by (topic code ascending, score descending); equal scores in any order. DuckDB's sort, which
-    uses both cores, of (row, code, score); plain equivalent: np.lexsort((-score, codes)) (tests/test_ranking.py
+    uses both cores, of (row, code, score); plain equivalent: np.lexsort((-score, codes)) (tests/engine/test_ranking.py
     compares them). Scores that are not all finite (a NaN has no place in that order) take pyarrow's table sort."""
     if not np.isfinite(score).all():
         return pc.sort_indices(pa.table({"c": codes, "s": score}),

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from tests.fixtures_store import sample_store
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "dashboard" / "app.py")
 TIMEOUT = 120
 pytestmark = pytest.mark.xdist_group("apptest")

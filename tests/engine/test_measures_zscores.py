@@ -11,7 +11,7 @@ import pytest
 from core.errors import UploadError
 from core.engine.zscores import read_zscores
 
-DATA = Path(__file__).resolve().parent / "data" / "trec_eval"
+DATA = Path(__file__).resolve().parents[1] / "data" / "trec_eval"
 
 
 def test_zscores_golden(shared):

@@ -23,7 +23,7 @@ from core.engine.prefs.evaluate import evaluate_prefs, evaluate_prefs_files
 from tests.cases.prefs import PREFS_GOLDEN
 from tests.prefs_oracle import reference
 
-DATA = Path(__file__).parent / "data" / "trec_eval"
+DATA = Path(__file__).resolve().parents[1] / "data" / "trec_eval"
 
 
 def _cli(*args) -> str:

@@ -19,7 +19,7 @@ import oracle
 from core.engine.evaluate import EvalOptions, evaluate_files, evaluate_frames
 from core.measures import parse_measure
 
-# the same profile as tests/test_differential.py (load_profile is global to the session)
+# the same profile as tests/golden/test_differential.py (load_profile is global to the session)
 settings.register_profile(
     "rankboard", deadline=None, max_examples=40,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],

@@ -31,7 +31,7 @@ def test_only_the_chosen_command_module_is_imported():
     code = ("import sys; from core.cli import build_parser; build_parser(['list']); "
             "print(sorted(m for m in sys.modules if m.startswith('core.cli.')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=Path(__file__).resolve().parents[1]).stdout
+                         cwd=Path(__file__).resolve().parents[2]).stdout
     assert out.strip() == "['core.cli.listing']"
 
 
@@ -47,5 +47,5 @@ def test_scipy_stats_and_statsmodels_are_imported_only_when_a_statistic_needs_th
             "core.stats.paired.correct(core.stats.paired.paired_t_columns(np.eye(4), np.ones((4, 4)), np.ones((4, 4), bool)), 'holm'); "
             "print('scipy.stats' in sys.modules, 'statsmodels.stats.multitest' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=Path(__file__).resolve().parents[1]).stdout
+                         cwd=Path(__file__).resolve().parents[2]).stdout
     assert out.split("\n")[:3] == ["True", "True", "True True"], out

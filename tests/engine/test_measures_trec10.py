@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-DATA = Path(__file__).resolve().parent / "data" / "trec_eval"
+DATA = Path(__file__).resolve().parents[1] / "data" / "trec_eval"
 CASES = [
     ("out.dcg_yaap.rel_level", ["-m", "dcg", "-m", "ideal_dcg", "-m", "yaap"], "qrels.rel_level", "results.test"),
     ("out.dcg_yaap.comment", ["-m", "dcg", "-m", "ideal_dcg", "-m", "yaap"], "qrels.comment.test",

@@ -51,7 +51,7 @@ def test_ranks_equal_the_sql_window_on_a_real_run(shuffle):
     import gzip
     from pathlib import Path
 
-    path = Path(__file__).resolve().parents[1] / "data" / "runs" / "input.pircRBa1.gz"
+    path = Path(__file__).resolve().parents[2] / "data" / "runs" / "input.pircRBa1.gz"
     lines = [line.split() for line in gzip.decompress(path.read_bytes()).decode().splitlines() if line.strip()]
     if shuffle:
         lines = [lines[i] for i in np.random.default_rng(7).permutation(len(lines))]
@@ -122,7 +122,7 @@ def test_the_arrow_provider_equals_the_sql_provider(shuffle):
     from core.engine.stage2 import evaluate_rankings
     from core.engine.stage1 import ArrowRun, Tables, rankings
 
-    data = Path(__file__).resolve().parents[1] / "data"
+    data = Path(__file__).resolve().parents[2] / "data"
     lines = [line.split() for line in gzip.decompress((data / "runs" / "input.pircRBa1.gz").read_bytes()).decode().splitlines()]
     if shuffle:
         lines = [lines[i] for i in np.random.default_rng(5).permutation(len(lines))]

@@ -132,7 +132,7 @@ def test_a_large_run_given_as_qrels_is_refused_in_bounded_memory(tmp_path):
     path = tmp_path / "run-as.qrels"
     path.write_bytes(b"301 Q0 d1 1 2.5 tag\n" * 8_000_000)
     out = subprocess.run([sys.executable, "-c", MEASURED, str(path)], capture_output=True, text=True, check=True,
-                         cwd=Path(__file__).resolve().parents[1]).stdout.split("\n")
+                         cwd=Path(__file__).resolve().parents[2]).stdout.split("\n")
     assert out[0] == ("run-as.qrels, line 1: found 6 fields but a qrels line needs 4 (qid iter docno rel); this looks "
                       "like a run file. Upload it as a run instead.")
     assert int(out[1]) == 8_000_000

@@ -10,7 +10,7 @@ import pytest
 from core.errors import UploadError
 from core.formats.subtopics import read_subtopic_qrels
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # (case, file bytes, exact message)
 CASES = [

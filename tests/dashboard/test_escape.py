@@ -13,7 +13,7 @@ import pytest
 
 from dashboard.components.escape import md_escape, md_format
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 JOIN = "\u2060"
 HOSTILE = ["[click me](https://evil.example/) **bold**", "see https://bare.example/x -- or www.evil.example",
            "<b>x</b> _u_ `c` $a$ :red[z] &amp; user@evil.example ~~s~~ :smile: -> :streamlit: <= x",
