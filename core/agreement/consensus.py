@@ -60,16 +60,3 @@ def to_trec_text(qrels: pd.DataFrame) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
-def save_consensus(store, collection, qrels_ids, method: str, assessor_name: str | None = None, *,
-                   on: str = "union"):
-    """Build the consensus of the stored qrels sets `qrels_ids` and add it to `collection` as a new
-    qrels set (one transaction, through `store.add_qrels`). Returns the store's IngestReport."""
-    qrels_ids = [int(q) for q in qrels_ids]
-    known = set(store.qrels_sets(collection)["qrels_id"].astype(int))
-    unknown = [q for q in qrels_ids if q not in known]
-    if unknown:
-        raise EvalError(f"Qrels set(s) {unknown} are not in this collection. Pick from {sorted(known)}.")
-    merged = consensus([store.qrels(q) for q in qrels_ids], method, on=on)
-    name = assessor_name or f"consensus-{method} of " + "+".join(map(str, qrels_ids))
-    return store.add_qrels(collection, to_trec_text(merged), filename=f"consensus-{method}.qrels",
-                           assessor=name)

@@ -226,5 +226,3 @@ def multi_agreement(qrels_list, *, names=None, rel_level: int | None = None,
                           alpha={lv: alpha_from_coincidence(o, grades, lv) for lv in LEVELS},
                           pairwise=pd.DataFrame(rows))
 
-
-from core.agreement.rankcorr import does_it_matter  # noqa: E402  (re-exported: the contract lists it under agreement)

@@ -25,8 +25,6 @@ import pandas as pd
 from scipy import stats
 
 from core.errors import EvalError
-from core.measures import parse_measure
-from core.service.evaluate import evaluate_stored
 
 
 def _aligned(scores_a, scores_b) -> pd.DataFrame:
@@ -80,41 +78,3 @@ def correlation_table(scores: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["a", "b", "kendall_tau", "tau_ap", "tau_ap_reversed"])
 
 
-def does_it_matter(store, collection, measure: str, qrels_ids=None, *, options=None) -> DoesItMatter:
-    """Evaluate every run of `collection` under each qrels set (all of them when `qrels_ids` is None)
-    with `core.service.evaluate.evaluate_stored`, and correlate the system orderings pairwise."""
-    extra = {} if options is None else {"options": options}     # None: the engine's defaults
-    canonical = parse_measure(measure).name
-    sets = store.qrels_sets(collection)
-    if qrels_ids is not None:
-        wanted = list(dict.fromkeys(int(q) for q in qrels_ids))
-        unknown = sorted(set(wanted) - set(sets["qrels_id"].astype(int)))
-        if unknown:
-            raise EvalError(f"Qrels set(s) {unknown} are not in this collection. "
-                            f"Pick from {sorted(sets['qrels_id'].astype(int))}.")
-        sets = sets.set_index("qrels_id").loc[wanted].reset_index()      # in the order asked for
-    if len(sets) < 2:
-        raise EvalError("'Does it matter?' needs at least two qrels sets in the collection.")
-    runs = store.runs(collection)
-    if runs.empty:
-        raise EvalError("The collection has no runs to rank.")
-    names = dict(zip(runs["run_id"], runs["name"]))
-    columns, ids = {}, {}
-    for row in sets.itertuples():
-        label = _unique_label(str(row.assessor or f"qrels {row.qrels_id}"), columns)
-        result = evaluate_stored(store, collection, runs["run_id"].tolist(), [canonical],
-                                 qrels_id=int(row.qrels_id), **extra)
-        summary = result.summary[result.summary["measure"] == canonical]
-        columns[label] = pd.Series(summary["value"].to_numpy(),       # keyed by run name
-                                   index=[names.get(r, r) for r in summary["run"]])
-        ids[label] = int(row.qrels_id)
-    scores = pd.DataFrame(columns).rename_axis("run")
-    return DoesItMatter(measure=canonical, scores=scores, correlations=correlation_table(scores),
-                        qrels_ids=ids)
-
-
-def _unique_label(label: str, taken: dict) -> str:
-    out, k = label, 2
-    while out in taken:
-        out, k = f"{label} ({k})", k + 1
-    return out

@@ -21,7 +21,6 @@ import pandas as pd
 from scipy import stats as sp
 
 from core.analysis.curves import canonical_ranking
-from core.store.ingest import collection_id, default_qrels_id
 
 
 def query_deltas(per_query: pd.DataFrame, run_a: str, run_b: str, measure: str, *, topics=None) -> pd.DataFrame:
@@ -153,10 +152,10 @@ def _kendall_scipy(both: pd.DataFrame) -> pd.Series:
 def ranking_differences(ranking_a: pd.DataFrame, ranking_b: pd.DataFrame, *, depth: int | None = 100,
                         p: float = 0.9) -> pd.DataFrame:
     """Per topic in both runs: overlap (shared docs in the top depth), kendall_tau, rbo."""
-    return _differences(_union_ranks(ranking_a, ranking_b, depth), p)
+    return differences(_union_ranks(ranking_a, ranking_b, depth), p)
 
 
-def _differences(both: pd.DataFrame, p: float) -> pd.DataFrame:
+def differences(both: pd.DataFrame, p: float) -> pd.DataFrame:
     """ranking_differences from a `_union_ranks` frame (qid, docno, rank_a, rank_b)."""
     in_both = set(both.loc[both["rank_a"].notna(), "qid"]) & set(both.loc[both["rank_b"].notna(), "qid"])
     both = both[both["qid"].isin(in_both)]
@@ -167,11 +166,11 @@ def _differences(both: pd.DataFrame, p: float) -> pd.DataFrame:
 def how_different(per_query, ranking_a, ranking_b, run_a: str, run_b: str, measure: str, *, topics=None,
                   depth: int | None = 100, p: float = 0.9) -> pd.DataFrame:
     """query_deltas joined with ranking_differences, most different (largest |delta|) first."""
-    return _most_different(query_deltas(per_query, run_a, run_b, measure, topics=topics),
+    return most_different(query_deltas(per_query, run_a, run_b, measure, topics=topics),
                            ranking_differences(ranking_a, ranking_b, depth=depth, p=p))
 
 
-def _most_different(deltas: pd.DataFrame, diff: pd.DataFrame) -> pd.DataFrame:
+def most_different(deltas: pd.DataFrame, diff: pd.DataFrame) -> pd.DataFrame:
     out = deltas.merge(diff, on="qid", how="left")
     return out.sort_values(["abs_delta", "rbo", "qid"], ascending=[False, True, True], kind="stable") \
         .reset_index(drop=True)
@@ -192,73 +191,18 @@ def _side(r, other, grades, documents, depth) -> pd.DataFrame:
     other_rank = other.set_index("docno")["rank"]
     out = pd.DataFrame({"rank": r["rank"].astype(int).to_numpy(), "docno": r["docno"].to_numpy(),
                         "score": r["score"].to_numpy()})
-    out["grade"] = _ints(out["docno"].map(grades))
-    out["other_rank"] = _ints(out["docno"].map(other_rank))
-    out["text"] = _objects(out["docno"].map(documents or {}))
+    out["grade"] = ints(out["docno"].map(grades))
+    out["other_rank"] = ints(out["docno"].map(other_rank))
+    out["text"] = objects(out["docno"].map(documents or {}))
     return out
 
 
-def _ints(values: pd.Series) -> pd.Series:
+def ints(values: pd.Series) -> pd.Series:
     """Whole numbers as Python ints, missing as None (object dtype), without a loop over rows."""
-    return _objects(pd.to_numeric(values).astype("Int64"))
+    return objects(pd.to_numeric(values).astype("Int64"))
 
 
-def _objects(values: pd.Series) -> pd.Series:
+def objects(values: pd.Series) -> pd.Series:
     return values.astype(object).where(values.notna(), None)
 
 
-SIDE_SQL = """
-SELECT a.rank, a.docno, a.score, q.rel AS grade, b.rank AS other_rank, d.text
-FROM run_rows a
-LEFT JOIN (SELECT docno, max(rel) AS rel FROM qrels WHERE qrels_id = ? AND qid = ? GROUP BY docno) q USING (docno)
-LEFT JOIN (SELECT docno, rank FROM run_rows WHERE run_id = ? AND qid = ?) b USING (docno)
-LEFT JOIN (SELECT docno, any_value(text) AS text FROM documents WHERE collection_id = ? GROUP BY docno) d
-       USING (docno)
-WHERE a.run_id = ? AND a.qid = ? AND a.rank <= ?
-ORDER BY a.rank
-"""
-
-
-def side_by_side_stored(store, collection, run_id_a: int, run_id_b: int, qid: str, *, qrels_id=None,
-                        depth: int = 1000) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """side_by_side from the store, in SQL: the document text joins in when documents are loaded."""
-    cur = store.cursor()
-    try:
-        cid = collection_id(cur, collection)
-        qrels_id = qrels_id if qrels_id is not None else default_qrels_id(cur, cid)
-        frames = []
-        for mine, theirs in ((run_id_a, run_id_b), (run_id_b, run_id_a)):
-            df = cur.execute(SIDE_SQL, [qrels_id, str(qid), theirs, str(qid), cid, mine, str(qid), depth]).df()
-            df["grade"], df["other_rank"], df["text"] = _ints(df["grade"]), _ints(df["other_rank"]), _objects(df["text"])
-            frames.append(df)
-        return frames[0], frames[1]
-    finally:
-        cur.close()
-
-
-# The two runs' top-depth lists, joined in the store (the union _union_ranks builds from run frames).
-UNION_SQL = """
-SELECT coalesce(a.qid, b.qid) AS qid, coalesce(a.docno, b.docno) AS docno,
-       CAST(a.rank AS DOUBLE) AS rank_a, CAST(b.rank AS DOUBLE) AS rank_b
-FROM (SELECT qid, docno, rank FROM run_rows WHERE run_id = $a AND rank <= $depth) a
-FULL OUTER JOIN (SELECT qid, docno, rank FROM run_rows WHERE run_id = $b AND rank <= $depth) b
-  ON a.qid = b.qid AND a.docno = b.docno
-ORDER BY 1, 2
-"""
-
-
-def how_different_stored(store, per_query, run_id_a: int, run_id_b: int, run_a: str, run_b: str, measure: str, *,
-                         topics=None, depth: int = 100, p: float = 0.9) -> pd.DataFrame:
-    """how_different for two stored runs: the union of their top-depth lists is joined in the store from the
-    canonical ranks, so neither run's millions of rows are read into Python."""
-    cur = store.cursor()
-    try:
-        both = cur.execute(UNION_SQL, {"a": int(run_id_a), "b": int(run_id_b), "depth": int(depth)}).df()
-    finally:
-        cur.close()
-    both["qid"] = both["qid"].astype(str)
-    return _most_different(query_deltas(per_query, run_a, run_b, measure, topics=topics), _differences(both, p))
-
-
-def query_texts(store, collection) -> pd.DataFrame:
-    return store.topics(collection)

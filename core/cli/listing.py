@@ -1,7 +1,7 @@
 """`python -m core list [--collection NAME]`: the collections, qrels sets and runs in the store."""
 from __future__ import annotations
 
-from core.service.diversity import diversity_sets
+from core.store.diversity import diversity_sets
 from core.store.store import Store
 
 

@@ -16,8 +16,7 @@ import time
 from pathlib import Path
 
 from core.store import ingest
-from core.formats import read_documents, read_qrels, read_topics
-from core.formats._text import GZIP_MAGIC, file_error, max_text_bytes, too_big
+from core.formats import GZIP_MAGIC, file_error, max_text_bytes, read_documents, read_qrels, read_topics, too_big
 from core.store.prepare import stream_min_bytes
 from core.store.store import Store
 
@@ -151,7 +150,7 @@ def _insert(cur, cid: int, kind: str, name: str, label, parsed, args):
         return ingest.add_qrels(cur, cid, None, filename=name, assessor=label,
                                 judgment_groups=args.judgment_groups, parsed=parsed)
     if kind == "diversity qrels":
-        from core.service.diversity import insert_diversity_qrels
+        from core.store.diversity import insert_diversity_qrels
         return insert_diversity_qrels(cur, cid, parsed, name)
     adder = ingest.add_topics if kind == "topics" else ingest.add_documents
     return adder(cur, cid, None, filename=name, frame=parsed)

@@ -19,7 +19,6 @@ from core.db.scratch import scratch
 from core.engine.empty import is_empty_file
 from core.engine.stage2 import evaluate_rankings, summarise
 from core.measures import EvalOptions
-from core.service.evaluate import evaluate_stored
 from core.db.sql import sql
 from core.engine.stage1 import ArrowRun, RunFile, Tables, rankings
 from core.engine.stage1.files import read_first, size
@@ -27,7 +26,7 @@ from core.engine.stage1.tables import qrels_summary
 from core.engine.types import EvalResult, Rankings, merge
 
 __all__ = ["EvalOptions", "EvalResult", "Rankings", "evaluate", "evaluate_rankings", "evaluate_frames",
-           "evaluate_files", "evaluate_parsed", "evaluate_stored", "summarise", "merge", "sql"]
+           "evaluate_files", "evaluate_parsed", "summarise", "merge", "sql"]
 
 
 def evaluate(con, run_table: str, qrels_table: str, measures, options: EvalOptions = EvalOptions(), *,

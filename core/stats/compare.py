@@ -279,23 +279,4 @@ def _row(run: str, measure: str, j: int, s: MeasureStats, p_corr, alpha: float) 
                          significant=None if p_corr is None else bool(p_corr < alpha))
 
 
-def compare_stored(store, collection, run_ids, measures, baseline_run_id, *, qrels_id=None, options=None,
-                   **kwargs) -> Comparison:
-    """Evaluate stored runs (through the engine's results cache) and compare them with the baseline run.
-
-    Runs are named by their store names. With options.complete (-c) missing topics count as 0.
-    """
-    from core.engine.evaluate import EvalOptions, evaluate_stored
-    options = options or EvalOptions()
-    run_ids = list(dict.fromkeys([int(baseline_run_id), *map(int, run_ids)]))
-    result = evaluate_stored(store, collection, run_ids, measures, qrels_id=qrels_id, options=options)
-    runs = store.runs(collection)
-    names = dict(zip(runs["run_id"].astype(int), runs["name"].astype(str)))
-    kwargs.setdefault("missing", "zero" if options.complete else "skip")
-    order = {names[i]: k for k, i in enumerate(run_ids)}  # rows in the order the runs were asked for
-    per_query = result.per_query.sort_values("run", key=lambda s: s.map(order), kind="stable")
-    return compare(per_query, baseline=names[int(baseline_run_id)],
-                   measures=[getattr(m, "name", m) for m in measures] if measures else None, **kwargs)
-
-
-__all__ = ["compare", "compare_stored", "Comparison", "ComparisonRow", "ROW_FIELDS", "TEST_NAMES"]
+__all__ = ["compare", "Comparison", "ComparisonRow", "ROW_FIELDS", "TEST_NAMES"]

@@ -10,8 +10,7 @@ from typing import TYPE_CHECKING
 
 from core.store import edits
 from core.store import ingest
-from core.formats import read_documents, read_qrels, read_topics
-from core.formats._text import source_name
+from core.formats import read_documents, read_qrels, read_topics, source_name
 
 if TYPE_CHECKING:
     import pandas as pd

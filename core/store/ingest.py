@@ -13,8 +13,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from core.errors import EvalError, OptionError, Problem, UploadError
-from core.formats import read_documents, read_qrels, read_topics
-from core.formats._text import source_name
+from core.formats import read_documents, read_qrels, read_topics, source_name
 from core.store.prepare import PreparedRun, prepare_run  # noqa: F401  (the loaders' first step, before the store)
 from core.db.sqltext import statement
 

@@ -107,7 +107,7 @@ def _upload_section() -> None:
                         load=_locked(store.add_qrels), options=_qrels_options,
                         help="TREC qrels (qid iter docno rel). The collection's first qrels set is its default.")
     with tab_div:
-        from core.service.diversity import add_diversity_qrels
+        from core.store.diversity import add_diversity_qrels
         render_uploader(key="data_div", journal=store.path, label="Subtopic qrels files", button="Load diversity qrels",
                         noun="subtopic qrels files", load=_locked(lambda c, data, **kw: add_diversity_qrels(
                             store, c, data, **kw)), options=lambda: _qrels_options("data_div_assessor"),

@@ -28,7 +28,7 @@ def _qrels_sets(path: str, cid: int, version: int):
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _diversity_sets(path: str, cid: int, version: int):
-    from core.service.diversity import diversity_sets
+    from core.store.diversity import diversity_sets
     return diversity_sets(get_store(), cid)
 
 

@@ -90,7 +90,7 @@ def multi_agreement(_store, store_key: str, ids: tuple, names: tuple, rel_level,
 
 @st.cache_data(show_spinner=SPIN, max_entries=32)
 def does_it_matter(_store, store_key: str, cid: int, measure: str, ids: tuple, version: str):
-    from core.agreement.rankcorr import does_it_matter as core_dim
+    from core.service.compare import does_it_matter as core_dim
     with store_resource.db_lock():
         return core_dim(_store, cid, measure, list(ids))
 
@@ -147,7 +147,7 @@ def exports(table: pd.DataFrame) -> tuple[str, str]:
 @st.cache_data(show_spinner=SPIN, max_entries=32)
 def pr_curves(_store, store_key: str, cid: int, run_ids: tuple, version: str) -> pd.DataFrame:
     """11-point interpolated PR per run (by name) and topic (qid 'all' = the average)."""
-    from core.analysis.curves import pr_curve_stored
+    from core.service.curves import pr_curve_stored
     with store_resource.db_lock():
         return pr_curve_stored(_store, cid, list(run_ids), average=True, per_topic=True)
 
@@ -165,7 +165,8 @@ def roc_curves(_store, store_key: str, cid: int, run_ids: tuple, version: str):
     """The vertically averaged ROC curve (qid 'all') and AUC of each run, computed in DuckDB by
     core.analysis.curves.roc_curve_stored. Runs not seen before are computed together in one query, and each
     run is kept on its own, so adding a run to the selection computes only that run."""
-    from core.analysis.curves import roc_auc, roc_curve_stored
+    from core.analysis.curves import roc_auc
+    from core.service.curves import roc_curve_stored
     memo = _roc_memo(store_key, cid, version)
     with store_resource.db_lock():
         todo = [int(r) for r in run_ids if int(r) not in memo]
@@ -184,7 +185,7 @@ def roc_curves(_store, store_key: str, cid: int, run_ids: tuple, version: str):
 def how_different(_per_query: pd.DataFrame, store_key: str, cid: int, a: tuple, b: tuple, measure: str,
                   version: str) -> pd.DataFrame:
     """core.analysis.perquery.how_different_stored for runs a=(name, id) and b=(name, id): deltas + tau + RBO per topic."""
-    from core.analysis.perquery import how_different_stored
+    from core.service.perquery import how_different_stored
     store = store_resource.get_store()
     with store_resource.db_lock():
         return how_different_stored(store, _per_query, a[1], b[1], a[0], b[0], measure, topics=store.topics(cid),
@@ -193,7 +194,7 @@ def how_different(_per_query: pd.DataFrame, store_key: str, cid: int, a: tuple, 
 
 @st.cache_data(show_spinner=SPIN, max_entries=64)
 def side_by_side(_store, store_key: str, cid: int, id_a: int, id_b: int, qid: str, version: str):
-    from core.analysis.perquery import side_by_side_stored
+    from core.service.perquery import side_by_side_stored
     return side_by_side_stored(_store, cid, id_a, id_b, qid, depth=100)
 
 

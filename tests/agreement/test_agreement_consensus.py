@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.agreement.consensus import consensus, save_consensus, to_trec_text
+from core.agreement.consensus import consensus, to_trec_text
+from core.service.compare import save_consensus
 from core.errors import EvalError
 from tests.fixtures_store import SAMPLE_COLLECTION, sample_store
 

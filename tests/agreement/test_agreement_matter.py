@@ -9,7 +9,7 @@ from scipy import stats
 
 from core.agreement.consensus import to_trec_text
 from core.errors import EvalError
-from core.agreement.rankcorr import does_it_matter
+from core.service.compare import does_it_matter
 from tests.fixtures_store import SAMPLE_COLLECTION, sample_store
 
 

@@ -180,7 +180,7 @@ def test_bad_curve_requests_are_eval_errors():
 @pytest.mark.parametrize("kwargs", [{}, {"num_docs": 528_155}, {"rel_level": 2, "per_topic": False}])
 def test_roc_from_the_store_equals_roc_from_run_frames(tmp_path, kwargs):
     from tests.fixtures_store import SAMPLE_COLLECTION, sample_store
-    from core.analysis.curves import roc_curve_stored
+    from core.service.curves import roc_curve_stored
     with sample_store(tmp_path) as store:
         runs = store.runs(SAMPLE_COLLECTION)
         ids, names = runs["run_id"].astype(int).tolist(), runs["name"].astype(str).tolist()
@@ -196,7 +196,7 @@ def test_roc_from_the_store_equals_roc_from_run_frames(tmp_path, kwargs):
 
 
 def test_roc_from_the_store_rejects_unknown_runs_and_an_empty_selection(tmp_path):
-    from core.analysis.curves import roc_curve_stored
+    from core.service.curves import roc_curve_stored
     from core.errors import EvalError
     from tests.fixtures_store import SAMPLE_COLLECTION, sample_store
     with sample_store(tmp_path) as store:
@@ -211,14 +211,15 @@ def test_vertical_average_by_hand():
     # topic a: (0,0) (0,1) (1,1); topic b: (0,0) (1,0) (1,1): the average jumps to 0.5 at 0, stays, jumps at 1
     curve = pd.DataFrame({"run": "r", "qid": ["a"] * 3 + ["b"] * 3, "x": [0, 0, 1, 0, 1, 1.0],
                           "y": [0, 1, 1, 0, 0, 1.0]})
-    from core.analysis.curves import _with_average
-    avg = _with_average(curve, average=True, per_topic=False)
+    from core.analysis.curves import with_average
+    avg = with_average(curve, average=True, per_topic=False)
     np.testing.assert_allclose(avg[["x", "y"]].to_numpy(), [(0, 0), (0, 0.5), (1, 0.5), (1, 1)])
     assert roc_auc(avg)["auc"].item() == pytest.approx(0.5)
 
 
 def test_pr_from_the_store_equals_pr_from_run_frames(tmp_path):
-    from core.analysis.curves import pr_curve_frames, pr_curve_stored
+    from core.analysis.curves import pr_curve_frames
+    from core.service.curves import pr_curve_stored
     from tests.fixtures_store import SAMPLE_COLLECTION, sample_store
     with sample_store(tmp_path) as store:
         runs = store.runs(SAMPLE_COLLECTION)
@@ -234,7 +235,7 @@ def test_pr_from_the_store_equals_pr_from_run_frames(tmp_path):
 def test_stored_roc_keeps_topics_whose_retrieved_documents_are_all_unjudged(tmp_path):
     """The stored ROC reads judged rows only; a topic the run answered with unjudged documents alone still
     has its (0,0)-(1,1) curve, as from the run frame, so the run's average is the same."""
-    from core.analysis.curves import roc_curve_stored
+    from core.service.curves import roc_curve_stored
     from core.store.store import Store
     qrels = b"1 0 d1 1\n1 0 d2 0\n2 0 d3 1\n2 0 d4 0\n3 0 d5 1\n3 0 d6 0\n"
     run = b"1 Q0 d2 1 3.0 r\n1 Q0 d1 2 2.0 r\n1 Q0 dx 3 1.0 r\n2 Q0 dy 1 5.0 r\n2 Q0 dz 2 4.0 r\n"

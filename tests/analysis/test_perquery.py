@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 from scipy import stats as sp
 
-from core.analysis.perquery import (how_different, how_different_stored, query_deltas, ranking_differences, side_by_side,
-                           side_by_side_stored)
+from core.analysis.perquery import how_different, query_deltas, ranking_differences, side_by_side
+from core.service.perquery import how_different_stored, side_by_side_stored
 from tests.fixtures_store import SAMPLE_COLLECTION, sample_store
 
 

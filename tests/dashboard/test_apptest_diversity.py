@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.service.diversity import add_diversity_qrels, evaluate_stored_diversity
+from core.service.diversity import evaluate_stored_diversity
+from core.store.diversity import add_diversity_qrels
 from tests.apptest_kit import APP, TIMEOUT, assert_clean, frame, open_page, texts
 from tests.fixtures_store import SAMPLE_COLLECTION, sample_store
 

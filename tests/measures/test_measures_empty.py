@@ -79,7 +79,7 @@ def test_cli_empty_run_with_c(tmp_path, qrels_file):
 def test_values_cached_by_an_older_rankboard_are_not_shown(tmp_path):
     """Judged, SetF and custom-gain nDCG changed numbers under the same names: the cache key carries the measures'
     version, so a value stored under the old key (no m=) is recomputed, not read back."""
-    from core.engine.evaluate import evaluate_stored
+    from core.service.evaluate import evaluate_stored
     from tests.fixtures_store import SAMPLE_COLLECTION, sample_store
 
     with sample_store(tmp_path) as store:

@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 from core.store import ingest
-from core.engine.evaluate import evaluate_files, evaluate_stored
+from core.engine.evaluate import evaluate_files
+from core.service.evaluate import evaluate_stored
 from core.measures import EvalOptions
 from core.store.schema import SCHEMA_VERSION
 from core.store.store import Store

@@ -228,7 +228,7 @@ def test_swapping_run_and_baseline_mirrors_the_row(pairs, test):
 
 
 def test_compare_stored_equals_compare_on_the_engine_frames(tmp_path):
-    from core.stats.compare import compare_stored
+    from core.service.compare import compare_stored
     from core.engine.evaluate import evaluate_frames
     from tests.fixtures_store import SAMPLE_COLLECTION, sample_store
     with sample_store(tmp_path) as store:

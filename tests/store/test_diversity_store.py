@@ -6,7 +6,8 @@ import pandas as pd
 import pytest
 
 from core.engine.diversity import evaluate_diversity_files
-from core.service.diversity import add_diversity_qrels, diversity_sets, evaluate_stored_diversity
+from core.service.diversity import evaluate_stored_diversity
+from core.store.diversity import add_diversity_qrels, diversity_sets
 from core.errors import EvalError, UploadError
 from core.measures import EvalOptions
 from tests.fixtures_store import fresh_store, snapshot

@@ -4,7 +4,7 @@ rename, and runs of another collection."""
 from __future__ import annotations
 
 import core.store.store as store_mod
-from core.agreement.consensus import save_consensus
+from core.service.compare import save_consensus
 from tests.fixtures_store import SAMPLE_COLLECTION, assert_derived, pairs, sample_store
 
 def test_derived_tables_follow_every_write(tmp_path):
