@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from core.store import edits
 from core.errors import EvalError
-from core.store.ingest import one
+from core.db.sqltext import one
 
 
 def add_arguments(p) -> None:

@@ -29,3 +29,9 @@ def statement(template: str, *, ints: dict[str, Iterable[object]] | None = None,
     fields = {key: ident(value) for key, value in identifiers.items()}
     fields.update({key: int_list(values) for key, values in (ints or {}).items()})
     return template.format(**fields)
+
+
+def one(cur, sql: str, params=()):
+    """The first row of a query (or None), fetching the whole result so the cursor is free again."""
+    rows = cur.execute(sql, list(params)).fetchall()
+    return rows[0] if rows else None

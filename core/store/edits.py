@@ -6,13 +6,11 @@ A name that does not exist is an EvalError that says which names do.
 """
 from __future__ import annotations
 
-from core.store import ingest
-from core.errors import EvalError
-from core.store.ingest import one
 from core.db.sqltext import statement
-
-# The tables that hang off a run, emptied before the runs themselves.
-_BY_RUN = ("results", "judged_rows", "run_topics", "run_docs")
+from core.errors import EvalError
+from core.store import ingest
+from core.db.sqltext import one
+from core.store.schema import BY_COLLECTION, BY_QRELS, BY_RUN
 
 
 def _names(cur, sql: str, params) -> str:
@@ -51,16 +49,16 @@ def collection_counts(cur, cid: int) -> dict[str, int]:
 
 
 def delete_collection(cur, cid: int) -> dict[str, int]:
-    """Remove a collection and everything in it (runs with their rows and cached results, qrels, topics,
-    documents, notes); returns what it held (collection_counts)."""
+    """Remove a collection and everything in it (runs with their rows and cached results, relevance and diversity
+    qrels, topics, documents, notes); returns what it held (collection_counts)."""
     counts = collection_counts(cur, cid)
-    for table in _BY_RUN:
-        cur.execute(statement("DELETE FROM {t} WHERE run_id IN (SELECT run_id FROM runs WHERE collection_id = ?)",
-                              t=table), [cid]).fetchall()
-    for table in ("results", "judged_rows", "qrels"):
-        cur.execute(statement("DELETE FROM {t} WHERE qrels_id IN "
-                              "(SELECT qrels_id FROM qrels_sets WHERE collection_id = ?)", t=table), [cid]).fetchall()
-    for table in ("runs", "qrels_sets", "topics", "documents", "query_notes", "collections"):
+    runs = [r[0] for r in cur.execute("SELECT run_id FROM runs WHERE collection_id = ?", [cid]).fetchall()]
+    sets = [r[0] for r in cur.execute("SELECT qrels_id FROM qrels_sets WHERE collection_id = ? UNION ALL "
+                                      "SELECT qrels_id FROM diversity_sets WHERE collection_id = ?", [cid, cid]).fetchall()]
+    for key, ids, tables in (("run_id", runs, BY_RUN), ("qrels_id", sets, BY_QRELS)):
+        for table in tables:
+            cur.execute(statement("DELETE FROM {t} WHERE list_contains(?, {k})", t=table, k=key), [ids]).fetchall()
+    for table in BY_COLLECTION:
         cur.execute(statement("DELETE FROM {t} WHERE collection_id = ?", t=table), [cid]).fetchall()
     return counts
 

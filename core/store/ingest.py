@@ -15,7 +15,8 @@ import pyarrow.compute as pc
 from core.errors import EvalError, OptionError, Problem, UploadError
 from core.formats import read_documents, read_qrels, read_topics, source_name
 from core.store.prepare import PreparedRun, prepare_run  # noqa: F401  (the loaders' first step, before the store)
-from core.db.sqltext import statement
+from core.db.sqltext import one, statement
+from core.store.schema import BY_RUN
 
 INSERT_RUN_ROWS = "INSERT INTO run_docs SELECT ?, topic, docno, score, rank FROM {view}"
 INSERT_RUN_TOPICS = "INSERT INTO run_topics SELECT ?, qid, n, topic FROM {view}"
@@ -29,12 +30,6 @@ WHERE q.qrels_id IN (SELECT qrels_id FROM qrels_sets WHERE collection_id = ?)"""
 INSERT_QRELS_JUDGED = """INSERT INTO judged_rows SELECT r.run_id, q.qrels_id, r.qid, r.rank, q.rel
 FROM run_rows r JOIN qrels q ON q.qid = r.qid AND q.docno = r.docno
 WHERE q.qrels_id = ? AND r.run_id IN (SELECT run_id FROM runs WHERE collection_id = ?)"""
-
-
-def one(cur, sql: str, params=()):
-    """The first row of a query (or None), fetching the whole result so the cursor is free again."""
-    rows = cur.execute(sql, list(params)).fetchall()
-    return rows[0] if rows else None
 
 
 @dataclass
@@ -257,5 +252,5 @@ def delete_run(cur, run_id: int) -> None:
     """Remove a run, its rows, its judged rows and its cached results."""
     if one(cur, "SELECT 1 FROM runs WHERE run_id = ?", [run_id]) is None:
         raise EvalError(f"Unknown run id {run_id}.")
-    for table in ("results", "judged_rows", "run_topics", "run_docs", "runs"):
+    for table in BY_RUN:
         cur.execute(statement("DELETE FROM {table} WHERE run_id = ?", table=table), [run_id]).fetchall()

@@ -6,7 +6,7 @@ caller's transaction (`Store.open` runs it). A store newer than this code is ref
 from __future__ import annotations
 
 from core.errors import RankboardError
-from core.store.ingest import one
+from core.db.sqltext import one
 
 SCHEMA_VERSION = 4
 
@@ -46,6 +46,13 @@ DIVERSITY_TABLES = [
     "CREATE TABLE IF NOT EXISTS subtopic_qrels(qrels_id INTEGER, line INTEGER, qid VARCHAR, subtopic VARCHAR, "
     "docno VARCHAR, rel INTEGER);",
 ]
+
+# The tables keyed by each id, for deleting (core/store/edits.py, ingest.delete_run): every table of the schema
+# that holds a run_id, qrels_id or collection_id column is listed under that id (tests/store/test_store.py checks
+# the lists against the schema, and that deleting a collection leaves no row of it in any table).
+BY_RUN = ("results", "judged_rows", "run_topics", "run_docs", "runs")
+BY_QRELS = ("results", "judged_rows", "qrels", "subtopic_qrels", "qrels_sets", "diversity_sets")
+BY_COLLECTION = ("runs", "qrels_sets", "diversity_sets", "topics", "documents", "query_notes", "collections")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key VARCHAR PRIMARY KEY, value VARCHAR);

@@ -26,7 +26,7 @@ from core.store import access as store_access
 from core.store import health as store_health
 from core.store.catalogue import Catalogue
 from core.errors import RankboardError
-from core.store.ingest import one
+from core.db.sqltext import one
 
 if TYPE_CHECKING:
     import pandas as pd
