@@ -92,7 +92,7 @@ def per_query_pairs(reps: int) -> None:
     import numpy as np
     import pandas as pd
     from core.service import evaluate as results
-    from core.engine.stage2 import sorted_codes
+    from core.engine.finish import sorted_codes
     from core.store.store import Store
     rng = np.random.default_rng(0)
     measures = ["AP", "nDCG@10", "P@10", "R@1000", "RR", "Judged@10"]

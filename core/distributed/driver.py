@@ -24,7 +24,8 @@ import pyarrow as pa
 
 from core.errors import EvalError
 from core.engine.stage1.tables import qrels_summary
-from core.engine.stage2 import evaluate_rankings, summarise
+from core.engine.finish import no_topic, run_names, skipped, summarise
+from core.engine.stage2 import evaluate_rankings
 from core.engine.types import EvalResult, Rankings
 from core.measures import EvalOptions, parse_measures
 
@@ -32,21 +33,9 @@ SPLITS = ("run", "topic")
 PER_BUCKET = 300
 
 
-def file_names(tags: list[str | None], paths: list[str]) -> list[str]:
-    """evaluate_files' run names: the tag, else the file name; a name already taken gets ' (file name)'."""
-    names, seen = [], set()
-    for tag, path in zip(tags, paths):
-        name = tag or Path(path).name
-        if name in seen:
-            name = f"{name} ({Path(path).name})"
-        seen.add(name)
-        names.append(name)
-    return names
-
-
 def evaluate_distributed(qrels, runs, measures, options: EvalOptions = EvalOptions(), *, scheduler=None,
                          split: str = "run", per_bucket: int = PER_BUCKET, workers: int | None = None,
-                         progress=None, name_runs=file_names) -> EvalResult:
+                         progress=None, name_runs=run_names) -> EvalResult:
     """`evaluate_files` on a Dask cluster: `scheduler` is an address, a scheduler file, a distributed.Client, or
     None for a local cluster of `workers` processes (default one per core). `progress(done, total)` hears of
     finished tasks. `name_runs(tags, paths)` names the runs (default: as evaluate_files does)."""
@@ -56,7 +45,7 @@ def evaluate_distributed(qrels, runs, measures, options: EvalOptions = EvalOptio
 
 def run_distributed(qrels, runs, measures, options: EvalOptions = EvalOptions(), *, scheduler=None,
                     split: str = "run", per_bucket: int = PER_BUCKET, workers: int | None = None,
-                    progress=None, name_runs=file_names) -> tuple[EvalResult, list[str], list[str]]:
+                    progress=None, name_runs=run_names) -> tuple[EvalResult, list[str], list[str]]:
     """evaluate_distributed's (result, every run's name in order, the sorted qrels topics)."""
     from core.distributed.cluster import client_for, wait
     from core.formats import read_qrels
@@ -152,8 +141,7 @@ def assemble(tables: list[pa.Table], keys: list[str], names: list[str], topics: 
     if options.complete and missing:
         groups = pd.DataFrame({"run": [k for k, v in missing.items() for _ in v],
                                "qid": [q for v in missing.values() for q in v]}, dtype=object)
-        empty = np.zeros(0, np.int64)
-        zero = Rankings(groups, np.zeros(len(groups), np.int64), empty, empty, empty, levels, list(missing), topics)
+        zero = Rankings.empty(levels, list(missing), topics, groups)
         from core.distributed.kernel import long_table
         extra = long_table(evaluate_rankings(zero, ms, replace(options, complete=False))).to_pandas()
         long = pd.concat([long, extra], ignore_index=True)
@@ -187,11 +175,9 @@ def _result(per_query, text, keys, names, missing, numeric, ms, options) -> Eval
     for k in keys:
         run = by_key[k]
         miss = missing.get(k)
-        if miss and not options.complete:    # the same words as core.engine.evaluate.evaluate_rankings
-            shown = ", ".join(miss[:20]) + (f" ...and {len(miss) - 20} more" if len(miss) > 20 else "")
-            warnings.append(f"{run}: {len(miss)} qrels topic(s) not in the run were skipped "
-                            f"(use -c to count them as zero): {shown}")
+        if miss and not options.complete:
+            warnings.append(skipped(run, miss))
         if run not in num_q:
-            warnings.append(f"{run}: no topic in common with the qrels; nothing to evaluate.")
+            warnings.append(no_topic(run))
     return EvalResult(per_query, summary, {by_key[k]: v for k, v in missing.items()}, warnings, text,
                       {n: int(num_q[n]) for n in names if n in num_q}, list(ms), [n for n in names if n in num_q])

@@ -76,9 +76,7 @@ def rankings_of(rows: pa.Table, qrels: pa.Table) -> Rankings:
                  for run, table in _split_runs(rows)]
         if not parts:
             topics, levels = qrels_summary(cur, name)
-            empty = np.zeros(0, np.int64)
-            return Rankings(pd.DataFrame({"run": [], "qid": []}, dtype=object), empty, empty, empty, empty,
-                            levels, [], topics)
+            return Rankings.empty(levels, [], topics)
     finally:
         cur.unregister(name)
     joined = concat(parts)

@@ -111,7 +111,7 @@ def bucket_task(path, key: str, topics: pa.Array, per_bucket: int, complete: boo
     (no engine evaluates them), so they cost no transfer. With `complete` (-c), a blank file is a run that
     retrieved nothing, as evaluate_files reads it (the driver scores its topics 0). A run file of STREAM_BYTES or
     more is read a piece at a time (core.engine.stage1.files.file_rows): its rows, not ~3-8x their text at once."""
-    from core.engine.empty import is_empty_file
+    from core.formats import is_empty_file
 
     if complete and is_empty_file(path):
         table, tag, warnings = pa.table({"qid": pa.array([], pa.string()), "docno": pa.array([], pa.string()),

@@ -18,7 +18,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from core.engine.empty import is_empty_file
+from core.formats import is_empty_file
 from core.errors import EvalError
 from core.measures import EvalOptions, parse_measures
 from core.measures.diversity import FAMILIES, too_deep

@@ -16,8 +16,9 @@ import pandas as pd
 import pyarrow as pa
 
 from core.db.scratch import scratch
-from core.engine.empty import is_empty_file
-from core.engine.stage2 import evaluate_rankings, summarise
+from core.formats import is_empty_file
+from core.engine.finish import run_names, summarise
+from core.engine.stage2 import evaluate_rankings
 from core.measures import EvalOptions
 from core.db.sql import sql
 from core.engine.stage1 import ArrowRun, RunFile, Tables, rankings
@@ -66,15 +67,13 @@ def evaluate_files(qrels_path, run_paths, measures, options: EvalOptions = EvalO
     head = run_paths[0] if run_paths and not (options.complete and is_empty_file(run_paths[0])) else None
     qrels, first = read_first(qrels_path, head)
     with _qrels_scratch(qrels, max((size(p) for p in run_paths), default=0)) as con:
-        warnings, seen, parts = list(qrels.warnings), set(), []
+        warnings, tags, parts = list(qrels.warnings), [], []
         summary = qrels_summary(con, "rb_qrels") if len(run_paths) > 1 else None
         for path in run_paths:
             rk = rankings(RunFile(path, con, "rb_qrels", first, summary=summary), options)
             first = None                                  # the parsed first run: freed once ranked
-            name = rk.runs[0]
-            if name in seen:
-                name = f"{name} ({Path(str(path)).name})"
-            seen.add(name)
+            tags.append(rk.runs[0])
+            name = run_names(tags, run_paths)[-1]
             warnings += rk.warnings
             parts.append(evaluate_rankings(rk.named(name), measures, options))
         result = merge(parts)

@@ -13,7 +13,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from core.errors import EvalError
-from core.engine.evaluate import EvalOptions, EvalResult, evaluate_frames, summarise
+from core.engine.evaluate import EvalOptions, EvalResult, evaluate_frames
+from core.engine.finish import summarise
 from core.measures import parse_measures
 
 SEP = "\x1f"          # between topic and group in the expanded topic id (never in a parsed id: ids have no controls)

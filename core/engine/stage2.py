@@ -8,11 +8,11 @@ import pyarrow as pa
 
 from core.measures import EvalOptions, Measure, parse_measures
 from core.measures.context import Data
+from core.engine.finish import missing_topics, no_topic, skipped, summarise
 from core.engine.types import EvalResult, Rankings
 
-MIN_GEO_MEAN = 1e-5
 
-__all__ = ["evaluate_rankings", "summarise", "sorted_codes", "by_ranking", "tiled", "repeated"]
+__all__ = ["evaluate_rankings", "by_ranking", "tiled", "repeated"]
 
 
 def by_ranking(g: np.ndarray, rank: np.ndarray) -> np.ndarray | slice:
@@ -56,21 +56,10 @@ def _level_matrix(levels: pd.DataFrame, qids) -> np.ndarray:
 
 def _missing(rk: Rankings, options: EvalOptions) -> tuple[dict[str, list[str]], list[pd.DataFrame], list[str]]:
     """(qrels topics each run lacks, the rankings -c adds for them, the warnings when they are skipped)."""
-    at = rk.groups.groupby("run", sort=False).indices if len(rk.groups) else {}
-    qids, topics = rk.groups["qid"].to_numpy(dtype=object), pd.Index(rk.topics, dtype=object)
-    missing, extra, warnings = {}, [], []
-    for r in rk.runs:                         # (a hash lookup per topic: np.isin on strings compares every pair)
-        miss = topics[~topics.isin(qids[at[r]])].tolist() if r in at else list(rk.topics)
-        if not miss:
-            continue
-        missing[r] = miss
-        if options.complete:
-            extra.append(pd.DataFrame({"run": r, "qid": miss}))
-        else:
-            shown = ", ".join(miss[:20]) + (f" ...and {len(miss) - 20} more" if len(miss) > 20 else "")
-            warnings.append(f"{r}: {len(miss)} qrels topic(s) not in the run were skipped "
-                            f"(use -c to count them as zero): {shown}")
-    return missing, extra, warnings
+    missing = missing_topics(rk.groups, rk.runs, rk.topics)
+    if options.complete:
+        return missing, [pd.DataFrame({"run": r, "qid": miss}) for r, miss in missing.items()], []
+    return missing, [], [skipped(r, miss) for r, miss in missing.items()]
 
 
 def evaluate_rankings(rk: Rankings, measures, options: EvalOptions = EvalOptions()) -> EvalResult:
@@ -90,7 +79,7 @@ def evaluate_rankings(rk: Rankings, measures, options: EvalOptions = EvalOptions
     perm = by_ranking(g_new, rank)
     data = Data(num_ret[order], _level_matrix(rk.levels, groups["qid"]), g_new[perm], rank[perm], rel[perm], options)
     present = set(groups["run"].unique())       # not set(groups["run"]): that iterates the Arrow column value by value
-    warnings += [f"{r}: no topic in common with the qrels; nothing to evaluate." for r in runs if r not in present]
+    warnings += [no_topic(r) for r in runs if r not in present]
     return _assemble(groups, data, ms, options, runs, missing, warnings)
 
 
@@ -149,28 +138,3 @@ def repeated(names: list[str], count: int):
     return pd.Series(pa.chunked_array(chunks, type=pa.large_string()), dtype=_TEXT)
 
 
-def sorted_codes(values) -> tuple[np.ndarray, np.ndarray]:
-    """np.unique(values, return_inverse=True) for a long column with few distinct values (run names): a hash
-    factorisation, then a sort of the distinct values only. np.unique sorts every value (0.4 s for 1.5M
-    Python strings); tests/engine/test_stage2_summary.py compares the two."""
-    codes, uniq = pd.factorize(np.asarray(values, dtype=object), use_na_sentinel=False)
-    names, remap = np.unique(np.asarray(uniq, dtype=object), return_inverse=True)
-    return names, remap[codes]
-
-
-def summarise(run_col, ms, vals) -> pd.DataFrame:
-    """trec_eval's "all": mean over evaluated topics; sums for counts; geometric mean (floored) for gm_*."""
-    run_names, ridx = sorted_codes(run_col) if len(run_col) else (np.array([], object), np.zeros(0, int))
-    n = np.bincount(ridx, minlength=len(run_names)).astype(np.float64)
-    rows = []
-    for m, v in zip(ms, vals):
-        if m.family.agg == "sum":
-            s = np.bincount(ridx, weights=v, minlength=len(run_names))
-        elif m.family.agg == "gm":
-            s = np.exp(np.bincount(ridx, weights=np.log(np.maximum(v, MIN_GEO_MEAN)), minlength=len(run_names)) / n)
-        else:
-            s = np.bincount(ridx, weights=v, minlength=len(run_names)) / n
-        rows.append(pd.DataFrame({"run": run_names, "measure": m.name, "value": s}))
-    if not rows:
-        return pd.DataFrame({"run": [], "measure": [], "value": []})
-    return pd.concat(rows, ignore_index=True)

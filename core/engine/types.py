@@ -25,6 +25,16 @@ class Rankings:
     topics: list[str]                            # the qrels topics, sorted
     warnings: list[str] = field(default_factory=list)   # what reading the run reported (e.g. several tags)
 
+    @classmethod
+    def empty(cls, levels: pd.DataFrame, runs: list[str], topics: list[str],
+              groups: pd.DataFrame | None = None) -> "Rankings":
+        """No judged retrieved document: no rankings at all, or `groups` (run, qid) that retrieved nothing (what -c
+        evaluates for a topic a run lacks)."""
+        if groups is None:
+            groups = pd.DataFrame({"run": pd.Series([], dtype=object), "qid": pd.Series([], dtype=object)})
+        none = np.zeros(0, dtype=np.int64)
+        return cls(groups, np.zeros(len(groups), dtype=np.int64), none, none, none, levels, list(runs), list(topics))
+
     def named(self, name: str) -> "Rankings":
         """The same rankings with their single run called `name`."""
         self.groups["run"] = name

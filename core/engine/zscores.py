@@ -13,7 +13,8 @@ import numpy as np
 import pandas as pd
 
 from core.errors import Problem, UploadError
-from core.engine.evaluate import EvalResult, summarise
+from core.engine.evaluate import EvalResult
+from core.engine.finish import summarise
 
 MISSING_ZSCORE_VALUE = -1000000.0
 

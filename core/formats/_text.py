@@ -5,6 +5,7 @@ and the only Python-level work is per *problem*, never per line.
 """
 from __future__ import annotations
 
+import gzip
 import os
 import re
 import zlib
@@ -291,3 +292,22 @@ def text_lines(source, filename: str | None) -> tuple[str, pa.Array | None, byte
     file = source_name(source, filename)
     data = decompress(read_source(source, file), file)
     return file, (decode(data, file) if not data.startswith(PARQUET_MAGIC) else None), data
+
+
+EMPTY_PROBE_BYTES = 1 << 16      # an empty file (after gzip) is tiny: only files this small are probed
+
+
+def is_empty_file(path) -> bool:
+    """True when `path` is a file holding nothing but white space (gzip-compressed or not)."""
+    if not isinstance(path, (str, Path)):
+        return False
+    try:
+        p = Path(path)
+        if p.stat().st_size > EMPTY_PROBE_BYTES:
+            return False
+        data = p.read_bytes()
+        if data[:2] == b"\x1f\x8b":
+            data = gzip.decompress(data)
+    except (OSError, EOFError, gzip.BadGzipFile):
+        return False
+    return not data.strip()

@@ -1,10 +1,10 @@
-"""Evaluate stored runs, caching per-query values in the store's `results` table.
+"""Evaluate stored runs, through the store's per-query results cache (core/store/results.py).
 
-The cache key is (run_id, qrels_id, options string, measure); qid 'all' is never stored (the summary
-is recomputed from the per-query values, which is exact for means, sums and geometric means).
-Only (run, measure) pairs without cached rows are computed, from the small tables the store keeps at
-ingest (`run_topics`, `judged_rows`: about 6% of a run's rows), never from `run_rows`. Deleting or
-replacing a run deletes its rows (the store does that), so the cache cannot go stale.
+Only the (run, measure) pairs without cached rows are computed, by stage 1 from the small tables the store keeps
+at ingest (`run_topics`, `judged_rows`: about 6% of a run's rows; never `run_rows`) and stage 2; those fresh rows
+are written to the cache and used as they are. The pairs already cached are read from it. The summary, the
+missing topics and the warnings of the fresh runs are stage 2's; for the runs read from the cache alone they come
+from the cached rows (the summary, core.engine.finish.summarise) and from `run_topics` (the missing topics).
 """
 from __future__ import annotations
 
@@ -12,16 +12,17 @@ import os
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
 from core.distributed.driver import evaluate_rankings_on_cluster
-from core.errors import EvalError
-from core.engine.stage2 import evaluate_rankings, summarise
-from core.measures import EvalOptions, parse_measures
-from core.db.sql import sql
+from core.engine.finish import skipped, summarise
 from core.engine.stage1 import StoredRuns, rankings
-from core.engine.stage1.stored import stored_rankings  # noqa: F401  (its old home)
+from core.engine.stage2 import evaluate_rankings
 from core.engine.types import EvalResult
+from core.errors import EvalError
+from core.measures import EvalOptions, parse_measures
+from core.store.results import cached_pairs, read_cached, write_results
+
+__all__ = ["evaluate_stored", "stored_ids"]
 
 
 def stored_ids(store, collection, run_ids, qrels_id=None) -> tuple[list[int], int, dict[int, str]]:
@@ -45,101 +46,45 @@ def stored_ids(store, collection, run_ids, qrels_id=None) -> tuple[list[int], in
 
 def evaluate_stored(store, collection, run_ids, measures, qrels_id=None,
                     options: EvalOptions = EvalOptions()) -> EvalResult:
-    """EvalResult for stored runs; `run` columns hold run names. qrels_id None = the default qrels set."""
+    """EvalResult for stored runs (named by their names), against qrels set `qrels_id` (None: the default set)."""
     ms = parse_measures(measures, compat=options.compat)
     run_ids, qrels_id, known = stored_ids(store, collection, run_ids, qrels_id)
-    key = options.key()
-    numeric = [m for m in ms if m.family.agg != "text"]
+    key, numeric = options.key(), [m for m in ms if m.family.agg != "text"]
+    texts = [m for m in ms if m.family.agg == "text"]
     names = [m.name for m in numeric]
     cur = store.cursor()
     try:
-        cached = cur.execute(
-            "SELECT DISTINCT run_id, measure FROM results WHERE qrels_id = $q AND options = $o "
-            "AND list_contains($runs, run_id) AND list_contains($ms, measure)",
-            {"q": qrels_id, "o": key, "runs": run_ids, "ms": names}).fetchall()
-        have = {(int(r), m) for r, m in cached}
-        todo_runs = [r for r in run_ids if any((r, n) not in have for n in names)]
+        have = cached_pairs(cur, qrels_id, key, run_ids, names)
+        todo_runs = [r for r in run_ids if texts or any((r, n) not in have for n in names)]
         todo_ms = [m for m in numeric if any((r, m.name) not in have for r in todo_runs)]
-        text = None
-        if todo_runs and todo_ms or any(m.family.agg == "text" for m in ms):
-            fresh = _compute(cur, todo_runs or run_ids, todo_ms + [m for m in ms if m.family.agg == "text"],
-                             qrels_id, options)
-            text = fresh.text.assign(run=fresh.text["run"].astype(int).map(known))
-            if todo_runs and todo_ms:
-                _write(store, fresh.per_query, qrels_id, key)
-        # through Arrow: fetchdf builds pandas' string columns value by value (~4x slower on 1.5M rows); same frame
-        per_query = cur.sql(sql("stored_results"), params={"q": qrels_id, "o": key, "runs": run_ids,
-                                                           "ms": names}).to_arrow_table().to_pandas()
-        missing, warnings = _missing(cur, run_ids, qrels_id, known, options)
+        fresh = _compute(cur, todo_runs, todo_ms + texts, qrels_id, known, options) if todo_runs else None
+        done = {m.name for m in todo_ms} if fresh is not None else set()
+        later = [(r, n) for n in names for r in run_ids if not (r in todo_runs and n in done)]
+        cached = read_cached(cur, qrels_id, key, later, known, names)
+        rest = [r for r in run_ids if r not in todo_runs]
+        missing = _missing(cur, rest, qrels_id, known) if rest else {}
     finally:
         cur.close()
-    summary, num_q = _summary(per_query, numeric, known)
-    per_query = per_query[["run", "qid", "measure", "value"]]
-    return EvalResult(per_query, summary, missing, warnings,
-                      text if text is not None else pd.DataFrame(columns=["run", "qid", "measure", "text"]),
-                      num_q, list(ms), [known[r] for r in run_ids if known[r] in num_q])
+    if fresh is not None and todo_ms and not getattr(store, "read_only", False):
+        with store.transaction(bump=False) as wcur:     # a cache, not new data: the store's data_version stays
+            write_results(wcur, fresh.per_query[fresh.per_query["measure"].isin(done)],
+                          {known[r]: r for r in todo_runs}, qrels_id, key)
+    return _combine(fresh, cached, missing, ms, numeric, [known[r] for r in run_ids], options)
 
 
-def _summary(per_query: pd.DataFrame, numeric, known: dict[int, str]) -> tuple[pd.DataFrame, dict[str, int]]:
-    """trec_eval's "all" rows and the number of topics per run, from cached per-query rows in (run, measure
-    position m, qid) order: each measure's rows, taken in order, are one contiguous block. Runs are told apart by
-    their integer id (`run_id`), and only each block's run column is built from names (`known`)."""
-    m = per_query["m"].to_numpy(np.int64) - 1
-    order = np.argsort(m, kind="stable")
-    bounds = np.searchsorted(m[order], np.arange(len(numeric) + 1))
-    codes, ids = pd.factorize(per_query["run_id"].to_numpy(np.int64)[order])
-    names = np.asarray([known[int(i)] for i in ids], dtype=object)
-    value = per_query["value"].to_numpy(np.float64)[order]
-    blocks = [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
-    if not blocks:
-        return summarise([], [], []), {}
-    first = codes[blocks[0]]
-    if all(np.array_equal(codes[b], first) for b in blocks[1:]):          # every measure over the same topics
-        summary = summarise(names[first], numeric, [value[b] for b in blocks])
-    else:
-        summary = pd.concat([summarise(names[codes[b]], [ms], [value[b]]) for ms, b in zip(numeric, blocks)],
-                            ignore_index=True)
-    counts = np.bincount(first, minlength=len(names))
-    return summary, {str(n): int(c) for n, c in zip(names, counts) if c}
-
-
-def _compute(cur, run_ids, ms, qrels_id, options) -> EvalResult:
-    """Stage 2 of the runs not cached yet. With RANKBOARD_DASK_SCHEDULER set (a scheduler address), several runs
-    are handed to that Dask cluster, one task per run carrying its stage-1 rows (core.distributed.driver)."""
+def _compute(cur, run_ids, ms, qrels_id, known, options) -> EvalResult:
+    """Stage 1 and stage 2 of the runs not cached yet. With RANKBOARD_DASK_SCHEDULER set (a scheduler address),
+    several runs are handed to that Dask cluster, one task per run carrying its stage-1 rows (core.distributed)."""
     scheduler = os.environ.get("RANKBOARD_DASK_SCHEDULER")
     if scheduler and len(run_ids) > 1:
-        parts = [rankings(StoredRuns(cur, (r,), qrels_id), options) for r in run_ids]
+        parts = [rankings(StoredRuns(cur, (r,), qrels_id, (known[r],)), options) for r in run_ids]
         return evaluate_rankings_on_cluster(parts, ms, options, scheduler=scheduler)
-    return evaluate_rankings(rankings(StoredRuns(cur, tuple(run_ids), qrels_id), options), ms, options)
+    names = tuple(known[r] for r in run_ids)
+    return evaluate_rankings(rankings(StoredRuns(cur, tuple(run_ids), qrels_id, names), options), ms, options)
 
 
-def _write(store, per_query: pd.DataFrame, qrels_id: int, key: str) -> None:
-    """Store fresh per-query rows (`run` holds run ids as text) in the results cache. The rows go to DuckDB as an
-    Arrow table: the run ids converted once per distinct run, qid and measure handed over without a copy. Plain
-    equivalent: a pandas frame with `per_query["run"].astype(int)` and `.astype(str)` columns, which converted
-    1.5M values one by one (0.5 s at 50 runs x 5,000 topics x 6 measures); tests/service/test_store_evaluate.py compares."""
-    codes, ids = pd.factorize(per_query["run"])
-    run_id = np.asarray([int(r) for r in ids], dtype=np.int64)[codes]
-    frame = pa.table({"run_id": run_id, "qid": _text(per_query["qid"]), "measure": _text(per_query["measure"]),
-                      "value": per_query["value"].to_numpy(np.float64)})
-    with store.transaction(bump=False) as cur:     # a cache, not new data: the store's data_version stays
-        cur.register("_rb_new_results", frame)
-        cur.execute("DELETE FROM results WHERE qrels_id = $q AND options = $o AND (run_id, measure) IN "
-                    "(SELECT DISTINCT run_id, measure FROM _rb_new_results)", {"q": qrels_id, "o": key})
-        cur.execute("INSERT INTO results SELECT run_id, $q, $o, qid, measure, value FROM _rb_new_results",
-                    {"q": qrels_id, "o": key})
-        cur.unregister("_rb_new_results")
-
-
-def _text(column: pd.Series) -> pa.Array:
-    """A text column as an Arrow string array (no copy when pandas already holds it in Arrow)."""
-    try:
-        return pa.array(column, type=pa.string())
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        return pa.array(column.astype(str), type=pa.string())
-
-
-def _missing(cur, run_ids, qrels_id, known, options):
+def _missing(cur, run_ids, qrels_id, known) -> dict[str, list[str]]:
+    """run name -> the qrels topics it has no ranking for (from run_topics), for runs read from the cache alone."""
     rows = cur.execute(
         "SELECT r.run_id, t.qid FROM (SELECT unnest($runs) AS run_id) r, "
         "(SELECT DISTINCT qid FROM qrels WHERE qrels_id = $q) t "
@@ -148,8 +93,54 @@ def _missing(cur, run_ids, qrels_id, known, options):
     missing: dict[str, list[str]] = {}
     for rid, qid in rows:
         missing.setdefault(known[int(rid)], []).append(qid)
-    warnings = [] if options.complete else [
-        f"{run}: {len(q)} qrels topic(s) not in the run were skipped (use -c to count them as zero): "
-        + ", ".join(q[:20]) + (f" ...and {len(q) - 20} more" if len(q) > 20 else "")
-        for run, q in missing.items()]
-    return missing, warnings
+    return missing
+
+
+def _combine(fresh, cached: pd.DataFrame, rest_missing, ms, numeric, order: list[str], options) -> EvalResult:
+    """One EvalResult of the fresh part (stage 2's, as it is) and the cached rows, runs in the order asked for.
+    `rest_missing`: the missing topics of the runs read from the cache alone."""
+    position = {m.name: i for i, m in enumerate(numeric)}
+    parts = [p for p in (fresh.per_query if fresh is not None else None, cached) if p is not None and len(p)]
+    per_query = _in_order(pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0] if parts else cached,
+                          position)
+    # the cached rows are in measure order: each measure's rows are one slice
+    bounds = np.searchsorted(cached["measure"].map(position).to_numpy(np.int64), np.arange(len(numeric) + 1))
+    blocks = [(m, cached.iloc[a:b]) for m, a, b in zip(numeric, bounds[:-1], bounds[1:]) if b > a]
+    summaries = [fresh.summary] if fresh is not None else []
+    summaries += [summarise(rows["run"].to_numpy(object), [m], [rows["value"].to_numpy(np.float64)])
+                  for m, rows in blocks]
+    summary = pd.concat(summaries, ignore_index=True) if summaries else summarise([], [], [])
+    num_q = dict(fresh.num_q) if fresh is not None else {}
+    if blocks:
+        rows = blocks[0][1]
+        num_q.update({str(r): int(n) for r, n in rows[~rows["run"].isin(num_q)].groupby("run").size().items()})
+    warnings = list(fresh.warnings) if fresh is not None else []
+    if not options.complete:
+        warnings += [skipped(run, rest_missing[run]) for run in order if run in rest_missing]
+    missing = (dict(fresh.missing_topics) if fresh is not None else {}) | rest_missing
+    text = _in_order(fresh.text, {m.name: i for i, m in enumerate(ms)}) \
+        if fresh is not None and fresh.text is not None else pd.DataFrame(columns=["run", "qid", "measure", "text"])
+    return EvalResult(per_query[["run", "qid", "measure", "value"]], _ordered(summary, numeric), missing,
+                      warnings, text, num_q, list(ms), [r for r in order if r in num_q])
+
+
+def _in_order(frame: pd.DataFrame, position: dict[str, int]) -> pd.DataFrame:
+    """Per-query rows in stage 2's order, measure by measure (`position`), then run by name: each (run, measure)
+    block already holds its topics in order, so a stable sort by block is enough. Rows come in another order from
+    two parts (computed and cached) or from a Dask cluster (run by run)."""
+    if len(frame):
+        runs = pd.Index(sorted(frame["run"].unique()))
+        block = frame["measure"].map(position).to_numpy(np.int64) * len(runs) + runs.get_indexer(frame["run"])
+        if np.any(block[1:] < block[:-1]):
+            frame = frame.iloc[np.argsort(block, kind="stable")]
+    return frame.reset_index(drop=True)
+
+
+def _ordered(summary: pd.DataFrame, numeric) -> pd.DataFrame:
+    """The summary measure by measure, runs by name within each (as summarise lays it out)."""
+    if not len(summary):
+        return summary
+    m_pos = {m.name: i for i, m in enumerate(numeric)}
+    key = summary["measure"].map(m_pos).to_numpy(np.int64)
+    summary = summary.astype({"run": str, "measure": str})       # one dtype, whichever part the rows came from
+    return summary.iloc[np.lexsort((summary["run"].to_numpy(), key))].reset_index(drop=True)

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.engine.stage2 import repeated, sorted_codes, tiled
+from core.engine.finish import sorted_codes
+from core.engine.stage2 import repeated, tiled
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

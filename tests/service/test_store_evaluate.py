@@ -118,22 +118,23 @@ def test_an_older_store_is_migrated_and_evaluates_the_same(files, tmp_path, vers
 
 
 def test_results_cache_rows_equal_the_plain_pandas_frame(files, tmp_path, monkeypatch):
-    """core.service.evaluate._write hands DuckDB an Arrow table; its plain equivalent built a pandas frame with
-    astype(int) / astype(str) columns. The cached rows are the same."""
+    """core.store.results.write_results hands DuckDB an Arrow table with the run ids looked up once per run; its
+    plain equivalent built a pandas frame with `map(ids)` / astype(str) columns. The cached rows are the same."""
     from core.service import evaluate as results
     runs, qrels = files
     store = Store.open(tmp_path / "w.duckdb", load_sample=False)
     written = []
-    real = results._write
-    monkeypatch.setattr(results, "_write", lambda s, pq, q, key: (written.append((pq, q, key)), real(s, pq, q, key)))
+    real = results.write_results
+    monkeypatch.setattr(results, "write_results",
+                        lambda c, pq, ids, q, key: (written.append((pq, ids, q, key)), real(c, pq, ids, q, key)))
     try:
         with store.transaction() as cur:
             cid = ingest.collection_id(cur, "c", create=True)
             ingest.add_qrels(cur, cid, qrels[0], filename="qrels.txt")
             ids = [ingest.add_run(cur, cid, p, filename=p.name).id for p in runs]
         evaluate_stored(store, "c", ids, ["AP", "P@10", "ndcg_cut_10", "num_rel"])
-        pq, q, key = written[0]
-        plain = pd.DataFrame({"run_id": pq["run"].astype(int), "qrels_id": q, "options": key,
+        pq, names, q, key = written[0]
+        plain = pd.DataFrame({"run_id": pq["run"].map(names).astype(int), "qrels_id": q, "options": key,
                               "qid": pq["qid"].astype(str), "measure": pq["measure"].astype(str),
                               "value": pq["value"].astype(float)})
         cur = store.cursor()

@@ -1,5 +1,5 @@
--- Cached per-query values of stored runs $runs for measures $ms (qrels set $q, options key $o), with each run's name and id, in (run name, measure position m in $ms, qid) order.
-SELECT r.name AS run, x.run_id, x.qid, x.measure, x.value, list_position($ms, x.measure) AS m
-FROM results x JOIN runs r USING (run_id)
-WHERE x.qrels_id = $q AND x.options = $o AND list_contains($runs, x.run_id) AND list_contains($ms, x.measure)
-ORDER BY r.name, m, x.qid
+-- Cached per-query values (run name, qid, measure, value) of the (run_id, measure, name) pairs in _rb_cached_pairs (qrels set $q, options key $o), in (measure position in $ms, run name, qid) order: stage 2's order.
+SELECT p.name AS run, x.qid, x.measure, x.value
+FROM results x JOIN _rb_cached_pairs p ON p.run_id = x.run_id AND p.measure = x.measure
+WHERE x.qrels_id = $q AND x.options = $o
+ORDER BY list_position($ms, x.measure), p.name, x.qid

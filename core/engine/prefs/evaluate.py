@@ -24,7 +24,7 @@ from core.measures.prefs import PREFS_FAMILIES
 from core.engine.prefs.counts import prefs_values
 from core.engine.prefs.graph import build
 from core.engine.stage1.order import canonical_ranks, topic_codes
-from core.engine.stage2 import summarise
+from core.engine.finish import summarise
 from core.engine.types import EvalResult
 
 KINDS = ("prefs", "qrels_prefs")

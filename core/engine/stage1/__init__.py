@@ -65,10 +65,12 @@ class RunFile:
 
 @dataclass(frozen=True)
 class StoredRuns:
-    """Stored runs `run_ids` under qrels set `qrels_id`, read on store cursor `cur` (runs named by id)."""
+    """Stored runs `run_ids` under qrels set `qrels_id`, read on store cursor `cur`; run i is named names[i]
+    (default: its id as text)."""
     cur: duckdb.DuckDBPyConnection
     run_ids: tuple[int, ...]
     qrels_id: int
+    names: tuple[str, ...] | None = None
 
 
 Provider = Callable[[object, EvalOptions], "Rankings | None"]
@@ -92,7 +94,7 @@ def _arrow(src: ArrowRun, options: EvalOptions) -> Rankings:
 
 
 def _stored(src: StoredRuns, options: EvalOptions) -> Rankings:
-    return stored_rankings(src.cur, src.run_ids, src.qrels_id)
+    return stored_rankings(src.cur, src.run_ids, src.qrels_id, src.names)
 
 
 PROVIDERS: dict[type, list[Provider]] = {

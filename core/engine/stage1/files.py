@@ -23,8 +23,7 @@ import duckdb
 import pyarrow as pa
 from isal import isal_zlib
 
-from core.engine.empty import empty_rankings, is_empty_file
-from core.formats import ParsedRun, read_qrels, read_run
+from core.formats import ParsedRun, is_empty_file, read_qrels, read_run
 from core.formats._stream import NotClean, file_blocks, file_text, interleaved, positioned, run_batches, run_chunks
 from core.formats._tolerant import TolerantRun, fill
 from core.formats.runs import _build
@@ -80,7 +79,8 @@ def empty(src, options: EvalOptions) -> Rankings | None:
     """Under -c, a file holding nothing but blanks: no rankings, so every qrels topic scores 0."""
     if not options.complete or src.parsed is not None or not is_empty_file(src.path):
         return None
-    return empty_rankings(src.con, ident(src.qrels_table), Path(str(src.path)).name)
+    topics, levels = qrels_summary(src.con, src.qrels_table)
+    return Rankings.empty(levels, [Path(str(src.path)).name], topics)
 
 
 def whole(src, options: EvalOptions) -> Rankings:
