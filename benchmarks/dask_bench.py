@@ -1,4 +1,4 @@
-"""Issue 16: the Dask engine against the single-process CLI, on many runs.
+"""The Dask engine against the single-process CLI, on many runs.
 
     python benchmarks/generate.py --topics 500 --runs 20 --out benchmarks/work/d20     # 20 runs x 491k lines
     python benchmarks/generate.py --topics 50 --runs 200 --out benchmarks/work/d200    # 200 runs x 49k lines

@@ -1,4 +1,4 @@
-"""Peak memory and wall time of a command-line run load (issue 12, point 5).
+"""Peak memory and wall time of a command-line run load.
 
     python benchmarks/ingest_memory.py --label after --runs benchmarks/work/ingest/ties.txt [...] [--reps 2]
 

@@ -1,4 +1,4 @@
-"""Judges (issue 13): 33 judges x 20 runs of depth 1000 x 50 topics, synthetic from a fixed seed.
+"""The Judges page and `python -m core judges`: 33 judges x 20 runs of depth 1000 x 50 topics (synthetic).
 
     flock /tmp/rankboard-bench.lock python benchmarks/judges_timing.py [--reps 3]
 
@@ -11,14 +11,13 @@ Timed, each rep in a fresh process:
 - page: Streamlit's AppTest on dashboard/app.py with a store holding the collection; cold = the first run of the
   Judges page after the app has opened the store (a server that is up, empty st.cache_data), cached = the next
   rerun; server-side time until the script has finished (the page is ready).
-The figures and the load average go to benchmarks/work/judges.json and the "Judges" section of RESULTS.md.
+The figures and the load average go to benchmarks/work/judges.json and the `judges` section of RESULTS.md.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
-import re
 import statistics
 import subprocess
 import sys
@@ -112,11 +111,12 @@ def time_cli(d: Path) -> float:
 
 
 def write_section(out: dict) -> None:
-    text = (HERE / "RESULTS.md").read_text()
+    """The `judges` section of RESULTS.md (benchmarks/sections.py)."""
+    import sections
     section = (
-        "<!-- judges: written by benchmarks/judges_timing.py -->\n## Judges (issue 13)\n\n"
+        sections.heading("Judges page and CLI", out["when"], out.get("git", "?")) + "\n\n"
         f"{out['desc']}. Measured {out['when']}; load average before {out['load_before']}, after "
-        f"{out['load_after']} (2 cores, shared with other work: not a quiet machine).\n\n"
+        f"{out['load_after']}.\n\n"
         "| what | target | median s | reps s |\n|---|---|---|---|\n"
         f"| Judges page, cold (AppTest, first run after the store is open) | < 3 | {out['page_cold_s']:.2f} | "
         f"{', '.join(f'{s:.2f}' for s in out['page_cold'])} |\n"
@@ -124,10 +124,8 @@ def write_section(out: dict) -> None:
         f"{', '.join(f'{s:.3f}' for s in out['page_cached'])} |\n"
         f"| `python -m core judges` (whole process, {N_JUDGES} judges, {N_RUNS} runs, JSON) | < 5 | "
         f"{out['cli_s']:.2f} | {', '.join(f'{s:.2f}' for s in out['cli'])} |\n\n"
-        f"Command: `{out['command']}`.\n<!-- /judges -->\n")
-    pattern = re.compile(r"<!-- judges:.*?<!-- /judges -->\n", re.S)
-    text = pattern.sub(lambda _: section, text) if pattern.search(text) else text.rstrip("\n") + "\n\n" + section
-    (HERE / "RESULTS.md").write_text(text)
+        f"Command: `{out['command']}`.\n")
+    sections.write("judges", section, "benchmarks/judges_timing.py")
 
 
 def main(argv=None) -> int:
@@ -155,6 +153,7 @@ def main(argv=None) -> int:
     out = {"desc": f"{N_JUDGES} judges x {N_RUNS} runs of depth 1000 x {N_TOPICS} topics (synthetic, seed {SEED}; "
                    f"judges seed 13), median of {args.reps}",
            "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "load_before": before,
+           "git": __import__("sections").commit(),
            "load_after": " ".join(f"{x:.2f}" for x in os.getloadavg()),
            "command": "flock /tmp/rankboard-bench.lock python benchmarks/judges_timing.py " + " ".join(sys.argv[1:]),
            "cli": cli, "cli_s": statistics.median(cli),

@@ -28,6 +28,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
+import sections  # noqa: E402
+
 FIVE = ["AP", "nDCG@10", "P@10", "R@1000", "RR"]
 
 
@@ -123,7 +125,7 @@ def parent(args) -> dict:
                    f"({runner.lines(d / 'run00.txt'):,} lines per run), {main_mode} harness, median of {args.reps}",
            "harness": main_mode, "load": os.getloadavg(),
            "command": "python benchmarks/leaderboard_timing.py " + " ".join(sys.argv[1:]),
-           "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+           "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "git": sections.commit()}
     if main_mode in results:
         out["cold_s"], out["cached_s"] = results[main_mode]["cold_s"], results[main_mode]["cached_s"]
     for mode, r in results.items():

@@ -1,4 +1,4 @@
-"""Load test of the dashboard (issue 12, item 4): N browser sessions click through Leaderboard,
+"""Load test of the dashboard: N browser sessions click through Leaderboard,
 Per-query, Curves and Agreement on the sample collection while some of them upload runs.
 
     flock /tmp/rankboard-bench.lock python benchmarks/loadtest.py --sessions 8 --uploaders 2 --duration 240
@@ -14,9 +14,9 @@ start, as for a new user), opens N contexts of Debian's chromium at 1280x720 AT 
   new tag) and waits for "Loaded ..."; at the end every uploaded run must be in the store, once;
 - exceptions: Streamlit exception boxes and "Unexpected error" messages seen by any session.
 
-Writes benchmarks/work/loadtest.json and benchmarks/LOADTEST.md (also quoted in RESULTS.md) with
-the load average before and after. `run_load()` is what the CI version (tests/e2e/test_e2e_load.py)
-runs, smaller; that test checks correctness only (no lost click, every upload landed, no exception),
+Writes benchmarks/work/loadtest.json and the `loadtest` section of benchmarks/RESULTS.md
+(benchmarks/sections.py) with the load average before and after. `run_load()` is what the CI version
+(tests/e2e/test_e2e_load.py) runs, smaller; that test checks correctness only (no lost click, every upload landed, no exception),
 never times.
 """
 from __future__ import annotations
@@ -244,13 +244,12 @@ def main() -> int:
     ap.add_argument("--duration", type=float, default=240.0, help="seconds of clicking after the first load")
     ap.add_argument("--lost-after", type=float, default=60.0)
     ap.add_argument("--note", default="", help="what else ran on the machine, for the report")
-    ap.add_argument("--render", type=Path, help="only re-render LOADTEST.md from this loadtest.json")
+    ap.add_argument("--render", type=Path, help="only re-render the RESULTS.md section from this loadtest.json")
     a = ap.parse_args()
     if a.render:
         res = json.loads(a.render.read_text())["summary"]
         res["note"] = a.note or res.get("note", "")
-        (Path(__file__).with_name("LOADTEST.md")).write_text(markdown(res))
-        _into_results()
+        _into_results(res)
         return 0
     WORK.mkdir(exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix="rankboard-load-", dir=WORK))
@@ -265,43 +264,24 @@ def main() -> int:
     res["uploads_in_store_once"] = all(names.count(n) == 1 for n in landed)
     res.update(loadavg_before=load_before, loadavg_after=load_after, duration_s=a.duration,
                uploaders=a.uploaders, note=a.note, when=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+               git=_sections().commit(), nproc=os.cpu_count(),
                command=" ".join(["python benchmarks/loadtest.py"] + sys.argv[1:]))
     (WORK / "loadtest.json").write_text(json.dumps({"summary": res, "raw": raw}, indent=1, default=str))
-    text = markdown(res)
-    report = Path(__file__).with_name("LOADTEST.md")
-    report.write_text(with_history(text, report.read_text() if report.exists() else ""))
-    _into_results()
-    print(text)
+    _into_results(res)
+    print(markdown(res))
     return 0
 
 
-def with_history(new: str, old: str) -> str:
-    """The new report, then the previous one's figures as an "Earlier run" subsection, then every subsection the
-    previous one kept (probes, A/B runs, earlier runs): a new run never drops what earlier runs recorded."""
-    head = "# Dashboard load test (issue 12)"
-    if not old.startswith(head):
-        return new
-    body = old[len(head):].lstrip("\n")
-    sub = body.find("\n### ")
-    top, rest = (body, "") if sub < 0 else (body[:sub + 1], body[sub + 1:])
-    top = top[:top.find("How to read it:")] if "How to read it:" in top else top     # the new report has it
-    when = re.search(r"`, (\d{4}-\d\d-\d\d \d\d:\d\d UTC);", top)
-    title = f"### Earlier run ({when.group(1) if when else 'before this one'})"
-    return new.rstrip("\n") + "\n\n" + title + "\n\n" + top.strip("\n") + "\n\n" + rest
+def _into_results(res: dict) -> None:
+    """Replace the `loadtest` section of RESULTS.md; every other section stays as it is."""
+    _sections().write("loadtest", markdown(res), "benchmarks/loadtest.py")
 
 
-def _into_results() -> None:
-    """Replace RESULTS.md's load-test section (report.py renders the same section from LOADTEST.md)."""
-    from report import loadtest_section
-    results = Path(__file__).with_name("RESULTS.md")
-    old = results.read_text() if results.exists() else ""
-    section = "\n".join(loadtest_section()).rstrip() + "\n"
-    cut = old.find("## Dashboard load test (issue 12)")
-    if cut < 0:
-        results.write_text(old.rstrip() + "\n\n" + section)
-        return
-    end = old.find("\n## ", cut + 1)       # the next section, kept (only this one is replaced)
-    results.write_text(old[:cut] + section + ("" if end < 0 else "\n" + old[end + 1:]))
+def _sections():
+    """benchmarks/sections.py, imported on use: tests import this module as `benchmarks.loadtest`."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import sections
+    return sections
 
 
 def _f(x, fmt="{:.2f}") -> str:
@@ -311,10 +291,10 @@ def _f(x, fmt="{:.2f}") -> str:
 def markdown(r: dict) -> str:
     firsts = ", ".join(_f(f, "{:.1f}") for f in r["first_load_s"])
     return "\n".join([
-        "# Dashboard load test (issue 12)", "",
+        _sections().heading("Dashboard under load", r["when"], r.get("git", "?")), "",
         f"`{r['command']}`, {r['when']}; load average before {' '.join(r['loadavg_before'])}, "
-        f"after {' '.join(r['loadavg_after'])} on 2 cores shared with other engineers' work"
-        + (f": {r['note']}" if r.get("note") else "") + ".", "",
+        f"after {' '.join(r['loadavg_after'])} on {r.get('nproc', 2)} cores"
+        + (f" ({r['note']})" if r.get("note") else "") + ".", "",
         "| figure | value | target |", "|---|---|---|",
         f"| sessions (of which uploading) | {r['sessions']} ({r['uploaders']}) | 8 (2) |",
         f"| page visits in {r['duration_s']:.0f} s | {r['page_visits']} | |",
@@ -332,7 +312,7 @@ def markdown(r: dict) -> str:
         "",
         "How to read it: the server is started for the run on a new store, so the first load includes",
         "creating the store with the sample collection, the first imports and every cold computation;",
-        "the 8 chromium tabs run on the same 2 cores as the server and draw every chart. A page time runs",
+        f"the {r['sessions']} chromium tabs run on the same cores as the server and draw every chart. A page time runs",
         "from the click on the sidebar link until the page's heading and charts are drawn and the app is",
         "idle; an upload round trip (Data page, file, Load, 'Loaded ...') is not counted as a page time.",
         ""])

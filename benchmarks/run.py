@@ -1,12 +1,13 @@
-"""Rankboard against its peers on synthetic TREC collections (issue 7).
+"""Rankboard against its peers on synthetic TREC collections.
 
     python benchmarks/run.py [--sizes 500,5000] [--reps 3] [--tasks eval7,official,all_trec,ingest,reeval,compare]
 
 Every measurement is one fresh child process (`benchmarks/tools.py`), timed from outside
 (wall clock around the whole process, imports included, like a user at a shell) and from
 inside (`op`: the operation alone). Peak memory is the child's own max RSS (os.wait4).
-Each figure is the median of --reps repetitions. The results go to benchmarks/RESULTS.md
-(plus benchmarks/work/results.json, merged across invocations, so sizes can be run separately).
+Each figure is the median of --reps repetitions. The results go to the `peers` section of benchmarks/RESULTS.md
+(plus benchmarks/work/results.json, merged across invocations, so sizes can be run separately); the other
+sections of RESULTS.md are left as they are.
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 import generate  # noqa: E402
 import report  # noqa: E402
+import sections  # noqa: E402
 import verify  # noqa: E402
 
 TASKS = ["eval7", "official", "all_trec", "ingest", "reeval", "compare"]
@@ -190,7 +192,7 @@ def bench_size(size: int, tasks: list[str], reps: int, tools_filter, ranx_cold: 
     for task in tasks:
         res = out["tasks"].setdefault(task, {})
         tools = [t for t in TOOLS[task] if not tools_filter or t in tools_filter]
-        if size > 5000 and not tools_filter:   # peers need 8.8-16 GB at 50,000 topics (issue 7): not here
+        if size > 5000 and not tools_filter:   # peers need 8.8-16 GB at 50,000 topics: not here
             tools = [t for t in tools if t in ("rankboard", "polars")]
         if task in ("eval7", "official", "all_trec"):
             if do_verify and size <= 5000:
@@ -278,21 +280,10 @@ def main(argv=None) -> int:
     if lb.exists():
         allres["leaderboard"] = json.loads(lb.read_text())
     allres["leaderboard_other"] = [json.loads(p.read_text()) for p in sorted(WORK.glob("leaderboard-*.json"))]
-    many = HERE / "manysys_results.json"        # committed: issue 15's figures survive a re-render
-    if many.exists():
-        allres["manysys"] = json.loads(many.read_text())
     allres["machine"] = machine()
     text = report.render(allres)
     print("\n" + text)
-    results = HERE / "RESULTS.md"
-    old = results.read_text() if results.exists() else ""
-    # Sections written by other scripts are kept as they are, from the first of them to the end:
-    # benchmarks/shapes.py's per-shape table, "Past one machine" from benchmarks/dask_bench.py (issue 16), and
-    # the store-sharing figures (issue 12, benchmarks/store_sharing.py).
-    marks = [old.index(m) for m in ("<!-- shapes: begin", "\n## Past one machine", "<!-- store-sharing")
-             if m in old]
-    kept = old[min(marks):] if marks else ""
-    results.write_text(text.rstrip("\n") + "\n\n" + kept.lstrip("\n") if kept else text)
+    sections.write("peers", text, "benchmarks/run.py")     # every other section of RESULTS.md stays as it is
     return 0
 
 
@@ -312,7 +303,7 @@ def machine() -> dict:
             versions[pkg] = "not installed"
     return {"nproc": os.cpu_count(), "cpu": sh("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"),
             "memory": sh("free -g | awk '/Mem:/{print $2\" GB\"}'"), "python": platform.python_version(),
-            "os": platform.platform(), "versions": versions, "git": sh(f"git -C {ROOT} rev-parse --short HEAD")}
+            "os": platform.platform(), "versions": versions, "git": sections.commit()}
 
 
 WORK = HERE / "work"

@@ -1,6 +1,6 @@
-"""Evaluate (7 measures) on five shapes of a ~5M-line run, Rankboard against pytrec_eval (issue 14).
+"""Evaluate (7 measures) on five shapes of a ~5M-line run, Rankboard against pytrec_eval.
 
-    flock /tmp/rankboard-bench.lock python benchmarks/shapes.py --label after [--reps 3] [--shapes ties,shuffled]
+    flock /tmp/rankboard-bench.lock python benchmarks/shapes.py [--reps 3] [--shapes ties,shuffled] [--label NOTE]
 
 Shapes, all from fixed seeds (written once to benchmarks/work/shapes/):
 - ties:     generate.py's 5,000-topic run 0: topics one after another, 3-decimal scores, ties listed in pool
@@ -14,8 +14,8 @@ Shapes, all from fixed seeds (written once to benchmarks/work/shapes/):
 pytrec_eval reads each file line by line into dicts, as its users do (tools.py pytrec_eval_lines). The library
 floor (tools.py library_floor) is the least any pipeline on Rankboard's libraries does for the same answer.
 Each figure: the median wall time of --reps fresh processes (the three tools alternating), peak RSS, and the load
-average before it. The table goes into benchmarks/RESULTS.md between the `shapes` markers (work/shapes.json keeps
-the labels measured here; labels already in RESULTS.md that it lacks are kept as they are).
+average before it. The table replaces the `shapes` section of benchmarks/RESULTS.md (benchmarks/sections.py), its
+heading naming the date and the commit measured; benchmarks/work/shapes.json keeps every run's rows.
 """
 from __future__ import annotations
 
@@ -38,13 +38,13 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import generate  # noqa: E402
 import run as runner  # noqa: E402
+import sections  # noqa: E402
 
 WORK = HERE / "work" / "shapes"
 SHAPES = ["ties", "shuffled", "gzip", "msmarco", "robust"]
 SEED = 20261124
 ROBUST = HERE.parent.parent / "shared" / "reference" / "trectools_robust03"
 TARGET_LINES = 5_000_000
-BEGIN, END = "<!-- shapes: begin (benchmarks/shapes.py) -->", "<!-- shapes: end -->"
 
 
 def _base() -> Path:
@@ -139,66 +139,46 @@ def measure(shape: str, reps: int) -> dict:
     return row
 
 
-def table(results: dict) -> list[str]:
-    out = [BEGIN, "## Run shapes: evaluate (7 measures), Rankboard vs pytrec_eval (issue 14)", "",
-           "`python benchmarks/shapes.py --label LABEL --reps N` (see its docstring for the shapes). pytrec_eval reads",
-           "each file line by line into dicts. wall = median of the reps, each a fresh process; peak MB = max RSS;",
-           "load = the 1-minute load average before each rep (the machine is shared with other helpers' work:",
-           "loads above ~1 inflate both tools' times). The worst ratio of each label is in bold. Rankboard CPU s =",
-           "median user + system seconds over all its threads; floor = that CPU spread perfectly over the 2 cores",
-           "(CPU / 2), as a ratio to pytrec_eval's wall: no schedule of the same work can go below it. library floor =",
-           "the wall time of the least any pipeline on these libraries does for the same answer (tools.py",
-           "`library_floor`: DuckDB reads run and qrels, checks that no document repeats in a topic, as trec_eval",
-           "requires, and joins them; no ranking, measures or result frame), and its ratio to pytrec_eval's wall.",
-           "From the thirteenth session on.", ""]
-    for label, rows in results.items():
-        worst = max((r["ratio"] for r in rows.values()), default=0)
-        out += [f"### {label}", "",
-                "| shape | lines | Rankboard s | pytrec_eval s | ratio | Rankboard CPU s | floor | library floor s | Rankboard MB | pytrec_eval MB | same values | measured | load (Rankboard / pytrec_eval[ / library floor]) |",
-                "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-        for shape in SHAPES:
-            r = rows.get(shape)
-            if r is None:
-                continue
-            a, b = r["rankboard"], r["pytrec_eval-lines"]
-            ratio = f"**{r['ratio']:.2f}x**" if r["ratio"] == worst else f"{r['ratio']:.2f}x"
-            cpu, floor = (f"{a['cpu']:.2f}", f"{a['cpu'] / 2 / b['wall']:.2f}x") if "cpu" in a else ("-", "-")
-            lib = r.get("library-floor")
-            lib = f"{lib['wall']:.2f} ({lib['wall'] / b['wall']:.2f}x)" if lib else "-"
-            out.append(f"| {shape} | {r['lines']:,} | {a['wall']:.2f} ({', '.join(map(str, a['walls']))}) | "
-                       f"{b['wall']:.2f} ({', '.join(map(str, b['walls']))}) | {ratio} | {cpu} | {floor} | {lib} | "
-                       f"{a['rss_mb']:.0f} | "
-                       f"{b['rss_mb']:.0f} | {'yes' if r['agree'] else 'NO'} | {r['when']} | "
-                       f"{' / '.join(', '.join(map(str, t['load'])) for t in (a, b, r.get('library-floor')) if t)} |")
+def table(rows: dict, label: str, git: str) -> str:
+    """The `shapes` section of RESULTS.md: the shapes measured in this run (`rows`: shape -> measure()'s row)."""
+    when = max((r["when"] for r in rows.values()), default="?")
+    worst = max((r["ratio"] for r in rows.values()), default=0)
+    out = [sections.heading("Run shapes: evaluate (7 measures), Rankboard against pytrec_eval", when, git), "",
+           f"`{' '.join(['python benchmarks/shapes.py', *sys.argv[1:]])}`" + (f"; {label}" if label else "") + ". "
+           "pytrec_eval reads each file line by line into dicts (see the script's docstring for the shapes).",
+           "wall = median of the reps, each a fresh process, the tools alternating; peak MB = max RSS; load = the",
+           "1-minute load average before each rep (loads above ~1 inflate every tool's time). The worst ratio is in",
+           "bold. Rankboard CPU s = median user + system seconds over all its threads; floor = that CPU spread",
+           "perfectly over the 2 cores (CPU / 2), as a ratio to pytrec_eval's wall: no schedule of the same work can",
+           "go below it. library floor = the wall time of the least any pipeline on these libraries does for the",
+           "same answer (tools.py `library_floor`: DuckDB reads run and qrels, checks that no document repeats in a",
+           "topic, as trec_eval requires, and joins them; no ranking, measures or result frame), and its ratio to",
+           "pytrec_eval's wall.", "",
+           "| shape | lines | Rankboard s | pytrec_eval s | ratio | Rankboard CPU s | floor | library floor s | "
+           "Rankboard MB | pytrec_eval MB | same values | measured | load (Rankboard / pytrec_eval / library floor) |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for shape in SHAPES:
+        r = rows.get(shape)
+        if r is None:
+            continue
+        a, b = r["rankboard"], r["pytrec_eval-lines"]
+        ratio = f"**{r['ratio']:.2f}x**" if r["ratio"] == worst else f"{r['ratio']:.2f}x"
+        cpu, floor = (f"{a['cpu']:.2f}", f"{a['cpu'] / 2 / b['wall']:.2f}x") if "cpu" in a else ("-", "-")
+        lib = r.get("library-floor")
+        lib = f"{lib['wall']:.2f} ({lib['wall'] / b['wall']:.2f}x)" if lib else "-"
+        out.append(f"| {shape} | {r['lines']:,} | {a['wall']:.2f} ({', '.join(map(str, a['walls']))}) | "
+                   f"{b['wall']:.2f} ({', '.join(map(str, b['walls']))}) | {ratio} | {cpu} | {floor} | {lib} | "
+                   f"{a['rss_mb']:.0f} | {b['rss_mb']:.0f} | {'yes' if r['agree'] else 'NO'} | {r['when']} | "
+                   f"{' / '.join(', '.join(map(str, t['load'])) for t in (a, b, r.get('library-floor')) if t)} |")
+    if rows:
         out += ["", f"Worst shape: {max(rows.values(), key=lambda r: r['ratio'])['shape']} at {worst:.2f}x "
-                    "(target: at most 0.3x on every shape).", ""]
-    return out + [END]
-
-
-def kept_labels(section: str, measured: dict) -> list[str]:
-    """The `### label` blocks of the section already in RESULTS.md whose labels `measured` (work/shapes.json, which
-    is not in git) does not hold: labels measured on other machines or checkouts, kept as they were written."""
-    blocks = section.split("\n### ")[1:]
-    return ["### " + b.rstrip("\n") for b in blocks if b.split("\n", 1)[0].strip() not in measured]
-
-
-def write_results(results: dict) -> None:
-    path = HERE / "RESULTS.md"
-    text = path.read_text()
-    if BEGIN in text:
-        old = text[text.index(BEGIN):text.index(END)]
-        lines = table(results)
-        first = next((i for i, line in enumerate(lines) if line.startswith("### ")), len(lines) - 1)
-        section = "\n".join(lines[:first] + [b + "\n" for b in kept_labels(old, results)] + lines[first:])
-        text = text[:text.index(BEGIN)] + section + text[text.index(END) + len(END):]
-    else:
-        text = text.rstrip("\n") + "\n\n" + "\n".join(table(results)) + "\n"
-    path.write_text(text)
+                    "pytrec_eval's wall time."]
+    return "\n".join(out) + "\n"
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--label", required=True, help="e.g. 'before (git abc123)'")
+    ap.add_argument("--label", default="", help="a note printed with the table, e.g. what else ran on the machine")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--shapes", default=",".join(SHAPES))
     ap.add_argument("--build-only", action="store_true")
@@ -210,11 +190,13 @@ def main(argv=None) -> int:
         return 0
     store = WORK / "shapes.json"
     results = json.loads(store.read_text()) if store.exists() else {}
-    rows = results.setdefault(args.label, {})
+    git = sections.commit()
+    key = f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} {git}"
+    rows = results.setdefault(key, {})
     for s in shapes:
         rows[s] = measure(s, args.reps)
         store.write_text(json.dumps(results, indent=1))
-    write_results(results)
+    sections.write("shapes", table(rows, args.label, git), "benchmarks/shapes.py")
     return 0
 
 

@@ -1,4 +1,4 @@
-"""Issue 12: how long a command-line load waits while the dashboard is busy, and what opening the store
+"""How long a command-line load waits while the dashboard is busy, and what opening the store
 per operation costs. Writes a Markdown table to stdout (paste into RESULTS.md) with the load average.
 
     flock /tmp/rankboard-bench.lock python benchmarks/store_sharing.py [--loads 10] [--readers 3]

@@ -17,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-# The 7 measures of issue 7, as (Rankboard/ir_measures name, trec_eval name, ranx name).
+# The 7 measures the benchmarks time, as (Rankboard/ir_measures name, trec_eval name, ranx name).
 SEVEN = [("AP", "map", "map"), ("nDCG@10", "ndcg_cut_10", "ndcg@10"), ("P@10", "P_10", "precision@10"),
          ("R@1000", "recall_1000", "recall@1000"), ("RR", "recip_rank", "mrr"),
          ("Rprec", "Rprec", "r-precision"), ("bpref", "bpref", "bpref")]
@@ -264,8 +264,8 @@ def library_floor(args):
     DuckDB reads the run and the qrels (its parallel CSV reader, every field as text but the score and the grade),
     checks that no document repeats within a topic (trec_eval refuses such a run: one GROUP BY), and joins the run
     to the qrels (the judged rows' scores and grades, fetched). No ranking in trec_eval's order, no measure, no
-    result frame, no check of the text: a floor under Rankboard's `evaluate` on this machine, not a tool (issue 14;
-    shapes.py's `library floor` column). It was the lowest of the pipelines tried (pyarrow's reader with DuckDB's
+    result frame, no check of the text: a floor under Rankboard's `evaluate` on this machine, not a tool
+    (shapes.py's `library floor` column). It was the lowest of the pipelines tried (pyarrow's reader with DuckDB's
     join and a numpy duplicate check took 1.9 s on ties and 3.8 s on robust, against 1.4-1.8 s and 2.5-3.1 s)."""
     import duckdb
     t0 = time.perf_counter()

@@ -1,10 +1,10 @@
-"""Each speed trick of the engine against its plain equivalent, in one process, alternating (issue 14).
+"""Each speed trick of the engine against its plain equivalent, in one process, alternating.
 
-    flock /tmp/rankboard-bench.lock python benchmarks/tricks.py [--reps 5] [--only manysys|files]
+    flock /tmp/rankboard-bench.lock python benchmarks/tricks.py [--reps 5] [--only manysys|files|qrels]
 
 Default data: the `ties` and `shuffled` shapes of benchmarks/shapes.py (4.93M lines). Prints, per trick, the
-median seconds of the trick and of its plain equivalent, their difference, and the load average; the lines
-go into benchmarks/PROFILE.md by hand (section "What each speed trick saves").
+median seconds of the trick and of its plain equivalent, their difference, and the load average; the figures
+go into the ledger of benchmarks/PROFILE.md by hand ("The speed tricks").
 """
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def pair(name: str, trick, plain, reps: int) -> None:
 
 
 def manysys_pairs(reps: int) -> None:
-    """Issue 15: the all-pairs randomisation test's permutations, 1000 resamples of 5000 topics x 50 runs."""
+    """The all-pairs randomisation test's permutations, 1000 resamples of 5000 topics x 50 runs."""
     import numpy as np
     from core.stats import multisys
     from core.stats import permute
@@ -88,7 +88,7 @@ def manysys_pairs(reps: int) -> None:
 
 
 def per_query_pairs(reps: int) -> None:
-    """Issue 15's table work at 50 runs x 5,000 topics x 6 measures (1.5M per-query rows)."""
+    """The many-runs table work at 50 runs x 5,000 topics x 6 measures (1.5M per-query rows)."""
     import numpy as np
     import pandas as pd
     from core.service import evaluate as results

@@ -2,7 +2,7 @@
 
 Each tool is run once more with --dump (per-query values). Rankboard must match pytrec_eval at
 1e-9 on every (topic, measure) and on every mean; ranx and ir_measures disagreements are
-counted and reported (PERFORMANCE_NOTES: ranx breaks score ties differently; ir_measures
+counted and reported (ranx breaks score ties differently; ir_measures
 averages over every qrels topic, i.e. trec_eval -c).
 """
 from __future__ import annotations

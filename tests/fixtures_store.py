@@ -93,7 +93,7 @@ def pairs(judged) -> set:
 
 
 def cli(*argv: str) -> int:
-    """The same wiring as core/cli/__init__.py, limited to the two commands this part owns."""
+    """The same wiring as core/cli/__init__.py, limited to the load and list commands."""
     import argparse
 
     from core.cli import listing as cli_list

@@ -1,4 +1,4 @@
-"""Evaluate many runs on a Dask cluster, with the same kernel and the same numbers as `evaluate_files` (issue 16).
+"""Evaluate many runs on a Dask cluster, with the same kernel and the same numbers as `evaluate_files`.
 
     evaluate_distributed(qrels, runs, measures, options, scheduler=None, split="run")  -> EvalResult
 

@@ -1,5 +1,5 @@
 """The kernel of the Dask engine's topic buckets (and of converted Parquet runs): whole rankings in, per-query
-values out (issue 16). A run file split by run goes through stage 1's file providers instead (core.distributed.tasks).
+values out. A run file split by run goes through stage 1's file providers instead (core.distributed.tasks).
 
     evaluate_rows(rows, qrels, measures, options) -> Arrow table (run, qid, measure, value, text)
 

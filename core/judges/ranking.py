@@ -2,7 +2,7 @@
 
 The same statistics as `core.agreement.rankcorr` (whose conventions these follow exactly), for J judges in one set of
 (judge, run, run) array operations instead of J calls: with 33 judges the per-call pandas and scipy overhead
-was ~2 s of a 5 s report (benchmarks/RESULTS.md, Judges). The plain equivalent is
+was ~2 s of a 5 s report (benchmarks/PROFILE.md). The plain equivalent is
 `[kendall_tau(ref, scores[j]) for j]` and `[tau_ap(ref, scores[j]) for j]`; tests compare the two, and scipy.
 - Kendall's tau-b: S / sqrt((n0 - n1)(n0 - n2)) over the pairs of runs scored by both orderings, S = sum of
   sign(a_i - a_j) sign(b_i - b_j), n0 the pairs, n1 / n2 the pairs tied in a / in b (scipy's variant 'b').

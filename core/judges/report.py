@@ -61,7 +61,7 @@ class JudgeReport:
     top_grade: int = 1
 
     def to_dict(self) -> dict:
-        """The CLI's JSON object (keys documented in README: `judges` holds one object per judge, in order)."""
+        """The CLI's JSON object (keys documented in docs/cli.md: `judges` holds one object per judge, in order)."""
         out = {"reference": self.reference, "measure": self.measure, "rel_level": self.rel_level,
                "reference_scores": _series(self.reference_scores), "correction": self.correction,
                "alpha": self.alpha, "judges": []}

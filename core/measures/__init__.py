@@ -11,5 +11,14 @@ from core.measures.base import REGISTRY, EvalOptions, Family, Measure, Param, fa
 from core.measures.parse import ALL_TREC_9, ALL_TREC_10, OFFICIAL, labelled, nickname, parse_measure, parse_measures
 from core.measures.sources import DIFFERENCES, sources
 
+
+def reference_markdown() -> str:
+    """docs/measures.md, generated from the registry (core.measures.reference; imported here on use, so that
+    `python -m core.measures.reference` runs the module once)."""
+    from core.measures.reference import markdown
+    return markdown()
+
+
 __all__ = ["REGISTRY", "EvalOptions", "Family", "Measure", "Param", "family_named", "parse_measure",
-           "parse_measures", "labelled", "nickname", "OFFICIAL", "ALL_TREC_9", "ALL_TREC_10", "DIFFERENCES", "sources"]
+           "parse_measures", "labelled", "nickname", "OFFICIAL", "ALL_TREC_9", "ALL_TREC_10", "DIFFERENCES", "sources",
+           "reference_markdown"]

@@ -23,7 +23,7 @@ VIA = {n: "ndeval" for n in ("alpha_nDCG", "alpha_DCG", "ERR_IA", "nERR_IA", "NR
 TEXTBOOK = frozenset({"F", "E", "SetFbeta", "JudgedK", "DCG", "AUC", "alpha_DCG_raw"})
 ORDER = ("trec_eval", "ir_measures", "ranx", "textbook")
 
-# Where a peer's number differs on purpose (shown on the Measures page and in the README)
+# Where a peer's number differs on purpose (shown on the Measures page and in docs/measures.md)
 DIFFERENCES = (
     "Score ties: every measure ranks by score descending, then docno descending (trec_eval). ir_measures' judged, "
     "compat and accuracy providers and ranx break ties otherwise; on tied scores their numbers can differ.",

@@ -1,6 +1,7 @@
 """The documentation of the statistics that compare many runs at once (rank resolution, all-pairs
 tests, risk), declared once like the measure registry: the Measures page renders this table and
-tests/test_statdocs.py checks every entry names a formula, a reference and an existing function."""
+tests/stats/test_risk.py (test_every_statistic_is_documented_and_exists) checks every entry names a formula, a
+reference and an existing function."""
 from __future__ import annotations
 
 from dataclasses import dataclass

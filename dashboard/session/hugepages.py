@@ -2,7 +2,7 @@
 
 numpy asks Linux to back every array of 4 MB or more with transparent huge pages (madvise). Where the kernel's
 THP `defrag` setting is `madvise` (a common default) and no huge page is free, each such allocation then stalls
-in a synchronous compaction instead of taking ordinary pages (numpy issue #31590). On the machine Rankboard is
+in a synchronous compaction instead of taking ordinary pages (numpy/numpy#31590). On the machine Rankboard is
 benchmarked on (AnonHugePages stays at 0 kB), the cold Leaderboard at 50 runs x 5,000 topics took 3.65 s median
 with the advice and 3.24 s without, over 5 alternations (benchmarks/PROFILE.md). So the server turns it off,
 unless NUMPY_MADVISE_HUGEPAGE (numpy's own switch, read when numpy is imported) says otherwise.

@@ -1,4 +1,4 @@
-"""The command line's rename, delete and evaluate of stored runs (issue 12: everything the API does, from a
+"""The command line's rename, delete and evaluate of stored runs (everything the API does, from a
 terminal, on a store the dashboard may be serving): exact messages, exit 2 without a traceback for a name
 that does not exist, nothing asked interactively, and a delete or rename while another process loads."""
 from __future__ import annotations

@@ -294,7 +294,7 @@ def test_leaderboard_offers_csv_and_latex(app):
     assert_clean(at)
     labels = {b.proto.id.rsplit("-", 1)[-1]: b.proto.label for b in at.get("download_button")}
     assert labels == {"lb_download_csv": "Download CSV", "lb_download_latex": "Download LaTeX"}
-    at.session_state["lb_tab"] = "Every pair"          # only the open tab runs: the runs x runs matrix (issue 15)
+    at.session_state["lb_tab"] = "Every pair"          # only the open tab runs: the runs x runs matrix
     at.run()
     labels = {b.proto.id.rsplit("-", 1)[-1]: b.proto.label for b in at.get("download_button")}
     assert labels == {"lb_download_csv": "Download CSV", "lb_download_latex": "Download LaTeX",

@@ -1,4 +1,4 @@
-"""AppTest of the many-runs views (issue 15): the Measures page documents the statistics, and the
+"""AppTest of the many-runs views: the Measures page documents the statistics, and the
 Leaderboard shows rank intervals, letters, the runs x runs heatmap and the risk views."""
 from __future__ import annotations
 

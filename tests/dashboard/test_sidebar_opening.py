@@ -1,4 +1,4 @@
-"""Issue 12 item 6: a new session opens on the user's most recently changed collection, also when another
+"""A new session opens on the user's most recently changed collection, also when another
 process (the command line) made the change while the dashboard's process had the catalogue cached.
 
 The choice itself (`opening_collection`) over core's catalogue, then the app: one AppTest session caches the

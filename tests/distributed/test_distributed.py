@@ -1,4 +1,4 @@
-"""The Dask engine (issue 16) against the local engine, on a real local cluster of 2 workers x 1 thread.
+"""The Dask engine against the local engine, on a real local cluster of 2 workers x 1 thread.
 
 One cluster serves the whole test session (starting one costs seconds); the module runs on one xdist worker.
 Every comparison is exact: the same per-topic values, summary, texts, warnings and trec_eval output.

@@ -1,4 +1,4 @@
-"""End-to-end flows of issue 6 in Debian's chromium at 1280x720, against `streamlit run` on a fresh
+"""End-to-end flows in Debian's chromium at 1280x720, against `streamlit run` on a fresh
 store seeded with the sample collection (5 Robust 2003 runs). Screenshots: tests/e2e/screenshots/."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 15 in the browser: the Leaderboard's rank intervals and letter groups on the sample
+"""Many runs in the browser: the Leaderboard's rank intervals and letter groups on the sample
 collection, the runs x runs heatmap of adjusted p-values (letters checked against it), and the
 TRisk contributions chart. Debian's chromium at 1280x720; screenshots in tests/e2e/screenshots/."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 12, team mode with a login provider: a real `streamlit run` with an `[auth]` section, Streamlit's own
+"""Team mode with a login provider: a real `streamlit run` with an `[auth]` section, Streamlit's own
 `st.login` running the whole OpenID Connect authorization-code flow in chromium against a provider on this
 machine (tests/e2e/oidc_provider.py: discovery, redirect, token exchange, an RS256 id_token checked against the
 provider's keys). An address on the editors list edits; another signed-in address only views; logging out asks

@@ -1,4 +1,4 @@
-"""Issue 12: the dashboard, the command line and scripts share one store.
+"""The dashboard, the command line and scripts share one store.
 
 A real `streamlit run` serves the store with a real browser session open on it while the command line
 loads, lists, runs two loads at once and is killed (SIGKILL) in the middle of a 3M-line load; this test

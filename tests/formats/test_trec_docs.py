@@ -20,7 +20,7 @@ _TAG = re.compile(r"<[^>]*>")
 
 
 def oracle(text: str, file: str) -> list[tuple]:
-    """The per-document loop (core/formats/topics.py before the twelfth session)."""
+    """The plain per-document regex loop that core/formats/topics.py's column parse must equal."""
     rows, problems, line, pos = [], Problems(file), 1, 0
     for m in _DOC.finditer(text):
         line, pos = line + text.count("\n", pos, m.start()), m.start()

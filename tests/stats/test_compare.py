@@ -257,7 +257,7 @@ def test_latex_escapes_every_special_character_in_names():
 
 
 def test_17_runs_100_topics_10_measures_10000_permutations_full_size():
-    """Issue 4's size runs end to end: one seeded sign matrix per block for all 160 comparisons.
+    """17 runs x 100 topics x 10 measures end to end: one seeded sign matrix per block for all 160 comparisons.
     (Its speed is measured by benchmarks/, never asserted here: tests do not time things.)"""
     rng = np.random.default_rng(0)
     runs, qids, measures = [f"r{i}" for i in range(17)], [str(q) for q in range(100)], [f"m{m}" for m in range(10)]
