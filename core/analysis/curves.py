@@ -27,7 +27,8 @@ import pandas as pd
 import pyarrow as pa
 
 from core.errors import OptionError
-from core.engine.evaluate import EvalOptions, evaluate_frames
+from core.engine.relevance import evaluate_frames
+from core.measures import EvalOptions
 from core.engine.stage1.order import canonical_ranks
 
 IPREC_LEVELS = tuple(round(0.1 * i, 1) for i in range(11))

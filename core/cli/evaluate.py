@@ -11,9 +11,9 @@ import json
 import sys
 
 from core.distributed.cluster import add_engine_arguments, dask_kwargs, use_dask
-from core.engine.diversity import NDEVAL_DEFAULT, evaluate_diversity_files, is_diversity
+from core.engine.diversity import is_diversity
+from core.engine.evaluate import KINDS, EvalOptions, EvalResult, evaluate_files
 from core.errors import EvalError
-from core.engine.evaluate import EvalOptions, EvalResult, evaluate_files
 from core.cli import stored
 from core.measures import labelled
 
@@ -55,30 +55,27 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     options = EvalOptions(rel_level=args.rel_level, complete=args.complete, max_depth=args.max_depth,
                           judged_only=args.judged_only, num_docs=args.num_docs, compat=args.compat)
-    names = args.measures or (NDEVAL_DEFAULT if args.qrels_kind == "diversity" else ["official"])
+    kind = args.rel_format if args.rel_format != "qrels" else \
+        "diversity" if args.qrels_kind == "diversity" else "relevance"
+    names = args.measures or list(KINDS[kind].default)
     pairs = labelled(names, compat=args.compat)
-    trec = True
+    measures = [m for _, m in pairs]
     if stored.check(args, [f for f in [args.qrels, *args.runs] if f]):
-        if (args.rel_format != "qrels" or use_dask(args) or args.qrels_kind == "diversity"
-                or any(is_diversity(m) for _, m in pairs)):
+        if kind != "relevance" or use_dask(args) or any(is_diversity(m) for m in measures):
             raise EvalError("-R qrels_jg/prefs/qrels_prefs, diversity measures and --engine dask work on files only: "
                             "evaluate stored runs without them, or give QRELS and RUN files.")
-        result = stored.evaluate(args, [m for _, m in pairs], options)
-    elif _diversity(args, pairs):
-        trec = False                                # ndeval's measures: --compat is trec_eval's, not ndeval's
-        result = evaluate_diversity_files(args.qrels, args.runs, [m for _, m in pairs], options)
-    elif args.rel_format == "qrels_jg":
-        from core.engine.jg import evaluate_jg_files
-        result = evaluate_jg_files(args.qrels, args.runs, [m for _, m in pairs], options)
-    elif args.rel_format in ("prefs", "qrels_prefs"):
-        from core.engine.prefs.evaluate import evaluate_prefs_files
-        result = evaluate_prefs_files(args.qrels, args.runs, [m for _, m in pairs], options, kind=args.rel_format)
+        result = stored.evaluate(args, measures, options)
+    elif kind == "relevance" and _diversity(args, pairs):
+        result = evaluate_files(args.qrels, args.runs, measures, options, kind=(kind := "diversity"))
     elif use_dask(args):
+        if kind != "relevance":
+            raise EvalError(f"--engine dask evaluates relevance qrels only, not {kind}: leave out --engine dask (and "
+                            "--scheduler) to evaluate these judgments in this process.")
         from core.distributed.driver import evaluate_distributed
-        result = evaluate_distributed(args.qrels, args.runs, [m for _, m in pairs], options, **dask_kwargs(args))
+        result = evaluate_distributed(args.qrels, args.runs, measures, options, **dask_kwargs(args))
     else:
-        result = evaluate_files(args.qrels, args.runs, [m for _, m in pairs], options)
-    if trec and args.compat >= 10 and not args.complete:
+        result = evaluate_files(args.qrels, args.runs, measures, options, kind=kind)
+    if KINDS[kind].trec and args.compat >= 10 and not args.complete:
         refuse_missing_topics(result, dict(zip(result.runs, args.runs)) if len(result.runs) == len(args.runs) else {})
     if args.zscores:
         from core.engine.zscores import read_zscores, to_zscores

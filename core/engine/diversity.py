@@ -15,18 +15,16 @@ from pathlib import Path
 import duckdb
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 
-from core.formats import is_empty_file
 from core.errors import EvalError
 from core.measures import EvalOptions, parse_measures
 from core.measures.diversity import FAMILIES, too_deep
 from core.measures.subtopics import DEPTH, SubtopicData
 from core.engine.stage2 import _assemble, _missing
+from core.engine.kinds import Kind, check, read_runs, register
 from core.engine.types import EvalResult, Rankings
 
-__all__ = ["evaluate_diversity", "evaluate_diversity_files", "is_diversity", "check_measures", "NDEVAL_DEFAULT"]
+__all__ = ["evaluate_diversity", "evaluate_diversity_files", "is_diversity", "NDEVAL_DEFAULT"]
 
 # ndeval's (and pyndeval's) default output: what `evaluate --qrels-kind diversity` computes without -m
 NDEVAL_DEFAULT = [f"{f}@{k}" for f in ("ERR_IA", "nERR_IA", "alpha_DCG", "alpha_nDCG") for k in (5, 10, 20)] + [
@@ -39,13 +37,8 @@ def is_diversity(measure) -> bool:
     return measure.family.name in FAMILIES
 
 
-def check_measures(ms) -> None:
-    """Subtopic qrels serve the diversity family only, down to ndeval's depth."""
-    other = [m.name for m in ms if not is_diversity(m)]
-    if other:
-        raise EvalError(f"Subtopic qrels (--qrels-kind diversity) give the diversity measures only "
-                        f"({', '.join(sorted(FAMILIES))}), not {', '.join(other)}. Evaluate those against ordinary "
-                        f"qrels in a second call.")
+def _depth(ms) -> None:
+    """ndeval computes its measures down to DEPTH only."""
     deep = [m.name for m in ms if too_deep(m)]
     if deep:
         raise EvalError(f"{', '.join(deep)}: ndeval computes the diversity measures down to rank {DEPTH} only "
@@ -58,7 +51,7 @@ def evaluate_diversity(qrels: pd.DataFrame, run: pd.DataFrame, measures, options
     does); run: [run,] qid, docno, score (a rank column is ignored). `runs`: every run asked for, in order (default:
     those in `run`)."""
     ms = parse_measures(measures, compat=options.compat)
-    check_measures(ms)
+    check(KIND, ms)
     run = run.assign(run="run") if "run" not in run.columns else run
     run = run[["run", "qid", "docno", "score"]].astype({"run": str, "qid": str, "docno": str, "score": float})
     qrels = qrels[["qid", "subtopic", "docno", "rel"]].astype({"qid": str, "subtopic": str, "docno": str,
@@ -115,26 +108,15 @@ def read_subtopic_frame(path) -> tuple[pd.DataFrame, list[str]]:
 
 
 def evaluate_diversity_files(qrels_path, run_paths, measures, options: EvalOptions = EvalOptions()) -> EvalResult:
-    """The CLI path (`evaluate --qrels-kind diversity`): a subtopic qrels file and TREC run files."""
-    from core.formats import read_run
+    """`evaluate --qrels-kind diversity`: a subtopic qrels file and run files."""
     ms = parse_measures(measures, compat=options.compat)
-    check_measures(ms)
+    check(KIND, ms)
     qrels, warnings = read_subtopic_frame(qrels_path)
-    run_paths = [run_paths] if isinstance(run_paths, (str, Path)) else list(run_paths)
-    frames, names = [], []
-    for path in run_paths:
-        file = Path(str(path)).name
-        if options.complete and is_empty_file(path):
-            name, table = file, pa.table({"qid": pa.array([], pa.string()), "docno": pa.array([], pa.string()),
-                                          "score": pa.array([], pa.float64())})
-        else:
-            parsed = read_run(path, filename=file)
-            name, table, warnings = parsed.tag or file, parsed.table, warnings + parsed.warnings
-            table = table if isinstance(table, pa.Table) else table.arrow()
-        name = f"{name} ({file})" if name in names else name
-        names.append(name)
-        frames.append(pd.DataFrame({"run": name, "qid": pc.cast(table["qid"], pa.string()).to_pandas(),
-                                    "docno": pc.cast(table["docno"], pa.string()).to_pandas(),
-                                    "score": pc.cast(table["score"], pa.float64()).to_pandas()}))
-    run = pd.concat(frames, ignore_index=True)
-    return evaluate_diversity(qrels, run, ms, options, warnings, runs=names)
+    run, names, more = read_runs(run_paths, options)
+    return evaluate_diversity(qrels, run, ms, options, warnings + more, runs=names)
+
+
+KIND = register(Kind("diversity", evaluate_diversity_files, frozenset(FAMILIES),
+                     f"Subtopic qrels (--qrels-kind diversity) give the diversity measures only "
+                     f"({', '.join(sorted(FAMILIES))})", " Evaluate those against ordinary qrels in a second call.",
+                     tuple(NDEVAL_DEFAULT), _depth, trec=False))

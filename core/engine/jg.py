@@ -10,41 +10,29 @@ from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 
-from core.errors import EvalError
-from core.engine.evaluate import EvalOptions, EvalResult, evaluate_frames
 from core.engine.finish import summarise
-from core.measures import parse_measures
+from core.engine.kinds import Kind, check, read_runs, register
+from core.engine.relevance import evaluate_frames
+from core.engine.types import EvalResult
+from core.measures import EvalOptions, parse_measures
 
 SEP = "\x1f"          # between topic and group in the expanded topic id (never in a parsed id: ids have no controls)
 JG_FAMILIES = ("P_avgjg", "map_avgjg", "Rprec_mult_avgjg")
 
 
 def evaluate_jg_files(qrels_path, run_paths, measures, options: EvalOptions = EvalOptions()) -> EvalResult:
-    """trec_eval -R qrels_jg: `qrels_path` is `qid jg docno rel`; measures must be the *_avgjg families."""
-    from core.formats import read_qrels, read_run
+    """trec_eval -R qrels_jg: `qrels_path` is `qid jg docno rel`; the measures are the *_avgjg families."""
+    from core.formats import read_qrels
 
     ms = parse_measures(measures, compat=options.compat)
-    other = [m.name for m in ms if m.family.name not in JG_FAMILIES]
-    if other:
-        raise EvalError(f"-R qrels_jg computes the judgment-group measures only ({', '.join(JG_FAMILIES)}; "
-                        f"-m qrels_jg for all of them), not {', '.join(other)}.")
+    check(KIND, ms)
     parsed = read_qrels(qrels_path, filename=Path(str(qrels_path)).name, judgment_groups=True)
     groups = parsed.groups if parsed.groups is not None else pa.array(["0"] * parsed.n_rows)
     qrels = pd.DataFrame({"qid": parsed.table["qid"].to_pandas(), "jg": groups.to_pandas(),
                           "docno": parsed.table["docno"].to_pandas(), "rel": parsed.table["rel"].to_pandas()})
-    run_paths = [run_paths] if isinstance(run_paths, (str, Path)) else list(run_paths)
-    frames, warnings = [], list(parsed.warnings)
-    for path in run_paths:
-        run = read_run(path, filename=Path(str(path)).name)
-        name = run.tag or Path(str(path)).name
-        table = run.table if isinstance(run.table, pa.Table) else run.table.arrow()
-        frames.append(pd.DataFrame({"run": name, "qid": pc.cast(table["qid"], pa.string()).to_pandas(),
-                                    "docno": pc.cast(table["docno"], pa.string()).to_pandas(),
-                                    "score": pc.cast(table["score"], pa.float64()).to_pandas()}))
-        warnings += run.warnings
-    return evaluate_jg(qrels, pd.concat(frames, ignore_index=True), ms, options, warnings)
+    run, _, warnings = read_runs(run_paths, options)
+    return evaluate_jg(qrels, run, ms, options, list(parsed.warnings) + warnings)
 
 
 def evaluate_jg(qrels: pd.DataFrame, run: pd.DataFrame, measures, options: EvalOptions = EvalOptions(),
@@ -70,3 +58,8 @@ def evaluate_jg(qrels: pd.DataFrame, run: pd.DataFrame, measures, options: EvalO
     per_query = per_query.sort_values(["run", "measure", "qid"]).astype({"measure": object}).reset_index(drop=True)
     return EvalResult(per_query, summary, missing, list(warnings) + notes, result.text.iloc[:0],
                       wide.groupby("run").size().to_dict(), ms, [r for r in result.runs])
+
+
+KIND = register(Kind("qrels_jg", evaluate_jg_files, frozenset(JG_FAMILIES),
+                     f"-R qrels_jg computes the judgment-group measures only ({', '.join(JG_FAMILIES)}; -m qrels_jg for "
+                     f"all of them)", default=("qrels_jg",)))

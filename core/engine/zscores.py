@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from core.errors import Problem, UploadError
-from core.engine.evaluate import EvalResult
+from core.engine.types import EvalResult
 from core.engine.finish import summarise
 
 MISSING_ZSCORE_VALUE = -1000000.0

@@ -58,7 +58,7 @@ def test_score_ties_break_by_docno_descending():
 def test_a_table_with_the_stores_precomputed_rank_is_trusted():
     """evaluate() over a DuckDB table that carries `rank` (the store's canonical rank) uses it as is."""
     import duckdb
-    from core.engine.evaluate import evaluate
+    from core.engine.relevance import evaluate
     con = duckdb.connect()
     con.execute("CREATE TABLE q AS SELECT * FROM (VALUES ('1', 'a', 1)) t(qid, docno, rel)")
     con.execute("CREATE TABLE r AS SELECT * FROM (VALUES ('s', '1', 'a', 1.0, 1), ('s', '1', 'b', 1.0, 2),"

@@ -11,6 +11,7 @@ canonical order (core.engine.stage1.order) and reverses each run of tied scores.
 """
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -24,18 +25,16 @@ from core.measures.prefs import PREFS_FAMILIES
 from core.engine.prefs.counts import prefs_values
 from core.engine.prefs.graph import build
 from core.engine.stage1.order import canonical_ranks, topic_codes
-from core.engine.finish import summarise
+from core.engine.finish import no_topic, skipped, summarise
+from core.engine.kinds import Kind, check, read_runs, register
 from core.engine.types import EvalResult
-
-KINDS = ("prefs", "qrels_prefs")
-
 
 def read_prefs_kind(path, kind: str = "prefs") -> pa.Table:
     """A prefs file (kind "prefs") or a qrels file read as one (kind "qrels_prefs") -> qid, jg, jsg, docno, rel."""
     from core.formats import read_qrels
     from core.formats.prefs import prefs_from_qrels, read_prefs
 
-    if kind not in KINDS:
+    if kind not in ("prefs", "qrels_prefs"):
         raise EvalError(f"Unknown preference format {kind!r}. Use 'prefs' or 'qrels_prefs'.")
     name = Path(str(path)).name
     if kind == "prefs":
@@ -45,32 +44,21 @@ def read_prefs_kind(path, kind: str = "prefs") -> pa.Table:
 
 def evaluate_prefs_files(prefs_path, run_paths, measures, options: EvalOptions = EvalOptions(),
                          kind: str = "prefs") -> EvalResult:
-    """trec_eval -R prefs / -R qrels_prefs on run files; measures must be prefs_* (or all_prefs / prefs)."""
-    from core.formats import read_run
-
+    """trec_eval -R prefs / -R qrels_prefs on run files; the measures are prefs_* (or all_prefs / prefs)."""
     ms = _check(measures, options)
     prefs = read_prefs_kind(prefs_path, kind)
-    run_paths = [run_paths] if isinstance(run_paths, (str, Path)) else list(run_paths)
-    frames, warnings = [], []
-    for path in run_paths:
-        run = read_run(path, filename=Path(str(path)).name)
-        table = run.table if isinstance(run.table, pa.Table) else run.table.arrow()
-        frames.append(pd.DataFrame({"run": run.tag or Path(str(path)).name,
-                                    "qid": pc.cast(table["qid"], pa.string()).to_pandas(),
-                                    "docno": pc.cast(table["docno"], pa.string()).to_pandas(),
-                                    "score": pc.cast(table["score"], pa.float64()).to_pandas()}))
-        warnings += run.warnings
-    return evaluate_prefs(prefs, pd.concat(frames, ignore_index=True), ms, options, warnings, checked=True)
+    run, names, warnings = read_runs(run_paths, options)
+    return evaluate_prefs(prefs, run, ms, options, warnings, checked=True, runs=names)
 
 
 def evaluate_prefs(prefs, run: pd.DataFrame, measures, options: EvalOptions = EvalOptions(),
-                   warnings=(), checked: bool = False) -> EvalResult:
+                   warnings=(), checked: bool = False, runs: list[str] | None = None) -> EvalResult:
     """`prefs`: qid, jg, jsg, docno, rel (DataFrame or Arrow; one line per document per (topic, jg, jsg));
     `run`: run, qid, docno, score. `checked`: the readers already refused a document twice in a subgroup."""
     ms = _check(measures, options)
     prefs = _prefs_table(prefs, checked)
     judged_topics = sorted(set(prefs["qid"].to_pylist()))
-    runs = run["run"].drop_duplicates().tolist()
+    runs = list(runs) if runs is not None else run["run"].drop_duplicates().tolist()
     per_query, missing, notes, num_q, done = [], {}, list(warnings), {}, []
     for name in runs:
         part = run[run["run"] == name]
@@ -80,11 +68,9 @@ def evaluate_prefs(prefs, run: pd.DataFrame, measures, options: EvalOptions = Ev
         if miss:
             missing[name] = miss
             if not options.complete:
-                notes.append(f"{name}: {len(miss)} judged topic(s) not in the run were skipped (use -c to count "
-                             f"them with nothing retrieved): {', '.join(miss[:20])}"
-                             + (f" ...and {len(miss) - 20} more" if len(miss) > 20 else ""))
+                notes.append(skipped(name, miss, "judged topic(s)", "count them with nothing retrieved"))
         if not topics:
-            notes.append(f"{name}: no topic in common with the preference judgments; nothing to evaluate.")
+            notes.append(no_topic(name, "the preference judgments"))
             continue
         mine = prefs.filter(pc.is_in(prefs["qid"], value_set=pa.array(topics, pa.string())))
         values = prefs_values(build(mine, prefs_ranks(part, options.max_depth), topics))
@@ -149,8 +135,10 @@ def _prefs_table(prefs, checked: bool = False) -> pa.Table:
 
 def _check(measures, options: EvalOptions):
     ms = parse_measures(measures, compat=options.compat)
-    other = [m.name for m in ms if m.family.name not in PREFS_FAMILIES]
-    if other:
-        raise EvalError(f"-R prefs and -R qrels_prefs compute the preference measures only (prefs_*; -m all_prefs "
-                        f"for all 14), not {', '.join(other)}.")
+    check(KINDS[0], ms)
     return ms
+
+
+KINDS = tuple(register(Kind(name, partial(evaluate_prefs_files, kind=name), frozenset(PREFS_FAMILIES),
+                            "-R prefs and -R qrels_prefs compute the preference measures only (prefs_*; -m all_prefs "
+                            "for all 14)", default=("all_prefs",))) for name in ("prefs", "qrels_prefs"))
