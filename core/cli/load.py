@@ -17,7 +17,7 @@ from pathlib import Path
 
 from core.store import ingest
 from core.formats import GZIP_MAGIC, file_error, max_text_bytes, read_documents, read_qrels, read_topics, too_big
-from core.store.prepare import stream_min_bytes
+from core.formats.pieces import pieces_min_bytes
 from core.store.store import Store
 
 CHUNK = 4 << 20
@@ -117,7 +117,7 @@ def _prepare_run(path: str, name: str):
     here (with the progress bar) and parsed whole."""
     try:
         with open(path, "rb") as f:
-            small = f.read(2) != GZIP_MAGIC and os.fstat(f.fileno()).st_size < stream_min_bytes()
+            small = f.read(2) != GZIP_MAGIC and os.fstat(f.fileno()).st_size < pieces_min_bytes()
     except OSError:
         small = True                   # read_with_progress reports it
     if small:

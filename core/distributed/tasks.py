@@ -39,13 +39,13 @@ def _checked_parquet(path):
     file goes through the checking reader (core.formats)."""
     import pyarrow.parquet as pq
 
-    from core.formats.runs import _build
+    from core.formats.runs import build_run
 
     schema = _converted(path)
     if schema is None:
         return None
     table = pq.read_table(path, columns=[c for c in ("qid", "docno", "score", "tag") if c in schema.names])
-    run = _build(table.select(["qid", "docno", "score"]), table["tag"] if "tag" in schema.names else None,
+    run = build_run(table.select(["qid", "docno", "score"]), table["tag"] if "tag" in schema.names else None,
                  None, {}, "parquet")
     return run
 
@@ -134,8 +134,9 @@ def _rows_in_pieces(path):
     else None. (Below that a clean run is read faster whole: 186 MB in 2.1-2.7 s and 0.85-0.88 GB, against
     3.3-3.6 s and 1.0 GB through the DuckDB table.)"""
     from core.engine.stage1 import files
+    from core.formats import pieces as limits
 
-    if files.size(path) < files.STREAM_BYTES or _converted(path) is not None:   # as evaluate_files: whole below
+    if files.size(path) < limits.WHOLE_MAX_BYTES or _converted(path) is not None:   # as evaluate_files: whole below
         return None
     with _scratch(path) as con:
         got = files.file_rows(path, con)

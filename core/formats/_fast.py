@@ -232,7 +232,7 @@ def _run_columns(box: list[bytes], delim: str | None = None) -> tuple[pa.Table, 
     if score is None:
         return None
     tags = pc.unique(pa.chunked_array([c.dictionary.take(pc.unique(c.indices)) for c in t["tag"].chunks], pa.string()))
-    last = pa.array([t["tag"][t.num_rows - 1].as_py()], pa.string())     # the run's name (runs._build)
+    last = pa.array([t["tag"][t.num_rows - 1].as_py()], pa.string())     # the run's name (runs.build_run)
     return pa.table({"qid": t["qid"], "docno": t["docno"], "score": score}), pa.concat_arrays([tags, last])
 
 

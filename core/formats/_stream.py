@@ -194,7 +194,7 @@ def line_pieces(blocks, max_line: int | None = None, too_long=None):
 
 def run_chunks(path, chunk_bytes: int = 1 << 26, *, blocks=None, check=None, max_line: int | None = None,
                fmt: str = "trec"):
-    """(qid, docno, score) table and tags (distinct, then the last line's: runs._build) of each `chunk_bytes` piece
+    """(qid, docno, score) table and tags (distinct, then the last line's: runs.build_run) of each `chunk_bytes` piece
     of a clean run file at `path` (plain or gzip), cut at line ends, so the whole file is never in memory at once.
     Raises NotClean as soon as a piece is not clean (no duplicate check: a document may repeat across pieces).
     `blocks`: the text as an iterable of byte blocks, instead of the file at `path`; `check(piece)`: called on

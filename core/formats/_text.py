@@ -65,7 +65,9 @@ def too_big(file: str, what: str) -> UploadError:
 def read_source(source, file: str | None = None) -> bytes:
     """Path, bytes, or a file-like object (e.g. a Streamlit UploadedFile) -> raw bytes. An uncompressed file
     larger than the text limit is refused before it is read (a gzip file is checked as it expands)."""
-    if isinstance(source, (bytes, bytearray, memoryview)):
+    if isinstance(source, (bytes, bytearray)):
+        return source                  # (a bytearray is not copied: nothing writes to it)
+    if isinstance(source, memoryview):
         return bytes(source)
     if isinstance(source, (str, Path)):
         try:
@@ -155,13 +157,18 @@ def screen(data, file: str, start: int = 0) -> None:
     while end - pos > longest:
         nl = data.rfind(b"\n", pos, pos + longest + 1)     # the last line end within reach of this line's start
         if nl < 0:
-            n = data.count(b"\n", 0, pos) + 1
-            raise UploadError(Problem(file, n, f"the line is longer than {longest >> 20} MB (this may not be a "
-                                      "run, qrels or topics file, or its lines are not separated by newlines)",
-                                      "Check that this is the right file; if its lines really are this long, raise "
-                                      f"RANKBOARD_MAX_LINE_MB (now {longest >> 20})",
-                                      bytes(data[pos:pos + 80]).decode("utf-8", "replace") + "..."))
+            raise too_long_line(file, data.count(b"\n", 0, pos) + 1, bytes(data[pos:pos + 80]))
         pos = nl + 1
+
+
+def too_long_line(file: str, line: int, start: bytes) -> UploadError:
+    """Line `line` (which begins with `start`) is longer than the line limit."""
+    longest = max_line_bytes()
+    return UploadError(Problem(file, line, f"the line is longer than {longest >> 20} MB (this may not be a run, qrels "
+                               "or topics file, or its lines are not separated by newlines)",
+                               "Check that this is the right file; if its lines really are this long, raise "
+                               f"RANKBOARD_MAX_LINE_MB (now {longest >> 20})",
+                               start[:80].decode("utf-8", "replace") + "..."))
 
 
 def line_of(data: bytes, pos: int) -> tuple[int, bytes]:

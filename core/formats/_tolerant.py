@@ -4,7 +4,8 @@ checks as `read_run` (core.formats.runs), with its line numbers counted across p
 and comment lines merged, so such a run is read in bounded memory and gets the error or the warnings it gets when
 parsed whole (tests/formats/test_tolerant_pieces.py, tests/store/test_ingest_stream.py and tests/formats/test_formats_fastpath.py
 compare the two). The rows go into a DuckDB table (`fill`), which spills to disk, and DuckDB finds the repeated
-documents; the loader (core/store/spill.py) and stage 1 (core/engine/stage1/files.py) rank them there.
+documents; core.formats.pieces.RunSource.fill puts them there for both sinks (core/store/prepare.py and
+core/engine/stage1/files.py), which rank them.
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from core.formats._table import named_columns
 from core.formats._text import (_NONSPACE, PARQUET_MAGIC, Problems, empty_file, max_line_bytes, no_data_lines, screen,
                                 split_lines, utf8_text)
 from core.formats.metadata import parse_ir_metadata
-from core.formats.runs import (REPEATED, REPEATED_HINT, ParsedRun, _build, checked, extra_fields_warning,
+from core.formats.runs import (REPEATED, REPEATED_HINT, ParsedRun, build_run, checked, extra_fields_warning,
                                is_msmarco, line_values)
 from core.db.sqltext import statement
 
@@ -50,7 +51,7 @@ class TolerantRun:
         self.tags: list[pa.Array] = []
 
     def tables(self, blocks: Iterable[bytes]) -> Iterator[tuple[pa.Table, pa.Array]]:
-        """(pos: line number, qid, docno, score; the tags, distinct, then the last line's: runs._build) of the usable
+        """(pos: line number, qid, docno, score; the tags, distinct, then the last line's: runs.build_run) of the usable
         rows of each piece of `blocks` (the file's text from its first byte, cut here at line ends). Raises
         UploadError at once for what the whole-file parser refuses before it parses (binary data, an over-long line,
         text that is not UTF-8); NotClean for a file it reads differently (a CSV or TSV with a header line, UTF-16
@@ -102,7 +103,7 @@ class TolerantRun:
         self._add([replace(p, line=p.line + offset) for p in problems.items], problems.total)
         good = values["tag"].filter(mask) if "tag" in values else pa.array([], pa.string())
         tags = pc.unique(good)
-        if len(good):       # then the last line's tag, which names the run (runs._build)
+        if len(good):       # then the last line's tag, which names the run (runs.build_run)
             tags = pa.concat_arrays([tags, pa.array([good[len(good) - 1].as_py()], pa.string())])
         self.tags.append(tags)
         pos = lineno[mask.to_numpy(zero_copy_only=False)] + offset
@@ -142,7 +143,7 @@ class TolerantRun:
         """The run without its rows (tag, metadata, warnings, format); raises as `raise_if_any`."""
         self.raise_if_any()
         meta = parse_ir_metadata(self.comments)
-        run = _build(None, pa.chunked_array(self.tags, pa.string()) if self.fmt == "trec" else None, None, meta,
+        run = build_run(None, pa.chunked_array(self.tags, pa.string()) if self.fmt == "trec" else None, None, meta,
                      self.fmt)
         if self.extra:
             run.warnings.append(extra_fields_warning(self.extra, self.extra_first))

@@ -47,7 +47,7 @@ def read_run(source, *, filename: str | None = None) -> ParsedRun:
     fast = fast_run(box)
     if fast is not None:
         table, tags, fmt = fast
-        return _build(table, tags, None, {}, fmt)
+        return build_run(table, tags, None, {}, fmt)
     del box
     if raw is None:
         raw = read_source(source, file)
@@ -115,7 +115,7 @@ def _finish(file, values, lineno, problems: Problems, lines: Lines | None, fmt, 
         check_duplicates(table, ["qid", "docno"], lineno[good], problems, REPEATED,
                          REPEATED_HINT, quoter(lines))
     problems.raise_if_any()
-    return _build(table, values.get("tag"), mask, meta, fmt)
+    return build_run(table, values.get("tag"), mask, meta, fmt)
 
 
 REPEATED, REPEATED_HINT = "appears twice", "trec_eval refuses duplicate documents; remove one of the lines"
@@ -152,11 +152,13 @@ def _scores(values, lineno, problems: Problems, quote) -> tuple[np.ndarray, pa.A
     return good, score.filter(pa.array(~inf))
 
 
-def _build(table, tags, mask, meta, fmt) -> ParsedRun:
+def build_run(table, tags, mask, meta, fmt) -> ParsedRun:
     """The ParsedRun of `table`. `tags`: column 6, every line's (`mask`: the good ones) or, from a reader that
     keeps only the distinct ones, any sequence of them that ends with the last line's. The run is named by the last
     line's tag, as trec_eval names it (get_trec_results.c keeps the run_id of the last line for its runid line)."""
     warnings, tag = [], None
+    if isinstance(tags, list):
+        tags = pa.chunked_array(tags, pa.string())
     if tags is not None:
         kept = tags if mask is None else tags.filter(mask)
         uniq = pc.unique(kept).to_pylist()

@@ -87,12 +87,12 @@ def test_each_pass_over_a_large_file_has_its_own_bar(files, capsys, monkeypatch)
     refused before a parser reads it) and parsed by the tolerant parser's pieces: three passes, three bars."""
     import gzip
 
-    import core.store.prepare as prep
+    import core.formats.pieces as pieces
 
     monkeypatch.setattr(cli_load, "PROGRESS_MIN_BYTES", 0)
     monkeypatch.setenv("RANKBOARD_STREAM_MIN_MB", "0")
-    monkeypatch.setattr(prep, "CHUNK_BYTES", 300)             # topics of ~450 bytes: pieces of whole topics
-    monkeypatch.setattr(prep, "TOLERANT_BYTES", 64)
+    monkeypatch.setattr(pieces, "PIECE_BYTES", 300)           # topics of ~450 bytes: pieces of whole topics
+    monkeypatch.setattr(pieces, "TOLERANT_BYTES", 64)
     lines = [b"%d Q0 d%d %d %d.5 sysB\n" % (1 + d // 20, d, d, 50 - d) for d in range(40)]
     path = files / "noted.run.gz"
     path.write_bytes(gzip.compress(b"".join(lines[:20]) + b"# a note\n" + b"".join(lines[20:])))

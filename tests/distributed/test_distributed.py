@@ -246,15 +246,19 @@ def sample_run(tmp_path, comment: bool, extra: bool = False):
 
 
 def in_pieces_only(monkeypatch, **sizes):
-    """Lower stage 1's size thresholds (core.engine.stage1.files: `sizes`) and make any call of the whole-file parser fail."""
+    """Lower the large-file reader's sizes (core.formats.pieces: `sizes`) and make any call of the whole-file parser fail."""
     from core.engine.stage1 import files
 
     def whole(*args, **kw):
         raise AssertionError("the whole-file parser was called")
     monkeypatch.setattr(files, "read_run", whole)
     monkeypatch.setattr("core.formats.read_run", whole)
+    from core.formats import pieces
     for name, value in sizes.items():
-        monkeypatch.setattr(files, name, value)
+        if name == "PIECES_MIN":
+            monkeypatch.setenv("RANKBOARD_STREAM_MIN_MB", repr(value / (1 << 20)))
+        else:
+            monkeypatch.setattr(pieces, name, value)
 
 
 @pytest.mark.parametrize("comment", [False, True], ids=["clean", "comment-line"])
@@ -270,7 +274,7 @@ def test_a_workers_large_run_is_read_a_piece_at_a_time(tmp_path, monkeypatch, co
     measures = ["AP", "nDCG@10", "P@10"]
     table, tag, _ = dask_tasks.read_rows(path)
     want = evaluate_rows(dask_tasks.with_run(table, "0"), qrels, measures, EvalOptions())
-    in_pieces_only(monkeypatch, PIECES_BYTES=1 << 10, STREAM_BYTES=2 << 10, CHUNK_BYTES=1 << 16)
+    in_pieces_only(monkeypatch, PIECES_MIN=1 << 10, WHOLE_MAX_BYTES=2 << 10, PIECE_BYTES=1 << 16)
     got_tag, _, got = dask_tasks.run_task(path, "0", qrels, measures, EvalOptions())
     assert got_tag == (tag or "run.txt")
     keys = [("run", "ascending"), ("qid", "ascending"), ("measure", "ascending")]
@@ -279,7 +283,7 @@ def test_a_workers_large_run_is_read_a_piece_at_a_time(tmp_path, monkeypatch, co
 
 @pytest.mark.parametrize("comment", [False, True], ids=["clean", "comment-line"])
 def test_a_topic_split_reader_reads_a_large_run_a_piece_at_a_time(tmp_path, monkeypatch, comment):
-    """bucket_task (split by topic, in this process) reads a run file of STREAM_BYTES or more in pieces (clean, or
+    """bucket_task (split by topic, in this process) reads a run file of WHOLE_MAX_BYTES or more in pieces (clean, or
     the tolerant parser's): the whole-file parser is never called, and the tag, warnings and every bucket's rows
     are those of the whole-file read."""
     from core.distributed import tasks as dask_tasks
@@ -288,7 +292,7 @@ def test_a_topic_split_reader_reads_a_large_run_a_piece_at_a_time(tmp_path, monk
     path = sample_run(tmp_path, comment, extra=comment)
     topics = pa.array(sorted(set(read_qrels(QRELS).table["qid"].to_pylist())), pa.string())
     want = dask_tasks.bucket_task(path, "0", topics, 40)
-    in_pieces_only(monkeypatch, STREAM_BYTES=1 << 10, CHUNK_BYTES=1 << 16, TOLERANT_BYTES=1 << 16)
+    in_pieces_only(monkeypatch, WHOLE_MAX_BYTES=1 << 10, PIECE_BYTES=1 << 16, TOLERANT_BYTES=1 << 16)
     got = dask_tasks.bucket_task(path, "0", topics, 40)
     assert got[0] == want[0] and got[1] == want[1] and (not comment or got[1])
     assert len(got[2]) == len(want[2]) > 1

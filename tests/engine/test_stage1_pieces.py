@@ -97,8 +97,8 @@ def _logged(monkeypatch):
 def test_mid_sized_runs_read_in_pieces_evaluate_like_whole_ones(mid_sized, monkeypatch):
     qrels, paths = mid_sized
     whole = ev.evaluate_files(qrels, paths, MEASURES)                # PIECES_BYTES (32 MB): every file whole
-    monkeypatch.setattr(files, "PIECES_BYTES", 1000)
-    monkeypatch.setattr(files, "CHUNK_BYTES", 30011)
+    lower_sizes(monkeypatch, PIECES_MIN=1000)
+    lower_sizes(monkeypatch, PIECE_BYTES=30011)
     assert [files.read_whole(p) for p in paths] == [False, True, False, False, False]
     calls = _logged(monkeypatch)
     got = ev.evaluate_files(qrels, paths, MEASURES)
@@ -116,13 +116,13 @@ def test_which_mid_sized_runs_are_parsed_beside_the_qrels(mid_sized, monkeypatch
     """read_first parses a run it knows will be read whole on this thread while the qrels are parsed on another,
     and one that would be read in pieces when the qrels are big."""
     qrels, paths = mid_sized
-    monkeypatch.setattr(files, "PIECES_BYTES", 1000)
+    lower_sizes(monkeypatch, PIECES_MIN=1000)
     assert stage1.choose(stage1.RunFile(paths[0], None, "q")) == [files.empty, files.pieces, files.whole]
     assert files.read_first(qrels, paths[1])[1] is not None
     assert files.read_first(qrels, paths[0])[1] is None
-    monkeypatch.setattr(files, "BIG_QRELS_BYTES", 1000)
+    lower_sizes(monkeypatch, BIG_QRELS_BYTES=1000)
     assert files.read_first(qrels, paths[0])[1] is not None
-    monkeypatch.setattr(files, "STREAM_BYTES", 1000)
+    lower_sizes(monkeypatch, WHOLE_MAX_BYTES=1000)
     assert files.read_first(qrels, paths[0])[1] is None
 
 
@@ -142,3 +142,14 @@ def test_one_space_keeps_the_fields_of_every_line(lines):
     assert [ln.split() for ln in got.splitlines()] == [ln.split() for ln in text.splitlines()]
     assert b"\t" not in got and b"  " not in got
     assert all(ln == b" ".join(ln.split()) for ln in got.splitlines())
+
+
+def lower_sizes(monkeypatch, **sizes):
+    """Lower the large-file reader's sizes (core.formats.pieces): PIECES_MIN (bytes, through RANKBOARD_STREAM_MIN_MB),
+    PIECE_BYTES, TOLERANT_BYTES, WHOLE_MAX_BYTES, BIG_QRELS_BYTES."""
+    from core.formats import pieces
+    for name, value in sizes.items():
+        if name == "PIECES_MIN":
+            monkeypatch.setenv("RANKBOARD_STREAM_MIN_MB", repr(value / (1 << 20)))
+        else:
+            monkeypatch.setattr(pieces, name, value)

@@ -160,7 +160,7 @@ def test_clean_qrels_match(data, monkeypatch):
 
 def test_streamed_runs_evaluate_like_parsed_ones(reference, monkeypatch, tmp_path):
     """evaluate_files reads large clean runs a piece at a time: topic by topic (stage1.files.pieces), or, when a
-    topic's lines are not contiguous, into a DuckDB table (stage1.files.spilled). Force both on small files (tiny
+    topic's lines are not contiguous, into a DuckDB table (stage1.files.table). Force both on small files (tiny
     pieces, so lines, topics and CRLFs straddle piece ends) and compare with the parsed path."""
     import core.engine.evaluate as ev
     import core.engine.stage1 as stage1
@@ -190,14 +190,14 @@ def test_streamed_runs_evaluate_like_parsed_ones(reference, monkeypatch, tmp_pat
     measures = ["AP", "nDCG@10", "P@10", "RR", "Bpref", "num_rel_ret", "Rprec", "ndcg"]
     plain = ev.evaluate_files(qrels, paths, measures)
     calls = []
-    monkeypatch.setattr(files, "STREAM_BYTES", 0)
-    monkeypatch.setattr(files, "CHUNK_BYTES", 30011)
+    lower_sizes(monkeypatch, WHOLE_MAX_BYTES=0)
+    lower_sizes(monkeypatch, PIECE_BYTES=30011)
     monkeypatch.setitem(stage1.PROVIDERS, stage1.RunFile, [logged(p, calls) for p in stage1.PROVIDERS[stage1.RunFile]])
     streamed = ev.evaluate_files(qrels, paths, measures)
     assert [c for c in calls if c[0] == "empty"] == [("empty", False)] * len(paths)    # none is blank (no -c)
     assert [c for c in calls if c[0] != "empty"] == [("pieces", True)] * 6 + [
-        ("pieces", False), ("spilled", True)] * 3 + [("pieces", True)] + [    # `mixed`: its blanks made one space
-        ("pieces", False), ("spilled", False), ("tolerant", True)]
+        ("pieces", False), ("table", True)] * 3 + [("pieces", True)] + [      # `mixed`: its blanks made one space
+        ("pieces", False), ("table", True)]                                    # `noted`: the tolerant parser
     assert "msheader" in streamed.runs
     assert streamed.runs == plain.runs and streamed.warnings == plain.warnings
     pd.testing.assert_frame_equal(streamed.summary, plain.summary, check_exact=False, rtol=1e-12)
@@ -205,7 +205,7 @@ def test_streamed_runs_evaluate_like_parsed_ones(reference, monkeypatch, tmp_pat
 
 
 def test_large_bad_runs_get_the_whole_file_parsers_errors_in_pieces(reference, monkeypatch, tmp_path):
-    """evaluate_files on a large run the column reader declines: the tolerant parser's pieces (stage1.files.tolerant,
+    """evaluate_files on a large run the column reader declines: the tolerant parser's pieces (stage1.files.table,
     forced here on small files cut into ~1 KB pieces) raise exactly what parsing it whole raises."""
     import core.engine.evaluate as ev
     import core.engine.stage1.files as files
@@ -221,8 +221,8 @@ def test_large_bad_runs_get_the_whole_file_parsers_errors_in_pieces(reference, m
         with pytest.raises(UploadError) as info:
             ev.evaluate_files(qrels, [tmp_path / name], ["AP"])
         want[name] = str(info.value)
-    monkeypatch.setattr(files, "STREAM_BYTES", 0)
-    monkeypatch.setattr(files, "TOLERANT_BYTES", 1000)
+    lower_sizes(monkeypatch, WHOLE_MAX_BYTES=0)
+    lower_sizes(monkeypatch, TOLERANT_BYTES=1000)
     served = []
     monkeypatch.setattr(files, "whole", lambda src, options: served.append(src.path))
     for name in bad:
@@ -487,3 +487,14 @@ def test_the_tolerant_parsers_hashed_duplicate_check_equals_the_exact_one(text, 
              outcome(lambda: _robust_qrels(qtext, monkeypatch, judgment_groups=jg)))
     assert hashed == exact
     assert (hashed[0][0] == "ok") == (b"d1 2 2" not in text)
+
+
+def lower_sizes(monkeypatch, **sizes):
+    """Lower the large-file reader's sizes (core.formats.pieces): PIECES_MIN (bytes, through RANKBOARD_STREAM_MIN_MB),
+    PIECE_BYTES, TOLERANT_BYTES, WHOLE_MAX_BYTES, BIG_QRELS_BYTES."""
+    from core.formats import pieces
+    for name, value in sizes.items():
+        if name == "PIECES_MIN":
+            monkeypatch.setenv("RANKBOARD_STREAM_MIN_MB", repr(value / (1 << 20)))
+        else:
+            monkeypatch.setattr(pieces, name, value)

@@ -11,6 +11,7 @@ import re
 import numpy as np
 import pytest
 
+import core.formats.pieces as pieces
 import core.store.prepare as prep
 from core.errors import UploadError
 from core.formats import read_run
@@ -101,14 +102,14 @@ def _load_all(tmp_path, way, runs, monkeypatch, calls):
 
 
 def test_pieces_and_whole_files_store_the_same_rows(runs, tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(prep, "CHUNK_BYTES", 30011)
-    monkeypatch.setattr(prep, "TOLERANT_BYTES", 20011)
+    monkeypatch.setattr(pieces, "PIECE_BYTES", 30011)
+    monkeypatch.setattr(pieces, "TOLERANT_BYTES", 20011)
     monkeypatch.setenv("RANKBOARD_SPOOL_DIR", str(tmp_path / "spool"))
     (tmp_path / "spool").mkdir()
     spooled, spilled = [], []
-    real, real_spill = prep._spool, prep.spill
+    real, real_spill = prep._spool, prep._spill
     monkeypatch.setattr(prep, "_spool", lambda *a, **k: spooled.append(got := real(*a, **k)) or got)
-    monkeypatch.setattr(prep, "spill", lambda *a, **k: spilled.append(got := real_spill(*a, **k)) or got)
+    monkeypatch.setattr(prep, "_spill", lambda *a, **k: spilled.append(got := real_spill(*a, **k)) or got)
     got, err = {}, {}
     for way in WAYS:
         calls = []
@@ -140,8 +141,8 @@ def test_bad_files_get_the_same_error_both_ways(way, tmp_path, monkeypatch):
     """A file the clean pieces decline is parsed by the tolerant parser, a piece at a time (or whole, the other
     way): the same error, line numbers and quoted lines included, either way."""
     monkeypatch.setenv("RANKBOARD_STREAM_MIN_MB", WAYS[way])
-    monkeypatch.setattr(prep, "CHUNK_BYTES", 1000)
-    monkeypatch.setattr(prep, "TOLERANT_BYTES", 1000)
+    monkeypatch.setattr(pieces, "PIECE_BYTES", 1000)
+    monkeypatch.setattr(pieces, "TOLERANT_BYTES", 1000)
     good = b"".join(b"%d Q0 d%d 1 %d.5 t\n" % (q, d, 100 - d) for q in range(1, 40) for d in range(30))
     cases = {
         b"39 Q0 d3 1 2.5 t\n": "line 1171: document 'd3' appears twice for topic '39' (first on line 1144)",

@@ -19,6 +19,7 @@ import duckdb
 import pyarrow as pa
 
 from core.formats import ParsedRun
+from core.formats import pieces as limits
 from core.measures import EvalOptions
 from core.engine.stage1 import files
 from core.engine.stage1.arrow import arrow_rankings
@@ -59,7 +60,7 @@ class RunFile:
     con: duckdb.DuckDBPyConnection
     qrels_table: str
     parsed: ParsedRun | None = None
-    chunk_bytes: int | None = None              # pieces of the file read at once (None: files.CHUNK_BYTES)
+    chunk_bytes: int | None = None              # pieces of the file read at once (None: pieces.PIECE_BYTES)
     summary: tuple | None = None                # qrels_summary of qrels_table, when many runs share it
 
 
@@ -100,15 +101,15 @@ def _stored(src: StoredRuns, options: EvalOptions) -> Rankings:
 PROVIDERS: dict[type, list[Provider]] = {
     Tables: [_tables],
     ArrowRun: [_arrow],
-    RunFile: [files.empty, files.pieces, files.spilled, files.tolerant, files.whole],
+    RunFile: [files.empty, files.pieces, files.table, files.whole],
     StoredRuns: [_stored],
 }
 
 
 def choose(source) -> list[Provider]:
     """The providers that may serve `source`, best first (the last one always does)."""
-    if isinstance(source, RunFile) and (source.parsed is not None or files.size(source.path) < files.STREAM_BYTES):
-        small = source.parsed is not None or files.size(source.path) < files.PIECES_BYTES
+    if isinstance(source, RunFile) and (source.parsed is not None or files.size(source.path) < limits.WHOLE_MAX_BYTES):
+        small = source.parsed is not None or files.size(source.path) < limits.pieces_min_bytes()
         return [files.empty, files.whole] if small else [files.empty, files.pieces, files.whole]
     try:
         return PROVIDERS[type(source)]
