@@ -15,6 +15,7 @@ import core.store.prepare as prep
 from core.errors import UploadError
 from core.formats import read_run
 from core.store.store import Store
+from tests.cases.reference import ROBUST_QRELS, reference_file, robust_runs
 from tests.fixtures_store import cli
 
 WAYS = {"pieces": "0", "whole": "100000"}
@@ -36,10 +37,9 @@ def dump(path) -> dict:
 
 
 @pytest.fixture
-def runs(reference, tmp_path):
+def runs(tmp_path):
     """Run files of every kind the pieces path must handle (or decline), and the qrels."""
-    robust = reference / "trectools_robust03"
-    gz = sorted((robust / "runs").iterdir())[:2]                       # gzip, 6-column TREC
+    gz = robust_runs()[:2]                                               # gzip, 6-column TREC
     lines = gzip.decompress(gz[0].read_bytes()).splitlines(keepends=True)
     ties = tmp_path / "ties.run"                                         # tied scores, listed in docno ascending order
     rows = [ln.split() for ln in lines]
@@ -81,7 +81,7 @@ def runs(reference, tmp_path):
     blanks = tmp_path / "blanks.run"                                    # blanks of any kind and number: streamed
     blanks.write_bytes(b"".join(b" \t" + ln.rstrip().replace(b" ", b" \t ") + b"  \n" if i % 5 == 0 else ln
                                 for i, ln in enumerate(lines)))
-    return {"qrels": robust / "robust03_qrels.txt",
+    return {"qrels": reference_file(ROBUST_QRELS),
             "runs": [*gz, ties, crlf, gz_ties, shuffled, big, msmarco, gz_msmarco, ms_shuffled, meta, ms_meta,
                      ms_meta2, mid, blanks, extra, ms_comment]}
 
