@@ -4,6 +4,9 @@ fails.
 - $RANKBOARD_STORE names a store in a temporary folder of this process before any test runs (and is restored
   afterwards), so nothing defaults to data/rankboard.duckdb; tests that need a store make their own in tmp_path.
 - Hypothesis keeps no example database, and its other files go to a temporary folder, not .hypothesis/.
+- `sys.modules["__main__"]` is put back after every test: Streamlit's AppTest runs dashboard/app.py as __main__ and
+  leaves it there, and a process started later with multiprocessing's spawn (dask's LocalCluster workers) would
+  run the whole app again on start, opening the store named by $RANKBOARD_STORE, or data/rankboard.duckdb.
 - At the end of the run (in the process that started it), the working tree is compared with its state at the start:
   any new untracked or ignored file (other than __pycache__) fails the run, and is listed.
 
@@ -23,7 +26,7 @@ from hypothesis import settings
 pytest.register_assert_rewrite("tests.fixtures_store", "tests.cases")
 
 from tests.cases.reference import ROOT  # noqa: E402
-from tests.cases.worktree import new_entries, worktree_entries  # noqa: E402
+from tests.cases.isolation import main_module_kept, new_entries, worktree_entries  # noqa: E402
 
 settings.register_profile("no-database", database=None)
 settings.load_profile("no-database")
@@ -52,6 +55,12 @@ def pytest_sessionfinish(session, exitstatus):
             reporter.write_sep("=", "files written into the working tree", red=True)
             reporter.write_line(message)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.fixture(autouse=True)
+def _main_module_put_back():
+    with main_module_kept():
+        yield
 
 
 def pytest_unconfigure(config):

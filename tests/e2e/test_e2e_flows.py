@@ -1,5 +1,6 @@
 """End-to-end flows of issue 6 in Debian's chromium at 1280x720, against `streamlit run` on a fresh
-store seeded with the sample collection (5 Robust 2003 runs). Screenshots: tests/e2e/screenshots/."""
+store seeded with the sample collection (5 Robust 2003 runs). Screenshots: a temporary folder
+(tests/e2e/conftest.py)."""
 from __future__ import annotations
 
 import csv

@@ -1,10 +1,18 @@
-"""The untracked and ignored files of the working tree, so a test run can fail when it leaves files behind
-(tests/conftest.py compares the start and the end of a run). __pycache__ folders and .pyc files do not count.
-Outside a git checkout (or without git), the entries are the files that make up the default store,
-data/rankboard.duckdb and its companions."""
+"""What keeps a test run to itself (tests/conftest.py uses both):
+
+- `worktree_entries`: the untracked and ignored files of the working tree, so a run can fail when it leaves files
+  behind (the start and the end of a run are compared). __pycache__ folders and .pyc files do not count. Outside a
+  git checkout (or without git), the entries are the files that make up the default store, data/rankboard.duckdb
+  and its companions.
+- `main_module_kept`: puts `sys.modules["__main__"]` back. Streamlit's AppTest runs dashboard/app.py as __main__
+  and leaves it there; a process started afterwards with multiprocessing's spawn (as dask's LocalCluster starts
+  its workers) runs __main__'s file again on start, so each worker would run the whole app and open a store.
+"""
 from __future__ import annotations
 
 import subprocess
+import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 DEFAULT_STORE = ("rankboard.duckdb", "rankboard.duckdb.wal", "rankboard.duckdb.gate", "rankboard.duckdb.lock",
@@ -33,3 +41,13 @@ def worktree_entries(root: Path) -> set[str]:
 
 def new_entries(before: set[str], after: set[str]) -> list[str]:
     return sorted(after - before)
+
+
+@contextmanager
+def main_module_kept():
+    main = sys.modules.get("__main__")
+    try:
+        yield
+    finally:
+        if sys.modules.get("__main__") is not main:
+            sys.modules["__main__"] = main
