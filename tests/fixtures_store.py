@@ -10,7 +10,8 @@
 collection from data/ (5 runs at depth 100, NIST + simulated-B qrels, 100 topics); it is built once
 per test process and copied, so it costs a file copy per test. Both return an open `Store` (a
 context manager that closes it). The pytest fixtures `empty_store` and `seeded_store` wrap them.
-`snapshot(store)` is every row of every table (to check that a failed write changed nothing);
+`snapshot(store)` is every row of every table (to check that a failed write changed nothing), `file_rows(path)` the
+same for a store file without its timestamps (to compare two loads);
 `assert_derived(store)` checks run_topics and judged_rows against their defining SQL.
 """
 from __future__ import annotations
@@ -60,6 +61,25 @@ def seeded_store(tmp_path):
     store = sample_store(tmp_path)
     yield store
     store.close()
+
+
+# RANKBOARD_STREAM_MIN_MB for the two ways a run is loaded: every run read in pieces, or every run parsed whole
+STREAM_WAYS = {"pieces": "0", "whole": "100000"}
+
+
+def file_rows(path) -> dict:
+    """Every row of every table of the store file at `path`, timestamps left out (they differ between two loads)."""
+    with Store.open(path) as store, store.session() as con:
+        cur = con.cursor()
+        tables = [r[0] for r in cur.execute("SELECT table_name FROM information_schema.tables "
+                                            "WHERE table_type = 'BASE TABLE' ORDER BY 1").fetchall()]
+        out = {}
+        for t in tables:
+            cols = [r[0] for r in cur.execute("SELECT column_name FROM information_schema.columns WHERE table_name = ? "
+                                              "AND data_type NOT LIKE 'TIMESTAMP%' ORDER BY ordinal_position",
+                                              [t]).fetchall()]
+            out[t] = cur.execute(f"SELECT {', '.join(cols)} FROM {t} ORDER BY ALL").fetchall()
+        return out
 
 
 def snapshot(store) -> dict:

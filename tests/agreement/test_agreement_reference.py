@@ -17,34 +17,38 @@ from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
 from core.agreement.qrels import agreement, multi_agreement
 from core.formats.qrels import read_qrels
+from tests.cases.reference import reference_file
 
 TOL = 5.1e-7   # the CSV is rounded to 6 decimals
 
 
-def _load(path) -> pd.DataFrame:
-    return read_qrels(path, filename=path.name).table.to_pandas()
+def _load(name: str) -> pd.DataFrame:
+    path = reference_file(name)
+    return read_qrels(path, filename=path.name.removesuffix(".gz")).table.to_pandas()
 
 
 @pytest.fixture(scope="module")
-def label_sets(reference):
-    """Name -> qrels DataFrame for every label file the CSV's rows refer to."""
-    q = reference / "anserini_tools" / "qrels"
-    sets = {"core17 NIST": _load(q / "qrels.core17.txt"),
-            "CrowdTruth-binary": _load(reference / "crowdtruth_core17/derived/qrels_binary.core17.trecqrels"),
-            "CrowdTruth-ternary": _load(reference / "crowdtruth_core17/derived/qrels_ternary.core17.trecqrels"),
-            "rag25 NIST": _load(q / "qrels.rag25.test.txt"),
-            "umbrela2": _load(q / "qrels.rag25.test-umbrela2.txt"),
-            "llmjudge NIST": _load(reference / "llmjudge/human/llmjudge_test_qrel_idx.txt")}
-    for path in sorted((reference / "llmjudge/llm_judges").glob("*.txt")):
-        sets[path.stem] = _load(path)
-    jg = read_qrels(reference / "trec_eval_test/qrels.123", filename="qrels.123", judgment_groups=True)
+def label_sets():
+    """Name -> qrels DataFrame for every label file the CSV's rows refer to (an LLM judge's file is named after it)."""
+    q = "anserini_tools/qrels"
+    sets = {"core17 NIST": _load(f"{q}/qrels.core17.txt.gz"),
+            "CrowdTruth-binary": _load("crowdtruth_core17/derived/qrels_binary.core17.trecqrels.gz"),
+            "CrowdTruth-ternary": _load("crowdtruth_core17/derived/qrels_ternary.core17.trecqrels.gz"),
+            "rag25 NIST": _load(f"{q}/qrels.rag25.test.txt.gz"),
+            "umbrela2": _load(f"{q}/qrels.rag25.test-umbrela2.txt.gz"),
+            "llmjudge NIST": _load("llmjudge/human/llmjudge_test_qrel_idx.txt.gz")}
+    for row in _rows():
+        judge = _pair(row)[1]
+        if row["pair"].startswith("llmjudge") and judge not in sets:
+            sets[judge] = _load(f"llmjudge/llm_judges/{judge}.txt.gz")
+    jg = read_qrels(reference_file("trec_eval_test/qrels.123.gz"), filename="qrels.123", judgment_groups=True)
     for g, table in jg.by_group().items():
         sets[f"jg{g}"] = table.to_pandas()
     return sets
 
 
-def _rows(reference):
-    return pd.read_csv(reference / "kappa_reference/kappa_reference_sklearn.csv").to_dict("records")
+def _rows():
+    return pd.read_csv(reference_file("kappa_reference/kappa_reference_sklearn.csv.gz")).to_dict("records")
 
 
 def _pair(row) -> tuple[str, str, int | None]:
@@ -65,15 +69,15 @@ def _positions(df: pd.DataFrame, labels) -> pd.DataFrame:
     return df.assign(rel=np.searchsorted(labels, df["rel"]))
 
 
-def test_the_csv_has_every_pair_we_expect(reference):
-    rows = _rows(reference)
+def test_the_csv_has_every_pair_we_expect():
+    rows = _rows()
     assert len(rows) == 74     # core17 x2, rag25 x3, llmjudge 33 x2, qrels.123 x3
     assert sum(r["pair"].startswith("llmjudge") for r in rows) == 66     # 33 judges x (raw, binary)
 
 
-def test_every_sklearn_row_is_reproduced(reference, label_sets):
+def test_every_sklearn_row_is_reproduced(label_sets):
     checked = noncontiguous = 0
-    for row in _rows(reference):
+    for row in _rows():
         name_a, name_b, level = _pair(row)
         a, b = label_sets[name_a], label_sets[name_b]
         res = agreement(a, b, rel_level=level, weights="linear")

@@ -1,5 +1,6 @@
-"""Worked examples: seed 004 exercise 8/4, Manning et al.'s 400-document example, and small cases
-worked by hand from the definitions (values derived here, never copied from seed arithmetic)."""
+"""Worked examples: seed 004 exercise 8/4, Manning et al.'s 400-document example (their labels are in
+tests/cases/worked_examples.py, with their sources), and small cases worked by hand from the definitions (values
+derived here, never copied from seed arithmetic)."""
 from __future__ import annotations
 
 import numpy as np
@@ -11,11 +12,10 @@ from core.agreement.qrels import agreement, multi_agreement, reading
 from core.agreement.consensus import consensus
 from core.errors import EvalError
 from core.engine.evaluate import evaluate_frames
+from tests.cases.worked_examples import EX84_JUDGE_1, EX84_JUDGE_2, EX84_RETRIEVED, MANNING_TABLE_8_2
 
 # Seed 004, exercise 8/4: 12 documents, one query; the system returns {4, 5, 6, 7, 8}.
-JUDGE_1 = [0, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0]
-JUDGE_2 = [0, 0, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1]
-RETRIEVED = {"4", "5", "6", "7", "8"}
+JUDGE_1, JUDGE_2, RETRIEVED = list(EX84_JUDGE_1), list(EX84_JUDGE_2), set(EX84_RETRIEVED)
 
 
 def qrels(labels, qid="q1", docnos=None) -> pd.DataFrame:
@@ -64,8 +64,9 @@ def test_seed_004_8_4_c_relevant_if_at_least_one_judge_says_so():
 
 def test_manning_400_documents():
     # Manning, Raghavan & Schuetze (2008), Table 8.2: yes/yes 300, yes/no 20, no/yes 10, no/no 70.
-    a = [1] * 300 + [1] * 20 + [0] * 10 + [0] * 70
-    b = [1] * 300 + [0] * 20 + [1] * 10 + [0] * 70
+    a = [x for (x, _), n in MANNING_TABLE_8_2.items() for _ in range(n)]
+    b = [y for (_, y), n in MANNING_TABLE_8_2.items() for _ in range(n)]
+    assert (a, b) == ([1] * 300 + [1] * 20 + [0] * 10 + [0] * 70, [1] * 300 + [0] * 20 + [1] * 10 + [0] * 70)
     res = agreement(qrels(a), qrels(b))
     assert res.p_observed == pytest.approx(370 / 400)
     p_rel = (320 + 310) / 800

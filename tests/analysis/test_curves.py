@@ -8,6 +8,7 @@ import pytrec_eval
 from sklearn.metrics import roc_auc_score
 
 from core.analysis.curves import IPREC_LEVELS, canonical_ranking, pr_curve, pr_points, roc_auc, roc_curve
+from tests.cases.reference import ROBUST, ROBUST_QRELS, reference_file, robust_run
 
 # seed 002: the relevant set R_q and the ranking of its recall/precision table (ERRATA 5: the table's
 # ranking has d48 at 11 and d3 at 14; the R-precision slide's has d38 at 11, d48 at 12, d3 at 15)
@@ -59,18 +60,17 @@ def _trec_eval_file(path) -> pd.DataFrame:
 
 
 @pytest.fixture(scope="module")
-def robust(reference):
-    base = reference / "trectools_robust03"
-    qrels = pd.read_csv(base / "robust03_qrels.txt", sep=r"\s+", header=None, names=["qid", "it", "docno", "rel"],
+def robust():
+    qrels = pd.read_csv(reference_file(ROBUST_QRELS), sep=r"\s+", header=None, names=["qid", "it", "docno", "rel"],
                         dtype={"qid": str, "docno": str, "rel": int})
-    runs = {name: pd.read_csv(base / "runs" / f"input.{name}.gz", sep=r"\s+", header=None, usecols=[0, 2, 4],
+    runs = {name: pd.read_csv(robust_run(name), sep=r"\s+", header=None, usecols=[0, 2, 4],
                               names=["qid", "docno", "score"], dtype={"qid": str, "docno": str, "score": float})
             for name in ("InexpC2", "NLPR03vb10")}
-    return base, qrels, runs
+    return qrels, runs
 
 
 def test_interpolated_average_matches_trec_eval_all_rows(robust):
-    base, qrels, runs = robust
+    qrels, runs = robust
     evaluator = pytrec_eval.RelevanceEvaluator(
         {q: dict(zip(g["docno"], g["rel"])) for q, g in qrels.groupby("qid")}, {"iprec_at_recall"})
     for name, run in runs.items():
@@ -78,7 +78,7 @@ def test_interpolated_average_matches_trec_eval_all_rows(robust):
         per_query = pd.DataFrame([(name, q, m, v) for q, ms in res.items() for m, v in ms.items()],
                                  columns=["run", "qid", "measure", "value"])
         curve = pr_curve(per_query)
-        ref = _trec_eval_file(base / "reference_trec_eval_9.0.8" / f"input.{name}.all_trec.q.txt")
+        ref = _trec_eval_file(reference_file(f"{ROBUST}/reference_trec_eval_9.0.8/input.{name}.all_trec.q.txt.gz"))
         ref_all = ref[ref["qid"] == "all"].set_index("measure")["value"]
         assert curve["recall"].tolist() == list(IPREC_LEVELS)
         for level, precision in zip(curve["recall"], curve["precision"]):
@@ -93,7 +93,7 @@ def _auc_oracle(ranked: pd.DataFrame, qrels: pd.DataFrame) -> float:
 
 
 def test_roc_auc_matches_sklearn_and_the_average_curve_area_is_the_mean(robust):
-    _, qrels, runs = robust
+    qrels, runs = robust
     run = pd.concat([r.assign(run=name) for name, r in runs.items()], ignore_index=True)
     curve = roc_curve(run, qrels)
     auc = roc_auc(curve)
@@ -127,7 +127,7 @@ def test_roc_by_hand_with_and_without_num_docs():
 
 def test_engine_auc_equals_the_curve_area_with_and_without_num_docs(robust):
     from core.engine.evaluate import EvalOptions, evaluate_frames
-    _, qrels, runs = robust
+    qrels, runs = robust
     run = pd.concat([r.assign(run=name) for name, r in runs.items()], ignore_index=True)
     for num_docs in (None, 528_155):
         engine = evaluate_frames(qrels, run, ["AUC"], EvalOptions(num_docs=num_docs)).per_query
@@ -141,11 +141,11 @@ def test_engine_auc_equals_the_curve_area_with_and_without_num_docs(robust):
 def test_pr_curve_from_the_engine_matches_trec_eval_per_topic_and_all(robust, compat, folder):
     from core.analysis.curves import pr_curve_frames
     from core.engine.evaluate import EvalOptions
-    base, qrels, runs = robust
+    qrels, runs = robust
     run = pd.concat([r.assign(run=name) for name, r in runs.items()], ignore_index=True)
     curve = pr_curve_frames(qrels, run, EvalOptions(compat=compat), per_topic=True)
     for name in runs:
-        ref = _trec_eval_file(base / folder / f"input.{name}.all_trec.q.txt")
+        ref = _trec_eval_file(reference_file(f"{ROBUST}/{folder}/input.{name}.all_trec.q.txt.gz"))
         ref = ref.assign(x=ref["measure"].str.removeprefix("iprec_at_recall_").astype(float))
         got = curve[curve["run"] == name].merge(ref, on=["qid", "x"], validate="1:1")
         assert len(got) == 101 * 11

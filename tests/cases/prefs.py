@@ -1,6 +1,7 @@
-"""Golden cases for trec_eval's preference measures (-R prefs / -R qrels_prefs): (evaluate arguments, expected
-output). "TE/" outputs are trec_eval's own test files (../shared/reference/trec_eval_test); the others were made
-with trec_eval 10.0 built from source (tests/data/trec_eval/README.txt). tests/engine/test_measures_prefs.py runs them;
+"""Golden cases for trec_eval's preference measures (-R prefs / -R qrels_prefs): (evaluate arguments ending with the
+qrels and the run, expected output). The files are in tests/reference/trec_eval_test/ (gzip-compressed). "TE/"
+outputs are trec_eval's own test files; the others, in reference_trec_eval_10.0/, were made with trec_eval 10.0
+built from source (tests/reference/README.md). tests/engine/test_measures_prefs.py runs them;
 tests/measures/test_registry.py counts the families they cover (the -m argument)."""
 from __future__ import annotations
 

@@ -1,6 +1,29 @@
-"""The seeds' worked examples and exercises (../shared/seeds) as rows: source, ranking, total relevant,
-measure, and the expected value written as the arithmetic of the measure's definition (see
-tests/golden/test_worked_examples.py for the conventions and ERRATA.md for the seeds' slips)."""
+"""The worked examples and exercises of the seed documents as rows: source, ranking, total relevant, measure, and the
+expected value written as the arithmetic of the measure's definition (tests/golden/test_worked_examples.py runs them
+and gives the conventions). The seeds are the lecture notes and exercise sheets Rankboard is built from; they are not
+in this repository, and no test reads them: a row's source names the seed and its section, or the textbook.
+
+    000  blog post: P@K, MAP, MRR, DCG (textbook form rel_1 + sum_{i>=2} rel_i/log2(i)) and NDCG
+    001  notes: MAP, P@K, R@K, MAP@K (AP@K over the relevant documents in the top K), MRR
+    002  lecture: precision and recall, the recall-precision table, interpolated curves, R-precision, MAP, F and E,
+         break-even point, CG, DCG (both forms), NDCG
+    003  the blog post of 000, as rendered HTML text
+    004  exercise sheet: recall, precision, F, recall@K capped by min(#rel, K), MRR, MAP, nDCG with gain
+         (2^r - 1)/log2(i+1), Cohen's kappa with pooled marginals, and exercises 8/1 to 8/4
+
+The seeds' own arithmetic is wrong in places (their errata, numbered as the rows cite them). The rows hold the value
+derived from the definition, and their source says which erratum they correct:
+
+    ERRATA 1  001 §MAP prints MAP = (0.78 + 0.52) / 2 = 1.3, the sum; the mean is 0.65.
+    ERRATA 2  002 §Averaging Recall/Precision values prints the mean of 20 and 5 as 11.5; it is 12.5.
+    ERRATA 3  000/002/003 §NDCG print NDCG@4 of 3,2,3,0,0,1,2,2,3,0 as 0.76; DCG@4 = 6.89 and the ideal DCG@4 = 8.89,
+              so it is 0.775. The ideal DCG@6 is printed as 10.52 (the errata say 10.525); it is 10.5278.
+    ERRATA 4  004 exercise 8/1 says "20 letters ... 6 relevant" but prints RRNNNNNNRRNRNNNRNNNNR (21 letters, 7 Rs);
+              the rows use the list of the textbook exercise it was copied from, R R N N N N N N R N R N N N R N N N N
+              R (relevant at 1, 2, 9, 11, 15, 20), with 8 relevant in the collection.
+    ERRATA 5  002's recall/precision table and its R-precision slide list the same run with different tails (d48 at
+              11 and d3 at 14; d38 at 11, d48 at 12, d3 at 15): two rankings, T002 and S002 below.
+"""
 from __future__ import annotations
 
 import math
@@ -250,3 +273,14 @@ MULTI_ROWS: list[MultiRow] = [
 
 # canonical names (default parameters left out: "E(beta=1)@10" is "E@10")
 WORKED_EXAMPLE_MEASURES: set[str] = {parse_measure(r.measure).name for r in [*ROWS, *MULTI_ROWS]}
+
+# ---------------------------------------------------------------- agreement between two judges
+# 004 exercise 8/4 (Table 1): two judges label documents 1-12 for one query (0 non-relevant, 1 relevant); the system
+# returns documents 4-8. tests/agreement/test_agreement_seed.py works out kappa, and P, R and F when a document is
+# relevant if the judges agree (b) or if either says so (c).
+EX84_JUDGE_1 = (0, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0)
+EX84_JUDGE_2 = (0, 0, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1)
+EX84_RETRIEVED = frozenset({"4", "5", "6", "7", "8"})
+# Manning, Raghavan & Schuetze (2008), Introduction to Information Retrieval, Table 8.2: 400 documents,
+# (judge 1, judge 2) -> number of documents.
+MANNING_TABLE_8_2 = {(1, 1): 300, (1, 0): 20, (0, 1): 10, (0, 0): 70}

@@ -12,6 +12,7 @@ from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
 from core.cli import agreement as cli_agreement
 from core.errors import EvalError
+from tests.cases.reference import reference_file
 
 
 def run_cli(capsys, *argv) -> str:
@@ -77,19 +78,19 @@ def test_text_output(capsys, files):
     assert "binary Cohen's kappa    >=1 " in out
 
 
-def test_groups_reads_a_qrels_jg_file(capsys, reference):
-    doc = json.loads(run_cli(capsys, reference / "trec_eval_test/qrels.123", "--groups", "-l", "1",
+def test_groups_reads_a_qrels_jg_file(capsys):
+    doc = json.loads(run_cli(capsys, reference_file("trec_eval_test/qrels.123.gz"), "--groups", "-l", "1",
                              "--format", "json"))
     assert [(p["a"], p["b"]) for p in doc] == [("jg0", "jg1"), ("jg0", "jg2"), ("jg1", "jg2")]
     assert doc[0]["cohen_kappa"] == pytest.approx(0.923155, abs=5.1e-7)   # kappa_reference CSV
     assert doc[0]["all_assessors"]["n_items_all"] == 2644
 
 
-def test_one_assessor_or_a_missing_file_is_an_error(files, reference):
+def test_one_assessor_or_a_missing_file_is_an_error(files):
     with pytest.raises(EvalError, match="at least two assessors"):
         cli_agreement.load_assessors([str(files[0])], groups=False)
     with pytest.raises(EvalError, match="one qrels_jg file with --groups"):
-        cli_agreement.load_assessors([str(reference / "trec_eval_test/qrels.123")], groups=False)
+        cli_agreement.load_assessors([str(reference_file("trec_eval_test/qrels.123.gz"))], groups=False)
     with pytest.raises(EvalError, match="no such file"):
         cli_agreement.load_assessors([str(files[0]), str(files[0]) + ".missing"], groups=False)
 

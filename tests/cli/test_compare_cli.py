@@ -10,16 +10,17 @@ import pytest
 
 from core.cli import main
 from core.cli.compare import name_runs
+from tests.cases.reference import ROBUST, ROBUST_QRELS, reference_file, robust_run
 
 KEYS = {"run", "measure", "mean", "ci_low", "ci_high", "delta", "wins", "ties", "losses", "p_value",
         "p_corrected", "effect_size"}
 
 
 @pytest.fixture(scope="module")
-def files(reference):
-    base = reference / "trectools_robust03"
-    summary = pd.read_csv(base / "summary_all_trec_v9.0.8.csv").set_index("runid")
-    return base / "robust03_qrels.txt", base / "runs", summary
+def files():
+    """The qrels, the runs by tag (robust_run), and trec_eval 9.0.8's summary of every run."""
+    summary = pd.read_csv(reference_file(f"{ROBUST}/summary_all_trec_v9.0.8.csv.gz")).set_index("runid")
+    return reference_file(ROBUST_QRELS), robust_run, summary
 
 
 def _json(capsys, argv):
@@ -28,8 +29,8 @@ def _json(capsys, argv):
 
 
 def test_json_rows_match_trec_eval_means_and_null_baseline_p(files, capsys):
-    qrels, runs, summary = files
-    rows = _json(capsys, ["compare", str(qrels), str(runs / "input.humR03dc.gz"), str(runs / "input.NLPR03vb10.gz"),
+    qrels, run, summary = files
+    rows = _json(capsys, ["compare", str(qrels), str(run("humR03dc")), str(run("NLPR03vb10")),
                           "--baseline", "humR03dc", "-m", "map", "-m", "P_10", "--format", "json",
                           "--test", "randomization", "--correction", "bh", "--resamples", "2000"])
     assert len(rows) == 4 and all(KEYS <= set(r) for r in rows)
@@ -49,10 +50,10 @@ def test_json_rows_match_trec_eval_means_and_null_baseline_p(files, capsys):
 
 
 def test_tag_clash_uses_file_names_and_baseline_by_file(files, tmp_path, capsys):
-    qrels, runs, _ = files
+    qrels, run, _ = files
     a, b = tmp_path / "first.gz", tmp_path / "second.gz"
-    shutil.copy(runs / "input.NLPR03vb10.gz", a)
-    shutil.copy(runs / "input.NLPR03vb10.gz", b)
+    shutil.copy(run("NLPR03vb10"), a)
+    shutil.copy(run("NLPR03vb10"), b)
     rows = _json(capsys, ["compare", str(qrels), str(a), str(b), "--baseline", str(a), "-m", "P_10",
                           "--format", "json"])
     assert [r["run"] for r in rows] == ["first.gz", "second.gz"]
@@ -62,13 +63,13 @@ def test_tag_clash_uses_file_names_and_baseline_by_file(files, tmp_path, capsys)
 
 
 def test_complete_flag_counts_missing_topics_as_zero(files, tmp_path, capsys):
-    qrels, runs, _ = files
-    lines = gzip.open(runs / "input.NLPR03vb10.gz", "rt").read().splitlines()
+    qrels, run, _ = files
+    lines = gzip.open(run("NLPR03vb10"), "rt").read().splitlines()
     topics = sorted({ln.split()[0] for ln in lines})
     dropped = set(topics[:10])
     short = tmp_path / "short.txt"
     short.write_text("\n".join(ln.replace("NLPR03vb10", "short") for ln in lines if ln.split()[0] not in dropped) + "\n")
-    argv = ["compare", str(qrels), str(runs / "input.NLPR03vb10.gz"), str(short), "--baseline", "NLPR03vb10",
+    argv = ["compare", str(qrels), str(run("NLPR03vb10")), str(short), "--baseline", "NLPR03vb10",
             "-m", "P_10", "--format", "json"]
     skip = {r["run"]: r for r in _json(capsys, argv)}
     zero = {r["run"]: r for r in _json(capsys, argv + ["-c"])}
@@ -82,14 +83,14 @@ def test_complete_flag_counts_missing_topics_as_zero(files, tmp_path, capsys):
 @pytest.mark.parametrize("fmt,needle", [("latex", r"\begin{tabular}"), ("csv", "run,measure,n_queries,mean"),
                                         ("text", "significant:")])
 def test_other_formats(files, capsys, fmt, needle):
-    qrels, runs, _ = files
-    assert main(["compare", str(qrels), str(runs / "input.NLPR03vb10.gz"), str(runs / "input.humR03dc.gz"),
+    qrels, run, _ = files
+    assert main(["compare", str(qrels), str(run("NLPR03vb10")), str(run("humR03dc")),
                  "--baseline", "NLPR03vb10", "-m", "map", "--format", fmt]) == 0
     assert needle in capsys.readouterr().out
 
 
 def test_unknown_baseline_is_a_readable_error(files, capsys):
-    qrels, runs, _ = files
-    assert main(["compare", str(qrels), str(runs / "input.NLPR03vb10.gz"), "--baseline", "nope", "-m", "map"]) == 2
+    qrels, run, _ = files
+    assert main(["compare", str(qrels), str(run("NLPR03vb10")), "--baseline", "nope", "-m", "map"]) == 2
     err = capsys.readouterr().err
     assert "The baseline 'nope' is not one of the runs" in err and "NLPR03vb10" in err

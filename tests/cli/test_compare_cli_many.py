@@ -12,15 +12,15 @@ from core.stats import multisys
 from core.stats import ranks
 from core.stats import risk
 from core.cli import main
+from tests.cases.reference import ROBUST_QRELS, reference_file, robust_run
 from tests.oracle_stats import tukey_oracle
 
 RUNS = ["humR03dc", "NLPR03vb10", "InexpC2", "MU03rob01"]
 
 
 @pytest.fixture(scope="module")
-def files(reference):
-    base = reference / "trectools_robust03"
-    return base / "robust03_qrels.txt", [base / "runs" / f"input.{r}.gz" for r in RUNS]
+def files():
+    return reference_file(ROBUST_QRELS), [robust_run(r) for r in RUNS]
 
 
 @pytest.fixture(scope="module")

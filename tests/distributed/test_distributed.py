@@ -19,14 +19,19 @@ from core.distributed.driver import evaluate_distributed
 from core.errors import UploadError
 from core.engine.evaluate import EvalOptions, evaluate_files, evaluate_frames
 from core.distributed.kernel import evaluate_rows
-from tests.conftest import DATA, REFERENCE, ROOT
+from tests.cases.reference import DATA, ROBUST, ROBUST_QRELS, ROOT, reference_file, reference_text, robust_run
 
 pytestmark = pytest.mark.xdist_group("dask")
 
 QRELS = DATA / "qrels.robust03.txt.gz"
 SAMPLE = sorted((DATA / "runs").glob("input.*.gz"))
-ROBUST = REFERENCE / "trectools_robust03"
-ROBUST_RUNS = [ROBUST / "runs" / f"input.{r}.gz" for r in ("NLPR03vb10", "humR03dc", "uic0301", "SABIR03BASE")]
+ROBUST_NAMES = ("NLPR03vb10", "humR03dc", "uic0301", "SABIR03BASE")
+
+
+@pytest.fixture(scope="module")
+def robust():
+    """The Robust 2003 qrels and four of its runs (one shallow, one at depth 100, one with 99,969 lines)."""
+    return reference_file(ROBUST_QRELS), [robust_run(name) for name in ROBUST_NAMES]
 
 
 @pytest.fixture(scope="session")
@@ -76,11 +81,11 @@ def test_sample_with_missing_topics_equals_local(dask_client, odd_runs, options,
 
 
 @pytest.mark.parametrize("split", ["run", "topic"])
-def test_robust03_equals_local(dask_client, split):
-    qrels = ROBUST / "robust03_qrels.txt"
+def test_robust03_equals_local(dask_client, robust, split):
+    qrels, runs = robust
     options = EvalOptions(complete=True, rel_level=2)
-    local = evaluate_files(qrels, ROBUST_RUNS, ["all_trec"], options)
-    same(local, evaluate_distributed(qrels, ROBUST_RUNS, ["all_trec"], options, scheduler=dask_client,
+    local = evaluate_files(qrels, runs, ["all_trec"], options)
+    same(local, evaluate_distributed(qrels, runs, ["all_trec"], options, scheduler=dask_client,
                                      split=split, per_bucket=30))
 
 
@@ -90,9 +95,9 @@ def cli(capsys, *argv) -> tuple[int, str, str]:
     return code, out, err
 
 
-@pytest.mark.parametrize("runs", [ROBUST_RUNS[:1], ROBUST_RUNS], ids=["one run", "several runs"])
-def test_cli_all_trec_output_is_the_local_output(dask_client, capsys, runs):
-    qrels = ROBUST / "robust03_qrels.txt"
+@pytest.mark.parametrize("n_runs", [1, len(ROBUST_NAMES)], ids=["one run", "several runs"])
+def test_cli_all_trec_output_is_the_local_output(dask_client, robust, capsys, n_runs):
+    qrels, runs = robust[0], robust[1][:n_runs]
     code, local, _ = cli(capsys, "evaluate", "-q", "-m", "all_trec", qrels, *runs)
     assert code == 0
     address = dask_client.scheduler.address
@@ -102,8 +107,8 @@ def test_cli_all_trec_output_is_the_local_output(dask_client, capsys, runs):
         assert code == 0 and out == local
         assert f"of {len(runs) + (3 if extra else 0)} tasks done" in err   # (readers +) tasks
     if len(runs) == 1:      # and that output is trec_eval's
-        golden = ROBUST / "reference_trec_eval_9.0.8" / runs[0].name.replace(".gz", ".all_trec.q.txt")
-        assert local == golden.read_text()
+        golden = reference_text(f"{ROBUST}/reference_trec_eval_9.0.8/input.{ROBUST_NAMES[0]}.all_trec.q.txt.gz")
+        assert local == golden
 
 
 def test_cli_compare_and_csv_equal_local(dask_client, capsys, odd_runs):

@@ -1,6 +1,8 @@
 """Playwright harness for the end-to-end flows: one `streamlit run dashboard/app.py` per module on a
 free port and a fresh temporary store, driven by Debian's chromium at the projector size (1280x720).
 
+- Screenshots (`App.shot`) go to `screenshots/` in the server's temporary folder (pytest keeps the last three
+  runs' temporary folders); a failed test's report names the folder.
 - The server runs in its own process group; teardown stops it by PID (terminate, wait, kill).
 - `/usr/bin/chromium` missing is a FAILURE, never a skip (CI installs it with apt-get).
 - Browsers are never downloaded (no `playwright install`).
@@ -21,7 +23,6 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -255,9 +256,10 @@ class App:
         raise AssertionError(f"the option list of {key} came back empty four times")
 
     def shot(self, name: str) -> Path:
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        folder = self.server.workdir / "screenshots"
+        folder.mkdir(exist_ok=True)
         self.n_shots += 1
-        path = SCREENSHOTS / f"{self.slug}__{self.n_shots:02d}_{name}.png"
+        path = folder / f"{self.slug}__{self.n_shots:02d}_{name}.png"
         self.page.screenshot(path=str(path))
         return path
 
@@ -307,6 +309,11 @@ def pytest_runtest_makereport(item, call):
     rep = yield
     if rep.when == "call":
         item.e2e_failed = rep.failed
+    if rep.failed:                   # the servers of this test (by class name: test modules import this file again)
+        servers = [v for v in getattr(item, "funcargs", {}).values() if type(v).__name__ == "Server"]
+        if servers:
+            rep.sections.append(("e2e screenshots", "\n".join(sorted({str(s.workdir / "screenshots")
+                                                                        for s in servers}))))
     return rep
 
 

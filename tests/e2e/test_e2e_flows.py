@@ -1,5 +1,6 @@
 """End-to-end flows in Debian's chromium at 1280x720, against `streamlit run` on a fresh
-store seeded with the sample collection (5 Robust 2003 runs). Screenshots: tests/e2e/screenshots/."""
+store seeded with the sample collection (5 Robust 2003 runs). Screenshots: a temporary folder
+(tests/e2e/conftest.py)."""
 from __future__ import annotations
 
 import csv
@@ -13,6 +14,7 @@ from playwright.sync_api import expect
 
 from core.errors import UploadError
 from core.formats import read_run
+from tests.cases.reference import ROBUST, reference_text
 from tests.e2e.conftest import nav, run_names_on_data_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("e2e")]
@@ -42,10 +44,8 @@ def upload_run(app, path: Path) -> None:
 
 
 # --- 1 ------------------------------------------------------------------------------------------
-def test_upload_run_without_extension_appears_on_leaderboard(app, tmp_path, reference):
-    src = reference / "trectools_robust03" / "runs" / "input.InexpC2.gz"   # not in the sample
-    assert src.exists(), f"reference run missing: {src}"
-    lines = gzip.decompress(src.read_bytes()).decode().splitlines(keepends=True)
+def test_upload_run_without_extension_appears_on_leaderboard(app, tmp_path):
+    lines = reference_text(f"{ROBUST}/runs/input.InexpC2.gz").splitlines(keepends=True)   # not in the sample
     topics = list(dict.fromkeys(line.split()[0] for line in lines))[:5]
     body = "".join(line for line in lines if line.split()[0] in topics).encode()
     path = tmp_path / "inexpc2_five_topics"          # no extension, as TREC runs often come

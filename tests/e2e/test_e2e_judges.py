@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import expect
 from sklearn.metrics import cohen_kappa_score
 
-from tests.conftest import DATA
+from tests.cases.reference import DATA
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("e2e")]
 

@@ -1,6 +1,7 @@
 """Many runs in the browser: the Leaderboard's rank intervals and letter groups on the sample
 collection, the runs x runs heatmap of adjusted p-values (letters checked against it), and the
-TRisk contributions chart. Debian's chromium at 1280x720; screenshots in tests/e2e/screenshots/."""
+TRisk contributions chart. Debian's chromium at 1280x720; screenshots in a temporary folder
+(tests/e2e/conftest.py)."""
 from __future__ import annotations
 
 import itertools

@@ -12,6 +12,7 @@ import pytest
 
 from core.engine.evaluate import evaluate_frames
 from dashboard.session.hugepages import without_hugepage_advice
+from tests.cases.reference import ROBUST_QRELS, reference_file, robust_runs
 
 toggle = np._core.multiarray
 
@@ -74,12 +75,11 @@ def test_core_asks_pyarrows_allocator_for_no_huge_pages(env_thp, expected):
     assert f"option 'allow_thp': {expected} " in done.stderr
 
 
-def test_values_are_the_same_with_and_without_huge_pages_in_pyarrows_allocator(reference):
+def test_values_are_the_same_with_and_without_huge_pages_in_pyarrows_allocator():
     """The same evaluation in two fresh processes, mimalloc's huge pages off (core's setting) and on."""
-    robust = reference / "trectools_robust03"
-    run = sorted((robust / "runs").iterdir())[0]
+    run = robust_runs()[0]
     code = ("import sys; from core.engine.evaluate import evaluate_files; "
-            f"r = evaluate_files({str(robust / 'robust03_qrels.txt')!r}, [{str(run)!r}], "
+            f"r = evaluate_files({str(reference_file(ROBUST_QRELS))!r}, [{str(run)!r}], "
             "['AP', 'nDCG@10', 'P@10', 'R@1000', 'RR', 'Rprec', 'bpref']); "
             "sys.stdout.write(r.per_query.sort_values(['measure', 'qid']).to_csv(index=False))")
     off, on = _mimalloc(None, code), _mimalloc("1", code)

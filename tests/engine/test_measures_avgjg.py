@@ -13,20 +13,22 @@ from hypothesis import strategies as st
 from core.engine.jg import evaluate_jg
 from core.errors import EvalError
 from core.engine.evaluate import EvalOptions, evaluate_frames
+from tests.cases.reference import reference_file, reference_text
+
+TE = "trec_eval_test"
 
 
-def test_qrels_jg_golden(shared):
-    te = shared / "reference" / "trec_eval_test"
+def test_qrels_jg_golden():
     out = subprocess.run([sys.executable, "-m", "core", "evaluate", "-q", "-m", "qrels_jg", "-R", "qrels_jg",
-                          str(te / "qrels.123"), str(te / "results.test")], capture_output=True, text=True, check=True)
-    assert out.stdout == (te / "out.test.qrels_jg").read_text()
+                          str(reference_file(f"{TE}/qrels.123.gz")), str(reference_file(f"{TE}/results.test.gz"))],
+                         capture_output=True, text=True, check=True)
+    assert out.stdout == reference_text(f"{TE}/out.test.qrels_jg.gz")
 
 
-def test_other_measures_are_refused_with_qrels_jg(shared):
-    te = shared / "reference" / "trec_eval_test"
+def test_other_measures_are_refused_with_qrels_jg():
     from core.engine.jg import evaluate_jg_files
     with pytest.raises(EvalError, match="judgment-group measures only"):
-        evaluate_jg_files(te / "qrels.123", [te / "results.test"], ["map"])
+        evaluate_jg_files(reference_file(f"{TE}/qrels.123.gz"), [reference_file(f"{TE}/results.test.gz")], ["map"])
 
 
 MEASURES = ["map_avgjg", "P_avgjg@3", "P_avgjg@10", "Rprec_mult_avgjg", "Rprec_mult_avgjg(mult=0.6)"]

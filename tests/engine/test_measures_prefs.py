@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -21,9 +20,10 @@ from core.measures import EvalOptions, parse_measures
 from core.measures.prefs import ALL_PREFS
 from core.engine.prefs.evaluate import evaluate_prefs, evaluate_prefs_files
 from tests.cases.prefs import PREFS_GOLDEN
+from tests.cases.reference import reference_file, reference_text
 from tests.prefs_oracle import reference
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "trec_eval"
+TE = "trec_eval_test"
 
 
 def _cli(*args) -> str:
@@ -32,11 +32,10 @@ def _cli(*args) -> str:
 
 
 @pytest.mark.parametrize("args,expected", PREFS_GOLDEN)
-def test_golden_trec_eval_output(shared, args, expected):
-    te = shared / "reference" / "trec_eval_test"
-    args = [te / a if (te / a).exists() else a for a in args]
-    want = te / expected[3:] if expected.startswith("TE/") else DATA / expected
-    assert _cli(*args) == want.read_text()
+def test_golden_trec_eval_output(args, expected):
+    *options, qrels, run = args
+    want = f"{TE}/{expected[3:]}.gz" if expected.startswith("TE/") else f"{TE}/reference_trec_eval_10.0/{expected}.gz"
+    assert _cli(*options, reference_file(f"{TE}/{qrels}.gz"), reference_file(f"{TE}/{run}.gz")) == reference_text(want)
 
 
 def test_worked_example_by_hand():
@@ -189,10 +188,10 @@ def test_zero_and_positive_level_in_one_group_is_an_error():
         evaluate_prefs(prefs, run, ["prefs_simp"])
 
 
-def test_prefs_measures_need_prefs_and_other_measures_are_refused(shared):
-    te = shared / "reference" / "trec_eval_test"
+def test_prefs_measures_need_prefs_and_other_measures_are_refused():
     with pytest.raises(EvalError, match="compute the preference measures only .* not AP"):
-        evaluate_prefs_files(te / "prefs.test", [te / "prefs.results.test"], ["prefs_simp", "AP"])
+        evaluate_prefs_files(reference_file(f"{TE}/prefs.test.gz"), [reference_file(f"{TE}/prefs.results.test.gz")],
+                             ["prefs_simp", "AP"])
     qrels = pd.DataFrame({"qid": ["1"], "docno": ["d"], "rel": [1]})
     run = pd.DataFrame({"run": ["r"], "qid": ["1"], "docno": ["d"], "score": [1.0]})
     with pytest.raises(EvalError, match="prefs_simp needs preference judgments: evaluate with -R prefs"):

@@ -16,6 +16,7 @@ import core.engine.stage1.files as files
 from core.formats._stream import interleaved, one_space
 from core.engine.stage1.files import ahead
 from tests.cases.providers import logged
+from tests.cases.reference import ROBUST_QRELS, reference_file, robust_runs
 
 MEASURES = ["AP", "nDCG@10", "P@10", "RR", "Bpref", "num_rel_ret", "Rprec"]
 
@@ -69,10 +70,10 @@ def test_interleaved(head, expected):
 
 
 @pytest.fixture
-def mid_sized(reference, tmp_path, monkeypatch):
+def mid_sized(tmp_path, monkeypatch):
     """Three robust runs (one gzip), one of them also shuffled, and one with a comment line further in; every file
     counts as mid-sized and is read in pieces of ~30 KB."""
-    runs = sorted((reference / "trectools_robust03" / "runs").iterdir())[:3]
+    runs = robust_runs()[:3]
     lines = gzip.decompress(runs[1].read_bytes()).splitlines(keepends=True)
     shuffled = tmp_path / "shuffled.txt"
     shuffled.write_bytes(b"".join(lines[i] for i in np.random.default_rng(5).permutation(len(lines))))
@@ -83,7 +84,7 @@ def mid_sized(reference, tmp_path, monkeypatch):
     blanks = tmp_path / "blanks.txt"                  # tabs and spaces mixed, runs of blanks, blank lines: streamed
     blanks.write_bytes(b"".join(b"  " + ln.replace(b" ", b"\t", 2).replace(b" ", b"   ") + b" \t\n"
                                 if i % 3 == 0 else ln + b"\n" for i, ln in enumerate(plain.read_bytes().splitlines())))
-    qrels = reference / "trectools_robust03" / "robust03_qrels.txt"
+    qrels = reference_file(ROBUST_QRELS)
     return qrels, [runs[0], shuffled, commented, plain, blanks]
 
 

@@ -11,6 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from core.formats import read_documents, read_qrels, read_run, read_topics
+from tests.cases.reference import reference_file, robust_run
 
 IR_METADATA = b"""# ir_metadata.start
 # tag: bm25-tuned
@@ -89,14 +90,14 @@ def test_qrels_negative_grades_and_string_ids():
     assert q.table.schema.field("rel").type == pa.int32()
 
 
-def test_qrels_judgment_groups(shared):
-    q = read_qrels(shared / "reference/trec_eval_test/qrels.123", judgment_groups=True)
+def test_qrels_judgment_groups():
+    q = read_qrels(reference_file("trec_eval_test/qrels.123.gz"), judgment_groups=True)
     groups = q.by_group()
     assert {g: t.num_rows for g, t in groups.items()} == {"0": 3681, "1": 3681, "2": 3000}
 
 
-def test_topics_sgml_tsv_jsonl(shared):
-    topics = read_topics(shared / "reference/anserini_tools/topics/topics.robust04.txt")
+def test_topics_sgml_tsv_jsonl():
+    topics = read_topics(reference_file("anserini_tools/topics/topics.robust04.txt.gz"))
     assert len(topics) == 250
     first = topics.iloc[0]
     assert (first.qid, first.text) == ("301", "International Organized Crime")
@@ -118,9 +119,9 @@ def test_documents_tsv_and_jsonl():
     assert docs.values.tolist() == [["LA010189-0001", "Big news today"], ["LA010189-0002", "Big news today"]]
 
 
-def test_reference_runs_parse_exactly(shared):
+def test_reference_runs_parse_exactly():
     """Every line of a real run survives: same count and same (qid, docno, score) as a naive parse."""
-    path = shared / "reference/trectools_robust03/runs/input.MU03rob01.gz"
+    path = robust_run("MU03rob01")
     run = read_run(path)
     naive = pd.read_csv(path, sep=r"\s+", header=None, dtype=str, names=["qid", "q0", "docno", "rank", "score", "tag"])
     assert run.n_rows == len(naive) == 100000
@@ -134,8 +135,8 @@ def test_utf8_bom_and_unicode_docnos():
     assert rows(run) == [("301", "café-1", 1.0)]
 
 
-def test_extra_fields_after_the_tag_are_ignored_like_trec_eval(shared):
-    run = read_run(shared / "reference/trec_eval_test/results.trunc")
+def test_extra_fields_after_the_tag_are_ignored_like_trec_eval():
+    run = read_run(reference_file("trec_eval_test/results.trunc.gz"))
     assert run.n_rows == 584 and run.tag == "STANDARD"
     assert run.warnings == ["5 lines (first: line 1) have more than 6 fields; the extra fields were ignored, "
                             "as trec_eval does."]

@@ -15,6 +15,7 @@ from core.errors import UploadError
 from core.formats import read_qrels, read_run
 from core.formats._fast import fast_qrels, fast_run
 from tests.cases.providers import logged
+from tests.cases.reference import ROBUST_QRELS, reference_bytes, reference_file, robust_run, robust_runs
 
 
 def _robust_run(data, monkeypatch, **kw):
@@ -47,24 +48,24 @@ def _same_run(a, b):
     assert (a.tag, a.metadata, a.warnings, a.format) == (b.tag, b.metadata, b.warnings, b.format)
 
 
-def test_reference_runs_take_the_fast_path_and_match(reference, monkeypatch):
-    for path in sorted((reference / "trectools_robust03" / "runs").iterdir()):
+def test_reference_runs_take_the_fast_path_and_match(monkeypatch):
+    for path in robust_runs():
         assert fast_run(gzip.decompress(path.read_bytes())) is not None, path.name
         _same_run(read_run(path, filename="x"), _robust_run(path.read_bytes(), monkeypatch))
 
 
-def test_trec_eval_test_runs_match(reference, monkeypatch):
+def test_trec_eval_test_runs_match(monkeypatch):
     """results.test pads scores with extra blanks (the fallback); the others whichever path they take."""
-    base = reference / "trec_eval_test"
-    assert fast_run((base / "results.test").read_bytes()) is None
+    assert fast_run(reference_bytes("trec_eval_test/results.test.gz")) is None
     for name in ("results.test", "results-302.test", "results.trunc", "results.comment.test"):
-        _same_run(read_run(base / name, filename="x"), _robust_run((base / name).read_bytes(), monkeypatch))
+        path = reference_file(f"trec_eval_test/{name}.gz")
+        _same_run(read_run(path, filename="x"), _robust_run(path.read_bytes(), monkeypatch))
 
 
-def test_reference_qrels_take_the_fast_path_and_match(reference, monkeypatch):
-    for path in [reference / "trectools_robust03" / "robust03_qrels.txt",
-                 reference / "trec_eval_test" / "qrels.test", reference / "trec_eval_test" / "qrels-302.test"]:
-        assert fast_qrels(path.read_bytes(), False) is not None, path.name
+def test_reference_qrels_take_the_fast_path_and_match(monkeypatch):
+    for name in [ROBUST_QRELS, "trec_eval_test/qrels.test.gz", "trec_eval_test/qrels-302.test.gz"]:
+        path = reference_file(name)
+        assert fast_qrels(reference_bytes(name), False) is not None, path.name
         for jg in (False, True):
             a, b = read_qrels(path, filename="x", judgment_groups=jg), _robust_qrels(path.read_bytes(), monkeypatch,
                                                                                      judgment_groups=jg)
@@ -158,7 +159,7 @@ def test_clean_qrels_match(data, monkeypatch):
     assert read_qrels(data, filename="x").table.combine_chunks().equals(_robust_qrels(data, monkeypatch).table)
 
 
-def test_streamed_runs_evaluate_like_parsed_ones(reference, monkeypatch, tmp_path):
+def test_streamed_runs_evaluate_like_parsed_ones(monkeypatch, tmp_path):
     """evaluate_files reads large clean runs a piece at a time: topic by topic (stage1.files.pieces), or, when a
     topic's lines are not contiguous, into a DuckDB table (stage1.files.table). Force both on small files (tiny
     pieces, so lines, topics and CRLFs straddle piece ends) and compare with the parsed path."""
@@ -166,7 +167,7 @@ def test_streamed_runs_evaluate_like_parsed_ones(reference, monkeypatch, tmp_pat
     import core.engine.stage1 as stage1
     import core.engine.stage1.files as files
 
-    runs = sorted((reference / "trectools_robust03" / "runs").iterdir())[:3]
+    runs = robust_runs()[:3]
     tabbed = tmp_path / "tabbed.txt"
     tabbed.write_bytes(gzip.decompress(runs[0].read_bytes()).replace(b"\n", b"\r\n"))
     lines = gzip.decompress(runs[1].read_bytes()).splitlines(keepends=True)
@@ -182,10 +183,10 @@ def test_streamed_runs_evaluate_like_parsed_ones(reference, monkeypatch, tmp_pat
     headed.write_bytes(b"# ir_metadata.start\n# tag: fromheader\n# ir_metadata.end\n" + tabbed.read_bytes())
     ms_headed = tmp_path / "msmarco-headed.tsv"                     # MS MARCO: the run is named by its header
     ms_headed.write_bytes(b"\xef\xbb\xbf# tag: msheader\r\n" + ms_shuffled.read_bytes().replace(b"\t", b" "))
-    mixed = reference / "trec_eval_test" / "results.test"          # tabs and spaces mixed
+    mixed = reference_file("trec_eval_test/results.test.gz")       # tabs and spaces mixed
     noted = tmp_path / "noted.txt"                      # a comment line further down: the tolerant parser, in pieces
     noted.write_bytes(b"".join(lines[:500]) + b"# a note\n" + b"".join(lines[500:]))
-    qrels = reference / "trectools_robust03" / "robust03_qrels.txt"
+    qrels = reference_file(ROBUST_QRELS)
     paths = runs + [tabbed, msmarco, headed, shuffled, ms_shuffled, ms_headed, mixed, noted]
     measures = ["AP", "nDCG@10", "P@10", "RR", "Bpref", "num_rel_ret", "Rprec", "ndcg"]
     plain = ev.evaluate_files(qrels, paths, measures)
@@ -204,13 +205,13 @@ def test_streamed_runs_evaluate_like_parsed_ones(reference, monkeypatch, tmp_pat
     pd.testing.assert_frame_equal(streamed.per_query, plain.per_query, check_exact=False, rtol=1e-12)
 
 
-def test_large_bad_runs_get_the_whole_file_parsers_errors_in_pieces(reference, monkeypatch, tmp_path):
+def test_large_bad_runs_get_the_whole_file_parsers_errors_in_pieces(monkeypatch, tmp_path):
     """evaluate_files on a large run the column reader declines: the tolerant parser's pieces (stage1.files.table,
     forced here on small files cut into ~1 KB pieces) raise exactly what parsing it whole raises."""
     import core.engine.evaluate as ev
     import core.engine.stage1.files as files
 
-    qrels = reference / "trectools_robust03" / "robust03_qrels.txt"
+    qrels = reference_file(ROBUST_QRELS)
     good = b"".join(b"%d Q0 d%d 1 %d.5 t\n" % (q, d, 100 - d) for q in range(303, 343) for d in range(30))
     bad = {"repeat": good + b"# note\n342 Q0 d3 1 2.5 t\n", "score": good.replace(b" 77.5 ", b" x77 "),
            "fields": good.replace(b" 1 88.5 t", b" 88.5"), "utf8": good + b"342 Q0 d\xe9 1 1 t\n",
@@ -389,23 +390,21 @@ def test_qrels_in_order_agree_with_the_exact_check(topics, split, swap, chunk):
     assert fast_mod.in_order(table, ["qid", "docno"]) == (ordered and len(rows) > 1)
 
 
-def test_a_check_that_cannot_decide_does_not_fail_a_clean_run(reference, monkeypatch):
+def test_a_check_that_cannot_decide_does_not_fail_a_clean_run(monkeypatch):
     """When the duplicate check says "maybe" for a clean run (it answers False when DuckDB fails), the tolerant
     parser finds no repeat and the evaluation goes on with the same values."""
     import core.engine.evaluate as ev
-    run = reference / "trectools_robust03" / "runs" / "input.MU03rob01.gz"
-    qrels = reference / "trectools_robust03" / "robust03_qrels.txt"
+    run, qrels = robust_run("MU03rob01"), reference_file(ROBUST_QRELS)
     want = ev.evaluate_files(qrels, [run], ["AP", "P@10"])
     monkeypatch.setattr(fast_mod, "unique", lambda *a, **k: False)
     got = ev.evaluate_files(qrels, [run], ["AP", "P@10"])
     pd.testing.assert_frame_equal(got.per_query, want.per_query)
 
 
-def test_reading_the_qrels_beside_the_run_equals_reading_one_after_the_other(reference):
+def test_reading_the_qrels_beside_the_run_equals_reading_one_after_the_other():
     from core.engine.stage1.files import read_first
 
-    qrels_path = reference / "trectools_robust03" / "robust03_qrels.txt"
-    run_path = reference / "trectools_robust03" / "runs" / "input.MU03rob01.gz"
+    qrels_path, run_path = reference_file(ROBUST_QRELS), robust_run("MU03rob01")
     qrels, run = read_first(qrels_path, run_path)
     assert qrels.table.equals(read_qrels(qrels_path).table)
     _same_run(run, read_run(run_path))

@@ -107,38 +107,6 @@ def test_read_qrels_takes_the_pieces_for_a_large_unclean_text(monkeypatch):
     assert "this looks like a run file" in whole(bad, False)[1]
 
 
-MEASURED = """
-import sys
-import pyarrow as pa
-from core.errors import UploadError
-from core.formats import read_qrels
-try:
-    read_qrels(sys.argv[1])
-except UploadError as exc:
-    print(str(exc).splitlines()[0])
-    print(exc.total)
-print(pa.default_memory_pool().max_memory())
-"""
-
-
-def test_a_large_run_given_as_qrels_is_refused_in_bounded_memory(tmp_path):
-    """A 160 MB run given as qrels (every line has 6 fields): every line is reported, and pyarrow's peak allocation
-    stays near one piece's parse. Parsed whole, the same text peaked at ~4.3x its size (~700 MB here; 804 MB for
-    benchmarks' 186 MB commented.txt, against 237 MB in pieces). pyarrow's own pool peak, unlike the RSS, is not
-    moved by other processes."""
-    import subprocess
-    import sys
-    from pathlib import Path
-    path = tmp_path / "run-as.qrels"
-    path.write_bytes(b"301 Q0 d1 1 2.5 tag\n" * 8_000_000)
-    out = subprocess.run([sys.executable, "-c", MEASURED, str(path)], capture_output=True, text=True, check=True,
-                         cwd=Path(__file__).resolve().parents[2]).stdout.split("\n")
-    assert out[0] == ("run-as.qrels, line 1: found 6 fields but a qrels line needs 4 (qid iter docno rel); this looks "
-                      "like a run file. Upload it as a run instead.")
-    assert int(out[1]) == 8_000_000
-    assert int(out[2]) < 400 << 20
-
-
 def test_two_byte_order_marks_read_alike_both_ways():
     """After one BOM, pyarrow's CSV reader would drop a second one that the tolerant parser keeps in the qid: the
     column reader declines such a file, so every path reads it as the tolerant parser does (found by the

@@ -1,6 +1,6 @@
 """Golden tests: `evaluate --format trec -q -m all_trec` output equals trec_eval's, byte for byte.
 
-Every reference output in ../shared/reference (trec_eval 9.0.8 and 10.0 on the 17 Robust 2003 runs,
+Every reference output in tests/reference (trec_eval 9.0.8 and 10.0 on the 17 Robust 2003 runs,
 the 5 CAsT 2021 runs with and without -l2, trec_eval's own test files, and the RAG 2024 run) is one
 test case, so a failure names its file and lists the differing lines.
 """
@@ -15,15 +15,15 @@ from core.cli.evaluate import format_trec
 from core.engine.evaluate import EvalOptions, evaluate_files, evaluate_frames
 from core.measures import labelled
 from tests.cases.golden import CASES, Case
-from tests.conftest import REFERENCE
+from tests.cases.reference import reference_file, reference_text
 
 
 def _raw_frames(case: Case):
     """trec_eval reads only the first six fields of a run line; results.trunc has junk after them."""
-    rows = [line.split() for line in (REFERENCE / case.run).read_text().splitlines() if line.strip()]
+    rows = [line.split() for line in reference_text(case.run).splitlines() if line.strip()]
     run = pd.DataFrame({"run": [r[5] for r in rows], "qid": [r[0] for r in rows], "docno": [r[2] for r in rows],
                         "score": [float(r[4]) for r in rows]})
-    rows = [line.split() for line in (REFERENCE / case.qrels).read_text().splitlines() if line.strip()]
+    rows = [line.split() for line in reference_text(case.qrels).splitlines() if line.strip()]
     qrels = pd.DataFrame({"qid": [r[0] for r in rows], "docno": [r[2] for r in rows],
                           "rel": [int(r[3]) for r in rows]})
     return qrels, run
@@ -39,7 +39,7 @@ def output(case: Case) -> str:
         qrels, run = _raw_frames(case)
         result = evaluate_frames(qrels, run, measures, options)
     else:
-        result = evaluate_files(REFERENCE / case.qrels, [REFERENCE / case.run], measures, options)
+        result = evaluate_files(reference_file(case.qrels), [reference_file(case.run)], measures, options)
     return format_trec(result, pairs, per_query=case.per_query, header=case.header)
 
 
@@ -62,12 +62,12 @@ def assert_same_output(got: str, want: str, ref: str) -> None:
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_matches_trec_eval(case: Case, reference):
-    want = (reference / case.ref).read_text()
+def test_matches_trec_eval(case: Case):
+    want = reference_text(case.ref)
     assert_same_output(output(case), want, case.ref)
 
 
 def test_every_value_compared():
     """Guard against a vacuous pass: the references hold >600k values and every line is compared."""
-    total = sum(len((REFERENCE / c.ref).read_text().splitlines()) for c in CASES)
+    total = sum(len(reference_text(c.ref).splitlines()) for c in CASES)
     assert total > 600_000

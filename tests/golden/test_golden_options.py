@@ -2,6 +2,7 @@
 (trec_eval 9.x) on trec_eval's own test files, for every numeric all_trec measure, per topic."""
 from __future__ import annotations
 
+import gzip
 import math
 
 import pytest
@@ -9,17 +10,18 @@ import pytrec_eval
 
 from core.engine.evaluate import EvalOptions, evaluate_files
 from core.measures import parse_measures
+from tests.cases.reference import reference_file
 
 TE = "trec_eval_test"
 
 
 @pytest.mark.parametrize("qrels_file", ["qrels.test", "qrels.rel_level"])
 @pytest.mark.parametrize("level", [1, 2])
-def test_judged_only_matches_pytrec_eval(reference, qrels_file, level):
-    qrels_path, run_path = reference / TE / qrels_file, reference / TE / "results.test"
-    with open(qrels_path) as f:
+def test_judged_only_matches_pytrec_eval(qrels_file, level):
+    qrels_path, run_path = reference_file(f"{TE}/{qrels_file}.gz"), reference_file(f"{TE}/results.test.gz")
+    with gzip.open(qrels_path, "rt") as f:
         qrels = pytrec_eval.parse_qrel(f)
-    with open(run_path) as f:
+    with gzip.open(run_path, "rt") as f:
         run = pytrec_eval.parse_run(f)
     ref = pytrec_eval.RelevanceEvaluator(qrels, {"all_trec"}, relevance_level=level,
                                          judged_docs_only_flag=True).evaluate(run)

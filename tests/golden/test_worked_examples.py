@@ -1,9 +1,9 @@
-"""Worked examples and exercises from the seeds (../shared/seeds), run through the engine.
+"""Worked examples and exercises from the seed documents, run through the engine.
 
-The rows live in tests/cases/worked_examples.py. Every expected value there is derived from the
-measure's definition and written as the arithmetic itself; the seeds' printed arithmetic is never
-copied (see ERRATA.md, and the notes there for mistakes ERRATA does not list). Each row is also checked against tests/oracle.py, so a
-wrong row cannot hide behind a wrong engine, nor the other way round.
+The rows live in tests/cases/worked_examples.py, each citing its seed and section (or textbook). Every expected
+value there is derived from the measure's definition and written as the arithmetic itself; the seeds' printed
+arithmetic is never copied (that module's docstring lists the seeds' errata and the corrected values). Each row is
+also checked against tests/oracle.py, so a wrong row cannot hide behind a wrong engine, nor the other way round.
 
 A ranking is "R"/"N" letters (binary, relevant = 1) or a tuple of grades; the run is d1..dn with
 descending scores. ``total_rel`` adds unretrieved relevant documents to the qrels; for graded
@@ -91,7 +91,8 @@ def test_names_are_canonical():
 
 
 def test_the_seed_arithmetic_the_errata_corrects():
-    """Spell out the corrected numbers of ERRATA 1-3 (and the one ERRATA gets wrong)."""
+    """Spell out the corrected numbers of ERRATA 1-3 (tests/cases/worked_examples.py), and the one the errata get
+    wrong."""
     ap1 = (1 / 1 + 2 / 3 + 3 / 4 + 4 / 5 + 5 / 6 + 6 / 10) / 6
     ap2 = (1 / 2 + 2 / 5 + 3 / 6 + 4 / 7 + 5 / 9 + 6 / 10) / 6
     assert round((ap1 + ap2) / 2, 2) == 0.65                                    # ERRATA 1

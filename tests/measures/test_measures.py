@@ -1,7 +1,7 @@
 """Worked values for the textbook variants and the engine's edge cases (ties, grades, missing topics, switches).
 
-Every expected value is derived from the measure's definition by hand (see ../shared/seeds/ERRATA.md for
-the seeds' arithmetic slips), not copied from the engine.
+Every expected value is derived from the measure's definition by hand (tests/cases/worked_examples.py lists the
+seeds' arithmetic slips), not copied from the engine.
 """
 from __future__ import annotations
 

@@ -78,17 +78,20 @@ def test_hits_is_averaged_unlike_numrelret():
     assert s["hits"] == 1.0 and s["NumRelRet"] == 2.0
 
 
-def test_set_nickname_matches_trec_eval_reference(shared):
+def test_set_nickname_matches_trec_eval_reference():
     """trec_eval -m set: the set_names of measures.c, in trec_eval's output order, values from out.test.a."""
     import subprocess
     import sys
-    te = shared / "reference" / "trec_eval_test"
-    out = subprocess.run([sys.executable, "-m", "core", "evaluate", "-m", "set", str(te / "qrels.test"),
-                          str(te / "results.test")], capture_output=True, text=True, check=True).stdout
+
+    from tests.cases.reference import reference_file, reference_text
+    out = subprocess.run([sys.executable, "-m", "core", "evaluate", "-m", "set",
+                          str(reference_file("trec_eval_test/qrels.test.gz")),
+                          str(reference_file("trec_eval_test/results.test.gz"))],
+                         capture_output=True, text=True, check=True).stdout
     names = ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_relative_P",
              "set_recall", "set_map", "set_F"]
     reference = {}
-    for line in (te / "out.test.a").read_text().splitlines():
+    for line in reference_text("trec_eval_test/out.test.a.gz").splitlines():
         parts = line.split()
         if len(parts) == 3 and parts[1] == "all" and parts[0] in names:
             reference[parts[0]] = parts[2]

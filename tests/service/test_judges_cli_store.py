@@ -14,7 +14,7 @@ import pytrec_eval
 from core.cli.judges import read_inputs
 from core.judges.report import judges_frames
 from core.service.judges import judges_stored
-from tests.conftest import DATA, ROOT
+from tests.cases.reference import DATA, ROOT
 from tests.fixtures_store import sample_store
 
 D = DATA / "llmjudge"

@@ -15,6 +15,7 @@ from core.service.evaluate import evaluate_stored
 from core.measures import EvalOptions
 from core.store.schema import SCHEMA_VERSION
 from core.store.store import Store
+from tests.cases.reference import ROBUST_QRELS, reference_file, reference_text, robust_run
 
 OPTIONS = [EvalOptions(), EvalOptions(max_depth=50), EvalOptions(judged_only=True), EvalOptions(complete=True),
            EvalOptions(max_depth=20, judged_only=True, complete=True, rel_level=2)]
@@ -26,17 +27,16 @@ def _unzip(src, dest):
 
 
 @pytest.fixture
-def files(reference, tmp_path):
+def files(tmp_path):
     """Three runs (one full of score ties, one missing three topics) and two qrels files, one with -1 grades."""
-    base = reference / "trectools_robust03"
-    runs = [_unzip(base / "runs" / f"input.{n}.gz", tmp_path / n) for n in ("MU03rob01", "UIUC03Rd1")]
+    runs = [_unzip(robust_run(n), tmp_path / n) for n in ("MU03rob01", "UIUC03Rd1")]
     lines = runs[1].read_text().splitlines(keepends=True)
     cut = tmp_path / "cut"
     cut.write_text("".join(x.replace("UIUC03Rd1", "cut") for x in lines if x.split()[0] not in {"303", "322", "650"}))
-    qrels = base / "robust03_qrels.txt"
+    qrels = reference_file(ROBUST_QRELS)
     neg = tmp_path / "neg.qrels"
     neg.write_text("".join(" ".join(f[:3] + ["-1" if i % 7 == 0 else f[3]]) + "\n"
-                           for i, f in enumerate(x.split() for x in qrels.read_text().splitlines())))
+                           for i, f in enumerate(x.split() for x in reference_text(ROBUST_QRELS).splitlines())))
     return runs + [cut], [qrels, neg]
 
 

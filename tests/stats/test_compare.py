@@ -18,6 +18,7 @@ from statsmodels.stats.multitest import multipletests
 
 from core.stats.compare import ROW_FIELDS, compare
 from core.errors import EvalError
+from tests.cases.reference import ROBUST_QRELS, reference_file, robust_run
 
 RUNS = ["InexpC2", "MU03rob01", "SABIR03BASE", "humR03dc"]
 MEASURES = {"map", "P_10", "ndcg_cut_20", "recip_rank", "bpref"}
@@ -29,15 +30,14 @@ def _read_run(path) -> pd.DataFrame:
 
 
 @pytest.fixture(scope="module")
-def robust(reference) -> pd.DataFrame:
-    base = reference / "trectools_robust03"
-    qrels_df = pd.read_csv(base / "robust03_qrels.txt", sep=r"\s+", header=None, names=["qid", "it", "docno", "rel"],
+def robust() -> pd.DataFrame:
+    qrels_df = pd.read_csv(reference_file(ROBUST_QRELS), sep=r"\s+", header=None, names=["qid", "it", "docno", "rel"],
                            dtype={"qid": str, "docno": str, "rel": int})
     qrels = {q: dict(zip(g["docno"], g["rel"])) for q, g in qrels_df.groupby("qid")}
     evaluator = pytrec_eval.RelevanceEvaluator(qrels, MEASURES)
     frames = []
     for name in RUNS:
-        run_df = _read_run(base / "runs" / f"input.{name}.gz")
+        run_df = _read_run(robust_run(name))
         run = {q: dict(zip(g["docno"], g["score"])) for q, g in run_df.groupby("qid")}
         res = evaluator.evaluate(run)
         frames.append(pd.DataFrame([(name, q, m, v) for q, ms in res.items() for m, v in ms.items()],

@@ -12,6 +12,7 @@ import core.store.schema as schema_mod
 import core.store.store as store_mod
 from core.errors import EvalError, RankboardError
 from core.store.store import Store, resolve_path
+from tests.cases.reference import reference_file, robust_run
 from tests.fixtures_store import SAMPLE_COLLECTION, fresh_store, sample_store, snapshot
 
 
@@ -44,9 +45,9 @@ def test_written_closed_reopened_store_holds_the_same_data(tmp_path):
         assert again.collections().name.tolist() == [SAMPLE_COLLECTION, "dl23-llmjudge"]  # not loaded twice
 
 
-def test_canonical_rank_is_trec_eval_order(tmp_path, shared):
+def test_canonical_rank_is_trec_eval_order(tmp_path):
     """rank = position by score desc, then docno desc (byte order), per topic; MU03rob01 is full of ties."""
-    path = shared / "reference/trectools_robust03/runs/input.MU03rob01.gz"
+    path = robust_run("MU03rob01")
     with fresh_store(tmp_path) as store:
         run_id = store.add_run("c", path).id
         got = store.run_rows(run_id)
@@ -61,9 +62,9 @@ def test_canonical_rank_is_trec_eval_order(tmp_path, shared):
     assert (raw["r"].astype(int).values != expect.sort_index()["rank"].values).any()  # the file's ranks differ
 
 
-def test_sample_runs_are_the_top_100_of_the_official_runs(tmp_path, shared):
+def test_sample_runs_are_the_top_100_of_the_official_runs(tmp_path):
     with fresh_store(tmp_path) as store:
-        full = store.add_run("c", shared / "reference/trectools_robust03/runs/input.MU03rob01.gz").id
+        full = store.add_run("c", robust_run("MU03rob01")).id
         cut = store.add_run("c", store_mod.ROOT / "data/runs/input.MU03rob01.gz", name="cut").id
         top = store.run_rows(full).query("rank <= 100").sort_values(["qid", "rank"]).reset_index(drop=True)
         assert top.equals(store.run_rows(cut).sort_values(["qid", "rank"]).reset_index(drop=True))
@@ -130,9 +131,9 @@ def test_rename_run(tmp_path):
             store.delete_run(999)
 
 
-def test_qrels_sets_default_and_judgment_groups(tmp_path, shared):
+def test_qrels_sets_default_and_judgment_groups(tmp_path):
     with fresh_store(tmp_path) as store:
-        rep = store.add_qrels("te", shared / "reference/trec_eval_test/qrels.123", assessor="g", judgment_groups=True)
+        rep = store.add_qrels("te", reference_file("trec_eval_test/qrels.123.gz"), assessor="g", judgment_groups=True)
         sets = store.qrels_sets("te")
         assert sets[["assessor", "is_default", "n_judgments"]].values.tolist() == [
             ["g-jg0", True, 3681], ["g-jg1", False, 3681], ["g-jg2", False, 3000]]
