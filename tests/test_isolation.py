@@ -107,3 +107,19 @@ def test_no_other_module_is_marked_slow_or_browser():
     marked = [str(p.relative_to(ROOT)) for p in sorted((ROOT / "tests").rglob("test_*.py"))
               if p.parent.name not in ("e2e", "limits") and _marks(ast.parse(p.read_text())) & {"slow", "browser"}]
     assert marked == []
+
+
+def test_loadgroup_keeps_a_group_on_one_worker(tmp_path):
+    """`make test` runs `pytest -n 2 --dist loadgroup`: the Dask tests share one cluster and the browser tests one
+    machine's worth of servers only when each group runs on one worker (pytest 9 with pytest-xdist 3.8 silently
+    spread them; requirements-test.txt pins a pytest that keeps them together)."""
+    for name in ("a", "b"):
+        (tmp_path / f"test_{name}.py").write_text(
+            "import os, pytest\npytestmark = pytest.mark.xdist_group('g')\n"
+            f"@pytest.mark.parametrize('i', range(6))\ndef test_{name}(i):\n"
+            "    print('worker', os.environ['PYTEST_XDIST_WORKER'])\n")
+    out = subprocess.run([sys.executable, "-m", "pytest", "-n", "2", "--dist", "loadgroup", "-v", "-p",
+                          "no:cacheprovider", "-c", os.devnull, "--rootdir", str(tmp_path), str(tmp_path)],
+                         capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    workers = {line.split()[0] for line in out.stdout.splitlines() if " PASSED " in line}
+    assert out.returncode == 0 and len(workers) == 1, out.stdout[-2000:]
