@@ -6,8 +6,9 @@ detects gzip by its magic bytes, keeps qid and docno as strings, and raises only
 from core.formats.qrels import ParsedQrels, read_qrels
 from core.formats.runs import ParsedRun, read_run
 from core.formats.topics import read_documents, read_topics
+from core.formats._fast import unique
 from core.formats._text import (GZIP_MAGIC, file_error, is_empty_file, max_line_bytes, max_text_bytes, source_name,
                                 too_big)
 
 __all__ = ["ParsedQrels", "ParsedRun", "read_documents", "read_qrels", "read_run", "read_topics",
-           "GZIP_MAGIC", "file_error", "is_empty_file", "max_line_bytes", "max_text_bytes", "source_name", "too_big"]
+           "unique", "GZIP_MAGIC", "file_error", "is_empty_file", "max_line_bytes", "max_text_bytes", "source_name", "too_big"]

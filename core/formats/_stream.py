@@ -1,5 +1,5 @@
-"""Clean run files (6-column TREC or 3-column MS MARCO; blanks of any kind and number between fields) read a piece
-at a time, so a file of any length is never whole in memory: `run_chunks` (pieces cut at line ends by
+"""Clean run text (6-column TREC or 3-column MS MARCO; blanks of any kind and number between fields) parsed a piece
+at a time, as core.formats.pieces.RunSource reads it, so a file of any length is never whole in memory: `run_chunks` (pieces cut at line ends by
 `line_pieces`), `run_batches` (pieces of whole topics, checked for repeated documents) and `positioned` (each row's
 place in the file, for a DuckDB table that spills: core.formats._tolerant.fill). Each piece goes through the fast
 path's column reader (core.formats._fast), its blanks made single spaces first when they are mixed or doubled
@@ -10,17 +10,14 @@ from __future__ import annotations
 import io
 import zlib
 from itertools import chain
-from typing import Iterator, NamedTuple
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
-from isal import igzip, isal_zlib
+from isal import isal_zlib
 
-from core.formats._fast import _BOM, _delimiter, _msmarco_columns, _run_columns, run_format, unique
-from core.formats._text import GZIP_MAGIC, max_text_bytes, too_big
-from core.formats.metadata import leading_header
+from core.formats._fast import _BOM, _delimiter, _msmarco_columns, _run_columns, unique
 
 
 class NotClean(Exception):
@@ -30,17 +27,6 @@ class NotClean(Exception):
 class NotContiguous(NotClean):
     """The file's lines are clean so far, but a topic's lines are not one block (or one topic is too large for a
     piece): run_batches cannot serve it, a reader that sorts (a DuckDB table) may."""
-
-
-def file_blocks(path, chunk_bytes: int = 1 << 26):
-    """The text of the file at `path` (plain or gzip, gunzipped with ISA-L: the same bytes as zlib), `chunk_bytes`
-    at a time. Raises OSError, EOFError or zlib errors as the file does."""
-    with open(path, "rb") as raw:
-        head = raw.read(2)
-    opener = igzip.open if head == GZIP_MAGIC else open
-    with opener(path, "rb") as f:
-        while block := f.read(chunk_bytes):
-            yield block
 
 
 class MemoryFile(io.RawIOBase):
@@ -81,53 +67,6 @@ class MemoryFile(io.RawIOBase):
         super().close()
 
 
-def text_blocks(raw, gz: bool, total: int, file: str, progress=None, read_bytes: int = 4 << 20,
-                what: str = "reading"):
-    """The text of `raw` (a binary file object) `read_bytes` at a time, gunzipped (ISA-L) when `gz`. A text that
-    passes the text limit raises the parsers' own error (too_big) when it gets there, so a gzip bomb is refused
-    in bounded memory. `progress(done, total, what)` is told the raw bytes consumed, and what this pass does."""
-    limit, seen = max_text_bytes(), 0
-    reader = igzip.GzipFile(fileobj=raw) if gz else raw
-    while block := reader.read(read_bytes):
-        seen += len(block)
-        if seen > limit:
-            raise too_big(file, "expands to" if gz else "holds")
-        if progress is not None:
-            progress(raw.tell(), total, what)
-        yield block
-
-
-HEADER_BYTES = 1 << 20     # a run's ir_metadata header is looked for in this much of its text
-
-
-class RunText(NamedTuple):
-    """A run file's text after its ir_metadata header (file_text)."""
-    blocks: Iterator[bytes]      # the text, a block at a time
-    fmt: str                     # 'trec' or 'msmarco' (run_format)
-    meta: dict                   # the header's metadata
-    head: bytes                  # the text's first HEADER_BYTES (at most), for a look at its first lines
-
-
-def file_text(path, chunk_bytes: int = 1 << 26) -> RunText | None:
-    """The text of the run file at `path` (plain or gzip) after its ir_metadata comment header, as blocks of
-    `chunk_bytes` (see RunText), or None when a header is not UTF-8 or longer than HEADER_BYTES (the whole-file
-    parser then reads the file and says what is wrong)."""
-    try:
-        blocks = file_blocks(path, HEADER_BYTES)
-        try:
-            head = next(blocks, b"")
-        finally:
-            blocks.close()
-    except (OSError, EOFError, zlib.error, isal_zlib.error):
-        head = b""                 # the reader that follows says why
-    header = leading_header(head)
-    if header is None:
-        return None
-    skip, meta = header
-    return RunText(skip_bytes(file_blocks(path, chunk_bytes), skip), run_format(head[skip:skip + 4096]), meta,
-                   head[skip:])
-
-
 def interleaved(head: bytes) -> bool:
     """True when the first lines of a run's text (`head`) visit a topic in two separate blocks: the file is not
     written topic by topic, so run_batches would raise NotContiguous a piece later. False for a clean start
@@ -144,16 +83,6 @@ def interleaved(head: bytes) -> bool:
         return False
     blocks = 1 + pc.sum(pc.not_equal(qid[1:], qid[:-1])).as_py() if len(qid) > 1 else len(qid)
     return blocks > pc.count_distinct(qid).as_py()
-
-
-def skip_bytes(blocks, skip: int):
-    """The text of `blocks` without its first `skip` bytes."""
-    for block in blocks:
-        if skip >= len(block):
-            skip -= len(block)
-            continue
-        yield block[skip:] if skip else block
-        skip = 0
 
 
 _TAB_TO_SPACE = bytes.maketrans(b"\t", b" ")
@@ -192,24 +121,16 @@ def line_pieces(blocks, max_line: int | None = None, too_long=None):
         yield box.pop()        # the caller holds the only reference, so it frees the piece when done with it
 
 
-def run_chunks(path, chunk_bytes: int = 1 << 26, *, blocks=None, check=None, max_line: int | None = None,
-               fmt: str = "trec"):
-    """(qid, docno, score) table and tags (distinct, then the last line's: runs.build_run) of each `chunk_bytes` piece
-    of a clean run file at `path` (plain or gzip), cut at line ends, so the whole file is never in memory at once.
-    Raises NotClean as soon as a piece is not clean (no duplicate check: a document may repeat across pieces).
-    `blocks`: the text as an iterable of byte blocks, instead of the file at `path`; `check(piece)`: called on
-    each piece's bytes before it is parsed (it raises NotClean to decline); `max_line`: NotClean when a line
-    grows longer than this many bytes (so a file without line ends is not gathered whole); `fmt`: 'trec' (6
-    columns) or 'msmarco' (qid, docno, rank: score = -rank, no tags), as `run_format` tells them apart."""
+def run_chunks(blocks, *, fmt: str = "trec"):
+    """(qid, docno, score) table and tags (distinct, then the last line's: runs.build_run) of each piece of a clean
+    run's text, given as byte blocks (core.formats.pieces.RunSource.blocks, which bounds them) and cut here at line
+    ends, so the whole file is never in memory at once. Raises NotClean as soon as a piece is not clean (no duplicate
+    check: a document may repeat across pieces). `fmt`: 'trec' (6 columns) or 'msmarco' (qid, docno, rank: score =
+    -rank, no tags), as `run_format` tells them apart."""
     columns = _msmarco_columns if fmt == "msmarco" else _run_columns
     first = True
-
-    def too_long(line: bytes):
-        raise NotClean()
     try:
-        for data in line_pieces(blocks if blocks is not None else file_blocks(path, chunk_bytes), max_line, too_long):
-            if check is not None:
-                check(data)
+        for data in line_pieces(blocks):
             if not first and data.startswith(_BOM):
                 raise NotClean()
             first = False
@@ -226,13 +147,13 @@ def run_chunks(path, chunk_bytes: int = 1 << 26, *, blocks=None, check=None, max
         raise NotClean() from None
 
 
-def run_batches(path, chunk_bytes: int = 1 << 26, *, max_topic_bytes: int | None = None, **reading):
+def run_batches(blocks, *, max_topic_bytes: int | None = None, fmt: str = "trec"):
     """(qid, docno, score) table and tags (as run_chunks gives them) of each piece of a clean run file, cut at topic
     ends, so every piece holds whole topics (runs are written topic by topic; the last topic of a piece waits for the
     next). Raises NotClean when a piece is not clean or a document repeats within a topic, NotContiguous (a
     NotClean) when a topic's lines are not contiguous: the caller then reads the file another way.
     `max_topic_bytes`: NotContiguous also when the rows of one topic grow past this many bytes (a piece of whole
-    topics would not fit); `reading`: run_chunks' keywords."""
+    topics would not fit); `fmt`: as for run_chunks."""
     done, pending = set(), None
 
     def whole(batch: pa.Table) -> pa.Table:
@@ -244,7 +165,7 @@ def run_batches(path, chunk_bytes: int = 1 << 26, *, max_topic_bytes: int | None
         done.update(names)
         return batch
 
-    for piece, tags in run_chunks(path, chunk_bytes, **reading):
+    for piece, tags in run_chunks(blocks, fmt=fmt):
         if pending is not None:
             piece = pa.concat_tables([pending, piece])
         last = piece["qid"][piece.num_rows - 1]

@@ -227,8 +227,7 @@ class RunSource:
         """(qid, docno, score) and tags of each piece of whole topics of a clean run written topic by topic; raises
         NotClean (NotContiguous when its topics are not written one after another) for any other run."""
         try:
-            yield from run_batches(None, max_topic_bytes=max_topic_bytes, blocks=self.blocks(read_bytes),
-                                   fmt=self.fmt)
+            yield from run_batches(self.blocks(read_bytes), max_topic_bytes=max_topic_bytes, fmt=self.fmt)
         except _READ_ERRORS:
             raise NotClean() from None
 
@@ -243,8 +242,7 @@ class RunSource:
         try:
             if clean:
                 try:
-                    got = fill(con, table, positioned(run_chunks(None, blocks=self.blocks(TOLERANT_BYTES),
-                                                                 fmt=self.fmt)))
+                    got = fill(con, table, positioned(run_chunks(self.blocks(TOLERANT_BYTES), fmt=self.fmt)))
                 except NotClean:
                     got = None
                 if got is not None:

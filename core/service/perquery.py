@@ -61,7 +61,3 @@ def how_different_stored(store, per_query, run_id_a: int, run_id_b: int, run_a: 
     return most_different(query_deltas(per_query, run_a, run_b, measure, topics=topics), differences(both, p))
 
 
-def query_texts(store, collection) -> pd.DataFrame:
-    return store.topics(collection)
-
-
