@@ -29,7 +29,8 @@ apply_theme()
 try:
     access.gate()       # the session's role; a login form (and a stop) where team mode needs one
     navigation = st.navigation(pages.all_pages())
-    state.set_collection(render_sidebar(catalogue.collections(), key="sidebar", samples=catalogue.samples()))
+    state.set_collection(render_sidebar(catalogue.collections(), key="sidebar", select=state.select_one,
+                                       samples=catalogue.samples()))
     store_resource.new_data_notice()
     access.render_status(key="access")
     navigation.run()

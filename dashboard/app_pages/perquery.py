@@ -7,8 +7,7 @@ import streamlit as st
 
 from dashboard.session import access
 from dashboard.cache import results as cached
-from dashboard.cache import catalogue
-from dashboard.session import state
+from dashboard.session import gates, state
 from dashboard.cache import store as store_resource
 from dashboard.components import perquery as pq
 from dashboard.components.feedback import guard
@@ -17,7 +16,7 @@ from dashboard.components.escape import md_escape, md_format
 from dashboard.components.constants import DEFAULT_MEASURES, MORE_MEASURES
 
 st.title("Per-query comparison")
-coll, ids = catalogue.require_runs(key="pq_empty", minimum=2)
+coll, ids = gates.require_runs(key="pq_empty", minimum=2)
 names = list(ids)
 ver = cached.version(coll["id"])
 store, skey = store_resource.get_store(), str(store_resource.get_store().path)
