@@ -83,15 +83,15 @@ with guard("load the two rankings"):
 
 
 def _save_note(cid: int, qid: str, text: str) -> None:
-    access.require_editor()
     with store_resource.db_lock():
         store.set_note(cid, qid, text)
 
 
+save_note = access.for_editors(_save_note)
 with guard("load the note for this query"):
-    if access.can_edit():
+    if save_note:
         render_note(Note((coll["id"], qid), store.get_note(coll["id"], qid)),
-                    on_save=partial(_save_note, coll["id"], qid), key="pq_note")
+                    on_save=partial(save_note, coll["id"], qid), key="pq_note")
     else:   # viewers read the meeting's note; writing one needs an editor
         st.text_area("Note for this query", store.get_note(coll["id"], qid), height=90, disabled=True,
                      help="Only editors can change notes.")

@@ -12,18 +12,28 @@ Three modes, from $RANKBOARD_ACCESS, else `[rankboard] access` in .streamlit/sec
   ($RANKBOARD_VIEWER_SECRET or `viewer_secret`), when set, is needed to see anything at all.
 - `open`: a trusted network where anyone who reaches the port may edit (an explicit choice).
 
+Every control that writes to the store goes through one function, `for_editors(write)`: it returns None to a
+session that may not edit (the page then draws no control for it), and otherwise `write` wrapped so that it asks
+again when it runs. The store itself asks too: app.py hands `require_editor` to the shared Store as its
+`write_check`, which every data write calls first, so a write that a page forgot to route through
+`for_editors` (or a crafted request) is still refused. A store that can only be read (core/store/store.py)
+makes every session a reader, and the sidebar says why.
+
 The command line is not affected: it reads and writes the store file directly.
 """
 from __future__ import annotations
 
+import functools
 import hmac
 import os
 import time
 from dataclasses import dataclass
+from typing import Callable, TypeVar
 
 import streamlit as st
 
 from core.errors import RankboardError
+from dashboard.cache import store as store_resource
 from dashboard.components.feedback import show_error
 from dashboard.components.escape import md_format
 
@@ -32,6 +42,7 @@ MODES = ("local", "team", "open")
 LOOPBACK = {"localhost", "127.0.0.1", "::1"}
 _ROLE, _WHO = "_rankboard_role", "_rankboard_who"
 FAILED_LOGIN_DELAY_S = 1.0          # slows guessing the shared secret
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -101,14 +112,45 @@ def role() -> str:
 
 
 def can_edit() -> bool:
-    return role() == EDITOR
+    """True when this session may change the store: an editor's session, on a store that can be written."""
+    return role() == EDITOR and not store_resource.get_store().read_only
 
 
 def require_editor() -> None:
-    """Refuse a store write from a viewer session (the pages also hide the controls)."""
-    if not can_edit():
+    """Refuse a store write from a viewer's session, or to a read-only store (the pages also hide the controls).
+    The shared Store calls this before every data write (`guard_store_writes`)."""
+    if role() != EDITOR:
         raise RankboardError("Only editors may change the store. Log in as an editor (sidebar), "
                              "or use the command line on the server.")
+    store = store_resource.get_store()
+    if store.read_only:
+        raise store.read_only_error()
+
+
+def for_editors(write: Callable[..., T]) -> Callable[..., T] | None:
+    """The one access check on a control that writes to the store: None when this session may not edit (draw no
+    control), else `write` wrapped so that it asks again when it runs (the role may have changed since)."""
+    if not can_edit():
+        return None
+
+    @functools.wraps(write)
+    def checked(*args, **kwargs):
+        require_editor()
+        return write(*args, **kwargs)
+    return checked
+
+
+def why_read_only() -> str:
+    """Why this session sees no control that writes: the store cannot be written, or it is a viewer's."""
+    if store_resource.get_store().read_only:
+        return store_resource.read_only_notice()
+    return "You are viewing: uploading, renaming, deleting and notes need an editor login."
+
+
+def guard_store_writes() -> None:
+    """Make the shared Store ask `require_editor` before every write that changes its data (app.py calls this
+    on every run, before any page)."""
+    store_resource.get_store().write_check = require_editor
 
 
 def _set(role_: str | None, who: str | None = None) -> None:
@@ -185,6 +227,8 @@ def render_status(*, key: str) -> None:
     """The sidebar's word on access: who is signed in, log in / log out, or why nobody may edit."""
     s = settings()    # gate() already stopped the page if the settings are wrong
     with st.sidebar:
+        if store_resource.get_store().read_only:
+            st.warning(store_resource.read_only_notice(), icon=":material/lock:")
         if s.mode == "local" and not listening_locally():
             st.warning("Read-only: this server listens beyond localhost without team mode. Set "
                        "RANKBOARD_ACCESS=team (see the README, Team use) to let editors log in.",
