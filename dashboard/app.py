@@ -1,6 +1,7 @@
 """Rankboard dashboard entry point: page config, the shared collection picker, then routing.
 
-Start it with `streamlit run dashboard/app.py` (add `--server.headless true` in scripts).
+Start it with `python -m dashboard` (or `make dashboard`, or `streamlit run dashboard/app.py` from any folder):
+the settings in dashboard/.streamlit/config.toml apply either way.
 """
 from __future__ import annotations
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 import functools
 import hmac
 import os
-import time
 from dataclasses import dataclass
 from typing import Callable, TypeVar
 
@@ -36,12 +35,12 @@ from core.errors import RankboardError
 from dashboard.cache import store as store_resource
 from dashboard.components.feedback import show_error
 from dashboard.components.escape import md_format
+from dashboard.session import logins
 
 EDITOR, VIEWER = "editor", "viewer"
 MODES = ("local", "team", "open")
 LOOPBACK = {"localhost", "127.0.0.1", "::1"}
 _ROLE, _WHO = "_rankboard_role", "_rankboard_who"
-FAILED_LOGIN_DELAY_S = 1.0          # slows guessing the shared secret
 T = TypeVar("T")
 
 
@@ -165,16 +164,17 @@ def _secret_form(s: Settings, *, required: bool) -> None:
         label = "Team password" if required else "Editor password"
         typed = st.text_input(label, type="password", key="access_secret")
         if st.form_submit_button("Log in", type="primary" if required else "secondary"):
-            got = role_for_secret(typed, s)
-            if got is None:
-                time.sleep(FAILED_LOGIN_DELAY_S)
-                st.session_state["access_failed"] = True
-            else:
-                _set(got, f"{got} (shared password)")
+            got = []     # every attempt waits its turn of the server's login limit (dashboard/session/logins.py)
+            ok = logins.limiter().attempt(lambda: bool(got.append(role_for_secret(typed, s)) or got[0]))
+            if ok:
+                _set(got[0], f"{got[0]} (shared password)")
                 st.session_state.pop("access_failed", None)
                 st.rerun()
-    if st.session_state.get("access_failed"):
-        where.error("That password is not right.", icon=":material/lock:")
+            st.session_state["access_failed"] = "busy" if ok is None else "wrong"
+    failed = st.session_state.get("access_failed")
+    if failed:
+        where.error("Too many failed logins: try again in a minute." if failed == "busy"
+                    else "That password is not right.", icon=":material/lock:")
 
 
 def _oidc_gate(s: Settings) -> str:
