@@ -95,17 +95,23 @@ def read_only_error(path: Path, reason: str, *, doing: str = "Nothing was change
 
 
 def cannot_create(path: Path, exc: BaseException | None = None) -> ServerFault:
-    """A store that does not exist and cannot be made: its folder is missing and cannot be created, or is not
-    writable."""
-    folder = path.parent
+    """A store that does not exist and cannot be made: its folder is a file, on a read-only disk, missing and not
+    creatable, or not writable."""
+    folder, other = path.parent, "pass --store PATH (or set RANKBOARD_STORE)"
     code, _ = kind(exc) if exc is not None else (None, None)
     if code == FULL:
         return disk_full(path, folder)
-    what = "is on a read-only file system" if read_only_fs(folder) or code == READ_ONLY_FS else "is not writable"
-    if exc is not None and code == MISSING:
-        what = "cannot be created"
-    return ServerFault(f"{path}: cannot create the store: its folder {folder} {what}. Make the folder writable, "
-                       "or pass --store PATH (or set RANKBOARD_STORE) to a folder you may write.",
+    existing = next((f for f in (folder, *folder.parents) if f.exists()), None)
+    if existing is not None and not existing.is_dir():
+        why = f"{existing} is a file, not a folder. P{other[1:]} to a path in a folder"
+    elif code == READ_ONLY_FS or read_only_fs(existing or folder):
+        why = f"{folder} is on a read-only file system. P{other[1:]} to a folder on a writable disk"
+    elif not folder.is_dir():
+        why = (f"its folder {folder} does not exist and cannot be created. Create it (or make {existing} writable), "
+               f"or {other} to a folder you may write")
+    else:
+        why = f"its folder {folder} is not writable. Make the folder writable, or {other} to a folder you may write"
+    return ServerFault(f"{path}: cannot create the store: {why}.",
                        "Rankboard cannot create its store: the store's folder is not writable. Whoever runs this "
                        "dashboard can see the details in the server's log.")
 
