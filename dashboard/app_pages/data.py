@@ -108,8 +108,8 @@ load_qrels = access.for_editors(_upload(store.add_qrels))
 load_diversity = access.for_editors(_upload(_add_diversity))
 load_topics = access.for_editors(_upload(store.add_topics))
 load_docs = access.for_editors(_upload(store.add_documents))
-rename_run = access.for_editors(_then_refresh(store.rename_run))
-delete_run = access.for_editors(_then_refresh(store.delete_run))
+rename = access.for_editors(_then_refresh(store.rename_run))
+delete = access.for_editors(_then_refresh(store.delete_run))
 
 
 def _upload_section() -> None:
@@ -154,9 +154,9 @@ if runs.empty:
     st.info("No runs yet: upload run files above (the Runs tab).")
 else:
     render_run_table(runs, key="data_runs_table")
-    if rename_run and delete_run:
+    if rename and delete:
         with st.expander("Rename or delete a run"):
-            render_run_admin(runs, rename=rename_run, delete=delete_run, key="data")
+            render_run_admin(runs, rename=rename, delete=delete, key="data")
 
 st.subheader("Qrels sets")
 if qrels_sets.empty:
