@@ -32,7 +32,6 @@ def configure() -> None:
         handler._rankboard = True
         log.addHandler(handler)
         log.setLevel(logging.INFO)
-        log.propagate = False
     from streamlit import config
     for key, value in IN_CODE.items():
         if config.get_option(key) != value:
