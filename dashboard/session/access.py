@@ -3,7 +3,7 @@
 Three modes, from $RANKBOARD_ACCESS, else `[rankboard] access` in .streamlit/secrets.toml:
 
 - `local` (the default): one person on their own machine. Everyone who reaches the server edits, and
-  the server listens on localhost only (.streamlit/config.toml). Started on another address without
+  the server listens on 127.0.0.1 only (dashboard/.streamlit/config.toml). Started on another address without
   team mode, nobody may edit from the browser (a warning says how to turn team mode on).
 - `team`: a shared machine. With an OIDC provider in `[auth]` (Streamlit's own `st.login`), people
   log in and `editors = ["ana@lab.org", ...]` are editors; everyone else who logs in views (or only
