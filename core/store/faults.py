@@ -194,16 +194,19 @@ def store_fault(exc: BaseException, store: Path) -> ServerFault | None:
 def describe(exc: BaseException, store: Path | None = None) -> str:
     """One line for an operating-system error the command line did not expect: what happened, then what to do."""
     code, where = kind(exc)
-    if store is not None:
-        fault = store_fault(exc, store) if where is None or _within(Path(where), store.parent) else None
+    if store is not None and where is not None and _within(Path(where), store.parent):
+        fault = store_fault(exc, store)
         if fault is not None:
             return str(fault)
     if code == FULL:
         spool, variable = spool_folder()
         temp = Path(tempfile.gettempdir())
-        if where and not _within(Path(where), spool):
-            spool, variable = (temp, "TMPDIR") if _within(Path(where), temp) else (Path(where).parent, "")
-        named = f"{spool} ({variable})" if variable else str(spool)
+        if where is None:
+            named = f"{spool} ({variable})" + (f" or the store's folder {store.parent}" if store is not None else "")
+        elif _within(Path(where), spool):
+            named = f"{spool} ({variable})"
+        else:
+            named = f"{temp} (TMPDIR)" if _within(Path(where), temp) else str(Path(where).parent)
         return (f"no space left in {named}. Nothing was stored. Free space there, or set RANKBOARD_SPOOL_DIR "
                 "(or TMPDIR) to a folder with room.")
     first = (str(exc).splitlines() or [type(exc).__name__])[0]
