@@ -10,10 +10,11 @@ per thread (a DuckDB connection is not thread-safe). Every write runs in one tra
 `data_version`, so a failed upload leaves nothing behind and readers know when to read afresh. Run rows carry the canonical trec_eval rank, computed at ingest, and every
 write also keeps `run_topics` and `judged_rows` (what stored evaluation reads) up to date.
 
-A store that can only be read (its file or folder is not writable, or its disk is read-only) opens read-only:
-everything that reads works, the results cache included (fresh values are kept in a temporary table of the
-connection, never in the file), and every other write refuses with "the store is read-only: <what to do>"
-(core/store/faults.py words that, and a full disk). A write that fails for want of space gives the space back.
+A store that can only be read (its file or folder is not writable, or its disk is read-only) opens read-only, under
+an in-memory database (core/store/connections.py `overlay`): everything that reads works, the results cache included
+(fresh values are kept in memory while the file is held, never in the file), and every other write refuses with
+"the store is read-only: <what to do>" (core/store/faults.py words that, and a full disk). A write that fails for
+want of space gives the space back (core/store/health.py `trim`).
 """
 from __future__ import annotations
 
@@ -214,7 +215,8 @@ class Store(Catalogue):
         `data_version` unless `bump` is false (the results cache). Running out of memory or disk, and a
         write conflict with another session, become a RankboardError; a full disk a ServerFault, after which the
         space the write took is given back. A read-only store refuses a write that bumps; the results cache of
-        one lives in a temporary table of its connection."""
+        one lives in memory (`_cache_in_memory`). `write_check`, when set, is asked first (the dashboard's access
+        check)."""
         if bump and self.write_check is not None:
             self.write_check()
         if bump and self.read_only:
