@@ -9,14 +9,15 @@ emphasis, an entity, a shortcode or an autolink; so every ASCII punctuation char
 Line breaks become spaces: a name is shown inline, and a line break could start a block (a heading,
 a list, an indented code block).
 
-Streamlit also rewrites parsed text, where a backslash no longer helps: a standalone ` -- ` becomes an em dash,
-` -> `, ` <- `, ` <-> `, ` >= `, ` <= `, ` ~= ` become arrows and symbols, `:smile:` an emoji, `:material_home:`
-an icon and `:streamlit:` a logo; and GitHub's literal autolinks (`https://x`, `www.x`, `a@b.c`) are found in
-parsed text too. None of that happens inside a code span, so a value that holds a colon, an @, `www.` or such a
-standalone symbol is shown whole as inline code (its own text, character for character, in a fence longer than
-any run of backticks in it): what a visitor copies is the name itself, with no invisible character added.
-Plain-text elements (st.text, st.code, widget options, dataframe cells, plotly text via charts.chart_text) need
-no escaping and must not get it.
+Streamlit also rewrites parsed text, where a backslash no longer helps: ` -- ` becomes an em dash,
+` -> `, ` <- `, ` <-> `, ` >= `, ` <= `, ` ~= ` become arrows and symbols, `:smile:` an emoji,
+`:material_home:` an icon and `:streamlit:` a logo; and GitHub's literal autolinks (`https://x`,
+`www.x`, `a@b.c`) are found in parsed text too. An empty colour directive (`:gray[]`, BREAK) goes between such
+characters (after every colon and @, inside `www.`, between two of `-<>~=`): it renders as an empty element, which
+splits the text so those patterns never match, and adds no character to what a visitor sees or copies (a word
+joiner, U+2060, did the same but was copied along with the name). A name without them is unchanged but for the
+backslashes. Plain-text elements (st.text, st.code, widget options, dataframe cells, plotly text via
+charts.chart_text) need no escaping and must not get it.
 """
 from __future__ import annotations
 
@@ -25,19 +26,16 @@ import string
 
 _SPECIAL = frozenset(string.punctuation)        # !"#$%&'()*+,-./:;<=>?@[\]^_`{|}~
 _BREAKS = re.compile(r"[\r\n\t\f\v\u2028\u2029]+")
-# what Streamlit or GitHub markdown rewrites in parsed text (see above): shown as a code span instead
-_REWRITTEN = re.compile(r"[:@]|www\.|(^|\s)(<->|->|<-|--|>=|<=|~=)(\s|$)", re.IGNORECASE)
-_TICKS = re.compile(r"`+")
+BREAK = ":gray[]"       # an empty element: splits the text, shows and copies as nothing
+_SYMBOL_RUN = re.compile(r"(?<=[-<>~=])(?=[-<>~=])")   # between two of - < > ~ =
+_BREAK_AFTER = re.compile(r"(?<=[:@])|(?<=www)(?=\.)", re.IGNORECASE)   # :name:, https://, a@b, www.
 
 
 def md_escape(text) -> str:
     """`text` as inert markdown: shown literally, character for character (line breaks as spaces)."""
     flat = _BREAKS.sub(" ", str(text))
-    if _REWRITTEN.search(flat) and flat.strip():
-        fence = "`" * (max((len(t) for t in _TICKS.findall(flat)), default=0) + 1)
-        pad = " " if flat[0] in "` " or flat[-1] in "` " else ""
-        return f"{fence}{pad}{flat}{pad}{fence}"
-    return "".join("\\" + ch if ch in _SPECIAL else ch for ch in flat)
+    cuts = {m.start() for m in _SYMBOL_RUN.finditer(flat)} | {m.start() for m in _BREAK_AFTER.finditer(flat)}
+    return "".join((BREAK if i in cuts else "") + ("\\" + ch if ch in _SPECIAL else ch) for i, ch in enumerate(flat))
 
 
 def md_format(template: str, /, *args, **kwargs) -> str:
