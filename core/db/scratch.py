@@ -27,7 +27,7 @@ def scratch(temp_directory: str, run_bytes: int = 0) -> duckdb.DuckDBPyConnectio
                                   "temp_directory": temp_directory, "preserve_insertion_order": False})
 
 
-_OWNED = re.compile(r"rankboard-(\d+)-[^-]+$")
+_OWNED = re.compile(r"rankboard-(\d+)-.+$")
 
 
 def sweep(folder: str | None = None) -> int:

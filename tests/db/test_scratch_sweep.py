@@ -26,10 +26,12 @@ def test_a_killed_process_leaves_a_folder_that_the_next_one_removes(tmp_path):
     alive = tmp_path / f"rankboard-{os.getpid()}-mine"          # this process's own
     parent = tmp_path / f"rankboard-{os.getppid()}-parent"      # a live process's
     unrelated = tmp_path / "rankboard-k2j4h5g6"                  # no process named: never touched
-    for folder in (alive, parent, unrelated):
+    spill = tmp_path / f"rankboard-{proc.pid}-spill-x1y2"      # another of the killed process's folders
+    for folder in (alive, parent, unrelated, spill):
         folder.mkdir()
-    assert sweep(str(tmp_path)) == 1
-    assert not (tmp_path / name).exists() and alive.is_dir() and parent.is_dir() and unrelated.is_dir()
+    assert sweep(str(tmp_path)) == 2
+    assert not (tmp_path / name).exists() and not spill.exists()
+    assert alive.is_dir() and parent.is_dir() and unrelated.is_dir()
 
 
 def test_the_next_scratch_folder_sweeps_first(tmp_path):
