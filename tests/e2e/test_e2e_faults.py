@@ -128,6 +128,8 @@ def upload(app, path: Path) -> str:
     app.rerun_after(app.key("data_runs_load").locator("button").click)
     outcome = app.page.get_by_test_id("stAlert").filter(has_text=path.name)
     expect(outcome.first).to_be_visible(timeout=UI_WAIT_MS)
+    expect(app.page.get_by_test_id("stCode").first).to_be_visible(timeout=UI_WAIT_MS)   # the words come after it
+    app.wait_idle()
     return app.page.locator("body").inner_text()
 
 
@@ -186,7 +188,8 @@ def test_an_upload_that_meets_a_fault_says_so_without_server_details(tmp_path, n
         app = App(new_context().new_page(), server, fault.replace(" ", "_"))
         text = upload(app, run)
         assert f"{run.name} was not loaded; nothing from it was stored." in text
-        assert public in text.replace("\n", " ")
+        words = " | ".join(app.page.get_by_test_id("stCode").all_inner_texts())
+        assert public in text.replace("\n", " "), (words, server.log()[-3000:])
         no_server_details(app, server, env.get("RANKBOARD_SPOOL_DIR", "no such"))
         assert not app.errors
         if fault == "full store disk":     # the space is given back when the server lets go of the file
