@@ -84,7 +84,8 @@ def test_a_store_file_without_write_permission_is_read_and_refuses_writes(stored
     before = digest(stored)
     me = unprivileged()
     listed = cli(stored, "list", prefix=me)
-    assert listed.returncode == 0 and listed.stdout == want_list and listed.stderr == ""
+    assert listed.returncode == 0 and listed.stderr == ""
+    assert listed.stdout == want_list.replace(f"store: {stored}\n", f"store: {stored} (read-only)\n", 1)
     evaluated = cli(stored, "evaluate", "--collection", "c", "-m", "map", "-m", "P@10", "-q", prefix=me)
     assert evaluated.returncode == 0 and evaluated.stdout == want_eval, evaluated.stderr
     for args in (["load", "--collection", "c", "--run", str(DATA / "runs" / "input.humR03dc.gz")],
