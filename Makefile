@@ -18,7 +18,7 @@ $(VENV)/.installed: requirements.txt requirements-test.txt requirements-dist.txt
 venv: $(VENV)/.installed
 
 dashboard: venv
-	$(PY) -m streamlit run dashboard/app.py --server.port $(PORT)
+	$(PY) -m dashboard --server.port $(PORT)
 
 chromium:
 	@command -v /usr/bin/chromium >/dev/null 2>&1 || { \

@@ -88,3 +88,27 @@ class StoreDamagedError(StoreError):
 
     public = ("This store file is damaged, so Rankboard cannot read it. Nothing was changed. Ask whoever runs "
               "this dashboard to restore the last good copy or to start a new store (the server's log says how).")
+
+
+class ServerFault(StoreError):
+    """The machine, not the data: a read-only store, a full disk, a spool folder that is missing, full or not
+    writable (core/store/faults.py words them). The message names the folder and what to do; `public` says the
+    same without a path, for a dashboard visitor."""
+
+    public = ("The server ran into a problem with its disk, so nothing was stored. Ask whoever runs this dashboard "
+              "to look at the server's log.")
+
+    def __init__(self, message: str, public: str | None = None):
+        super().__init__(message)
+        if public is not None:
+            self.public = public
+
+    def __reduce__(self):
+        return (type(self), (str(self), self.public))
+
+
+class StoreReadOnlyError(ServerFault):
+    """The store can be read but not written: its file or folder is not writable, or its disk is read-only."""
+
+    public = ("The store is read-only: nothing can be changed from this dashboard. Whoever runs it can make the "
+              "store file and its folder writable, then restart the dashboard.")

@@ -1,6 +1,7 @@
 """Architecture rules the code can check.
 
-- core/ holds at most 8 modules at its top level; every other module is in the package of its layer.
+- core/ holds at most 8 modules at its top level; every other module is in the package of its layer; the dashboard's
+  top level holds only its entry points (app.py, pages.py, __init__.py, __main__.py).
 - A package of core imports only packages below it in `CORE_LAYERS` (imports inside functions count).
 - In the dashboard, components render values and take callbacks (they never reach the store, the caches or the
   session), and the caches never import components or pages.
@@ -22,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CORE_LAYERS = ("errors", "db", "formats", "measures", "engine", "stats", "agreement", "judges", "analysis",
                "distributed", "store", "service", "cli")
 CORE_TOP = {"__init__.py", "__main__.py", "errors.py"}
+DASHBOARD_TOP = {"__init__.py", "__main__.py", "app.py", "pages.py"}
 # dashboard package -> the dashboard and core packages it must not import
 DASHBOARD_FORBIDDEN = {
     "components": ("dashboard.cache", "dashboard.session", "dashboard.app_pages", "dashboard.app", "core.store",
@@ -73,6 +75,11 @@ def test_core_top_level_holds_only_the_entry_points():
     assert len(top) <= 8 and set(top) <= CORE_TOP, f"move {sorted(set(top) - CORE_TOP)} into a package"
     packages = sorted(p.name for p in (ROOT / "core").iterdir() if (p / "__init__.py").exists())
     assert set(packages) <= set(CORE_LAYERS), f"{sorted(set(packages) - set(CORE_LAYERS))}: add it to CORE_LAYERS"
+
+
+def test_dashboard_top_level_holds_only_the_entry_points():
+    top = sorted(p.name for p in (ROOT / "dashboard").glob("*.py"))
+    assert set(top) <= DASHBOARD_TOP, f"move {sorted(set(top) - DASHBOARD_TOP)} into app_pages, components, cache or session"
 
 
 @pytest.mark.parametrize("path", modules("core"), ids=lambda p: str(p.relative_to(ROOT)))

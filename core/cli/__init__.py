@@ -3,12 +3,16 @@
 Each command is one module of this package with `add_arguments(parser)` and `run(args) -> int`.
 `COMMANDS` lists them; adding a command is one line there plus its module. Only the chosen
 command's module is imported (scipy, statsmodels and pandas cost most of a second to import).
-A RankboardError becomes `error: <message>` on stderr and exit status 2.
+A RankboardError becomes `error: <message>` on stderr and exit status 2; so does an operating-system error (a full
+disk, a folder that cannot be written: one line that says what happened and what to do, core/store/faults.py),
+never a traceback. A reader that stops early (`python -m core list | head -1`) ends the command quietly. Control
+characters in what is printed to a terminal are escaped (core/cli/terminal.py).
 """
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from typing import NamedTuple
 
@@ -64,22 +68,54 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from core.cli import terminal
+    terminal.protect()
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     from core.store import access as store_access
-    from core.store import health as store_health
     store_access.set_notice(lambda message: print(message, file=sys.stderr, flush=True))
     store_access.set_default_timeout(args.wait)
     try:
-        return int(args._run(args) or 0)
+        code = int(args._run(args) or 0)
+        sys.stdout.flush()              # a closed pipe shows here, not in the interpreter's last flush
+        return code
+    except BrokenPipeError:             # e.g. `python -m core list | head -1`
+        return _pipe_closed()
     except RankboardError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except Exception as exc:  # a damaged store file can fail any query: say so, not a traceback
-        if not store_health.is_damage(exc):
+        return _fail(str(exc))
+    except Exception as exc:            # the store file or the machine: words, not a traceback
+        message = _fault(exc, args)
+        if message is None:
             raise
-        from core.store.store import resolve_path
-        print(f"error: {store_health.damaged(resolve_path(args.store), exc)}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:  # e.g. `python -m core evaluate ... | head`
-        return 0
+        return _fail(message)
+
+
+def _fault(exc: Exception, args) -> str | None:
+    """The one-line message for a damaged store or an operating-system error; None for anything else (a bug)."""
+    from core.store import faults
+    from core.store import health as store_health
+    from core.store.store import resolve_path
+    if store_health.is_damage(exc):
+        return str(store_health.damaged(resolve_path(args.store), exc))
+    if isinstance(exc, OSError) or type(exc).__name__ == "IOException" or faults.kind(exc)[0] is not None:
+        return faults.describe(exc, resolve_path(args.store))
+    return None
+
+
+def _fail(message: str) -> int:
+    try:
+        print(f"error: {message}", file=sys.stderr)
+    except (BrokenPipeError, ValueError):
+        pass
+    return 2
+
+
+def _pipe_closed() -> int:
+    """The reader of our output has gone: send the rest nowhere, so that nothing complains at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+    return 0

@@ -23,7 +23,7 @@ def _list(store, args) -> None:
     cols = store.collections()
     if args.collection is not None:
         cols = cols[(cols["name"] == args.collection) | (cols["collection_id"].astype(str) == args.collection)]
-    print(f"store: {store.path}")
+    print(f"store: {store.path}" + (" (read-only)" if store.read_only else ""))
     if cols.empty:
         print("no collections" if args.collection is None else f"no collection '{args.collection}'")
     for c in cols.itertuples():

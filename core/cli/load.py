@@ -15,10 +15,11 @@ import sys
 import time
 from pathlib import Path
 
+from core.store import faults
 from core.store import ingest
 from core.formats import GZIP_MAGIC, file_error, max_text_bytes, read_documents, read_qrels, read_topics, too_big
 from core.formats.pieces import pieces_min_bytes
-from core.store.store import Store
+from core.store.store import Store, resolve_path
 
 CHUNK = 4 << 20
 PROGRESS_MIN_BYTES = 8 << 20
@@ -172,7 +173,9 @@ def run(args) -> int:
         for kind, path, label in jobs:
             start = time.perf_counter()
             name = Path(path).name
-            prepared.append((kind, name, label, _prepare(kind, path, name, args), time.perf_counter() - start))
+            with faults.reading(name, resolve_path(args.store)):
+                parsed = _prepare(kind, path, name, args)
+            prepared.append((kind, name, label, parsed, time.perf_counter() - start))
         _insert_all(args, prepared)
     finally:
         for _, _, _, parsed, _ in prepared:

@@ -1,12 +1,19 @@
 """The scratch DuckDB connection that evaluating files (and checking a parsed run) works in: both cores, a memory
-limit, and a temporary directory to spill to. RANKBOARD_THREADS / RANKBOARD_MEMORY_LIMIT override, as for the store."""
+limit, and a temporary directory to spill to. RANKBOARD_THREADS / RANKBOARD_MEMORY_LIMIT override, as for the store.
+
+The temporary directories are named `rankboard-<pid>-XXXXXXXX` (`temp_folder`, `temp_directory`), so that one left
+behind by a process killed before it could remove it is removed by the next one (`sweep`), as core/store/prepare.py
+does for its spooled runs."""
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
+import re
 import shutil
 import tempfile
 import threading
+from pathlib import Path
 
 import duckdb
 
@@ -20,6 +27,44 @@ def scratch(temp_directory: str, run_bytes: int = 0) -> duckdb.DuckDBPyConnectio
                                   "temp_directory": temp_directory, "preserve_insertion_order": False})
 
 
+_OWNED = re.compile(r"rankboard-(\d+)-.+$")
+
+
+def sweep(folder: str | None = None) -> int:
+    """Remove the `rankboard-<pid>-*` folders in `folder` (the temporary folder) whose process is gone; the number
+    removed. A folder of a live process, or of another user's, is left alone."""
+    removed = 0
+    for old in Path(folder or tempfile.gettempdir()).glob("rankboard-*-*"):
+        match = _OWNED.match(old.name)
+        if not match or not old.is_dir() or int(match.group(1)) == os.getpid():
+            continue
+        try:
+            os.kill(int(match.group(1)), 0)
+        except ProcessLookupError:
+            shutil.rmtree(old, ignore_errors=True)
+            removed += not old.exists()
+        except (OSError, OverflowError):
+            pass
+    return removed
+
+
+def temp_folder() -> str:
+    """A new folder `rankboard-<pid>-XXXXXXXX` in the temporary folder (after sweeping those of gone processes);
+    the caller removes it."""
+    sweep()
+    return tempfile.mkdtemp(prefix=f"rankboard-{os.getpid()}-")
+
+
+@contextlib.contextmanager
+def temp_directory():
+    """`temp_folder()` for the block, removed after it (tempfile.TemporaryDirectory's counterpart)."""
+    path = temp_folder()
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
 _SHARED: list = []
 _SHARED_LOCK = threading.Lock()
 
@@ -31,7 +76,7 @@ def shared_cursor() -> duckdb.DuckDBPyConnection:
     Each cursor is its own connection: threads may each hold one at once. The caller closes it."""
     with _SHARED_LOCK:
         if not _SHARED:
-            tmp = tempfile.mkdtemp(prefix="rankboard-")
+            tmp = temp_folder()
             atexit.register(shutil.rmtree, tmp, True)
             _SHARED.append(scratch(tmp, (1 << 30) // 3))
         return _SHARED[0].cursor()

@@ -13,6 +13,12 @@ another process is waiting). Two lock files beside the store decide who is next:
 
 A waiter says so once ("waiting for the store...") through `notice`, and gives up after `timeout` seconds
 with a StoreBusyError. Closing the last connection checkpoints DuckDB's write-ahead log into the file.
+
+A store that can only be read (core/store/faults.py `unwritable`) is opened read-only; when its folder cannot hold
+the lock files, they are opened for reading where they exist (flock works on them), and left out where they do not
+(DuckDB's own lock still keeps a writer out). After a write that failed for want of disk space, `give_back_space`
+closes the file once this process's sessions end and cuts off the blocks the failed write appended: DuckDB keeps
+them in the file (it grew, and stays grown) although nothing in it refers to them.
 """
 from __future__ import annotations
 
@@ -29,6 +35,8 @@ from typing import Callable
 import duckdb
 
 from core.errors import StoreBusyError
+from core.store import health as store_health
+from core.store.connections import overlay
 
 LOG = logging.getLogger("rankboard.store")
 POLL = 0.02          # seconds between tries of a busy lock
@@ -72,23 +80,38 @@ def _try_lock(fd: int, mode: int) -> bool:
 class Access:
     """The sessions of this process on one store file (one Access per path and mode, see `access`)."""
 
-    def __init__(self, path: Path, config: dict, *, read_only: bool, linger: float):
-        self.path, self.config, self.read_only, self.linger = path, config, read_only, linger
+    def __init__(self, path: Path, config: dict, *, read_only: bool, linger: float, overlay: bool = False):
+        self.path, self.config, self.read_only, self.linger = path, config, read_only or overlay, linger
+        self.overlay = overlay
         self.con: duckdb.DuckDBPyConnection | None = None
         self._cond = threading.Condition()
         self._depth: dict[int, int] = {}       # open sessions per thread (a thread may nest sessions)
         self._opening = self._draining = False
         self._idle_since = 0.0
         self._lock_fd: int | None = None
+        self._reclaim = False                  # a write failed for want of space: trim the file when it is let go
         self.write_lock = threading.RLock()    # one write transaction of this process at a time
 
     # -- the lock files ----------------------------------------------------------------------------
-    def _open_fd(self, suffix: str) -> int:
-        return os.open(self.path.with_name(self.path.name + suffix), os.O_RDWR | os.O_CREAT, 0o666)
+    def _open_fd(self, suffix: str) -> int | None:
+        """A lock file beside the store, created if need be. A read-only store whose folder cannot hold one opens
+        it for reading, or goes without it (None)."""
+        name = self.path.with_name(self.path.name + suffix)
+        try:
+            return os.open(name, os.O_RDWR | os.O_CREAT, 0o666)
+        except OSError:
+            if not self.read_only:
+                raise
+        try:
+            return os.open(name, os.O_RDONLY)
+        except OSError:
+            return None
 
     def others_waiting(self) -> bool:
         """True when another process (or another Access of this one) waits at the gate."""
         fd = self._open_fd(".gate")
+        if fd is None:
+            return False
         try:
             if _try_lock(fd, fcntl.LOCK_EX):
                 fcntl.flock(fd, fcntl.LOCK_UN)
@@ -100,25 +123,38 @@ class Access:
     def _take_file(self, deadline: float, waited: list) -> duckdb.DuckDBPyConnection:
         """Wait at the gate, then for the lock file, then connect (retrying while DuckDB's own lock is held by
         a process that does not use these lock files)."""
-        gate, lock = self._open_fd(".gate"), self._open_fd(".lock")
+        gate = self._open_fd(".gate")
+        try:
+            lock = self._open_fd(".lock")
+        except BaseException:
+            if gate is not None:
+                os.close(gate)
+            raise
         mode = fcntl.LOCK_SH if self.read_only else fcntl.LOCK_EX
         try:
-            self._wait(lambda: _try_lock(gate, fcntl.LOCK_EX), deadline, waited)
+            if gate is not None:
+                self._wait(lambda: _try_lock(gate, fcntl.LOCK_EX), deadline, waited)
             try:
-                self._wait(lambda: _try_lock(lock, mode), deadline, waited)
+                if lock is not None:
+                    self._wait(lambda: _try_lock(lock, mode), deadline, waited)
             finally:
-                fcntl.flock(gate, fcntl.LOCK_UN)
+                if gate is not None:
+                    fcntl.flock(gate, fcntl.LOCK_UN)
             con = self._wait(self._connect, deadline, waited)
         except BaseException:
-            os.close(lock)
+            if lock is not None:
+                os.close(lock)
             raise
         finally:
-            os.close(gate)
+            if gate is not None:
+                os.close(gate)
         self._lock_fd = lock
         return con
 
     def _connect(self):
         try:
+            if self.overlay:
+                return overlay(self.path, self.config)
             return duckdb.connect(str(self.path), read_only=self.read_only, config=self.config)
         except duckdb.IOException as exc:
             if "lock" in str(exc).lower():
@@ -228,16 +264,34 @@ class Access:
                     return
 
     def _close(self) -> None:
-        """(with the condition held) close the connection, which checkpoints the WAL, then unlock."""
+        """(with the condition held) close the connection, which checkpoints the WAL, then unlock (after giving
+        back the space of a write that failed for want of it, while the file is still this process's alone)."""
         con, self.con = self.con, None
         try:
             if con is not None:
                 con.close()
         finally:
-            if self._lock_fd is not None:
-                os.close(self._lock_fd)       # closing the descriptor releases its flock
-                self._lock_fd = None
-            self._draining = False
+            try:
+                if self._reclaim and not self.read_only:
+                    self._reclaim = False
+                    store_health.trim(self.path, self.config)
+            except Exception as exc:  # noqa: BLE001 - the write's own error is what the caller must see
+                LOG.warning("store %s: could not give back the space of a failed write: %s", self.path, exc)
+            finally:
+                self._release()
+
+    def give_back_space(self) -> None:
+        """(inside a session) A write failed for want of disk space: let the file go as soon as this process's
+        sessions end (new sessions wait, then open it afresh), and cut the failed write's blocks off its end then."""
+        with self._cond:
+            if self.con is not None:
+                self._reclaim = self._draining = True
+
+    def _release(self) -> None:
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)       # closing the descriptor releases its flock
+            self._lock_fd = None
+        self._draining = False
 
     def close(self) -> None:
         with self._cond:
@@ -259,46 +313,16 @@ def _close_all() -> None:
                 acc._close()
 
 
-def access(path: Path, config: dict, *, read_only: bool = False, linger: float = 0.0) -> Access:
-    """The one Access of this process for (path, mode): Store objects on the same file share it."""
-    key = (str(Path(path).resolve()), read_only)
+def access(path: Path, config: dict, *, read_only: bool = False, linger: float = 0.0, overlay: bool = False) -> Access:
+    """The one Access of this process for (path, mode): Store objects on the same file share it. `overlay`: the
+    store cannot be written, so open it read-only under an in-memory database (core/store/connections.py)."""
+    key = (str(Path(path).resolve()), read_only, overlay)
     with _ACCESS_LOCK:
         acc = _ACCESS.get(key)
         if acc is None:
-            acc = _ACCESS[key] = Access(Path(path), config, read_only=read_only, linger=linger)
+            acc = _ACCESS[key] = Access(Path(path), config, read_only=read_only, linger=linger, overlay=overlay)
         acc.linger = max(acc.linger, linger)
         return acc
-
-
-class SessionCursor:
-    """A DuckDB cursor taken outside a session: it holds its own session until it is closed."""
-
-    def __init__(self, session):
-        self._session = session
-        self._cur = session.__enter__().cursor()
-
-    def __getattr__(self, name):
-        attr = getattr(self._cur, name)
-        if not callable(attr):
-            return attr
-
-        def call(*args, **kwargs):     # execute() etc. return the cursor: return this wrapper, which keeps it open
-            out = attr(*args, **kwargs)
-            return self if out is self._cur else out
-        return call
-
-    def close(self) -> None:
-        session, self._session = self._session, None
-        if session is not None:
-            try:
-                self._cur.close()
-            finally:
-                session.__exit__(None, None, None)
-
-    def __del__(self):
-        if getattr(self, "_session", None) is not None:
-            LOG.warning("a store cursor was not closed; closing it now")
-            self.close()
 
 
 def version_hint_path(path: Path) -> Path:

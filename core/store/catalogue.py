@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from core.store import edits
+from core.store import faults
 from core.store import ingest
 from core.formats import read_documents, read_qrels, read_topics, source_name
 
@@ -46,7 +47,8 @@ class Catalogue:
 
     # -- uploads (each one transaction; the file is parsed before the store is taken) -------------------------------------------------------------
     def add_run(self, collection, source, *, filename=None, name=None, on_conflict="error"):
-        prepared = ingest.prepare_run(source, filename=filename)     # parse and rank before taking the store
+        with faults.reading(source_name(source, filename), self.path):   # parse and rank before taking the store
+            prepared = ingest.prepare_run(source, filename=filename)
         try:
             with self.transaction() as cur:
                 cid = ingest.collection_id(cur, collection, create=True)

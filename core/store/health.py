@@ -4,10 +4,17 @@ DuckDB reports a damaged file in a few ways: a file that is not a database ("not
 file"), a block whose checksum fails ("Corrupt database file"), and a truncated file ("Could not read enough
 bytes"). Each becomes a StoreDamagedError that says the file is damaged and names the way back: the last
 good copy (one is written before every schema migration, `<store>.v<N>-backup`) or a new store.
+
+`trim` gives back the space a write that failed for want of it left at the end of the file: DuckDB's header does
+not count those blocks, but the file keeps them, so a full disk would stay full.
 """
 from __future__ import annotations
 
+import functools
+import logging
+import os
 import shutil
+import tempfile
 import time
 from pathlib import Path
 
@@ -15,6 +22,8 @@ import duckdb
 
 from core.errors import StoreDamagedError
 
+LOG = logging.getLogger("rankboard.store")
+SIZE = "SELECT total_blocks, block_size FROM pragma_database_size() WHERE database_name = current_database()"
 DAMAGE = ("not a valid duckdb database file", "corrupt database file", "could not read enough bytes",
           "checksum", "failed to read database header", "failed to deserialize")
 
@@ -52,3 +61,38 @@ def copy_before_migration(con, path: Path, version: int) -> Path:
     shutil.copyfile(path, tmp)
     tmp.replace(target)          # a copy interrupted half-way never looks like a good one
     return target
+
+
+def trim(path: Path, config: dict) -> int:
+    """Cut off the end of the store file what DuckDB's header does not count (the blocks of a write that failed
+    for want of space, the last one often half written), with the file held by this process alone and no
+    connection open; returns the bytes given back. Where DuckDB's first block starts is measured once on a small
+    file in the temporary folder (DuckDB 2.0: 12,288 bytes), so a change of file layout never cuts a used block."""
+    con = duckdb.connect(str(path), config=config)
+    try:
+        con.execute("CHECKPOINT").fetchall()
+        blocks, block_size = con.execute(SIZE).fetchone()
+    finally:
+        con.close()
+    valid, size = header_bytes() + int(blocks) * int(block_size), os.path.getsize(path)
+    if size <= valid:
+        return 0
+    os.truncate(path, valid)
+    LOG.info("store %s: a write failed for want of disk space; gave back the %d bytes it had added to the file",
+                path, size - valid)
+    return size - valid
+
+
+@functools.cache
+def header_bytes() -> int:
+    """Where DuckDB's first block starts: a checkpointed file's length less its blocks."""
+    with tempfile.TemporaryDirectory(prefix="rankboard-probe-") as tmp:
+        probe = os.path.join(tmp, "probe.duckdb")
+        con = duckdb.connect(probe)
+        try:
+            con.execute("CREATE TABLE t AS SELECT range AS i FROM range(1000)").fetchall()
+            con.execute("CHECKPOINT").fetchall()
+            blocks, block_size = con.execute(SIZE).fetchone()
+        finally:
+            con.close()
+        return os.path.getsize(probe) - int(blocks) * int(block_size)

@@ -4,15 +4,14 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.cache import results as cached
-from dashboard.cache import catalogue
-from dashboard.session import state
+from dashboard.session import gates, state
 from dashboard.cache import store as store_resource
 from dashboard.components.curves import render_pr, render_roc
 from dashboard.components.feedback import guard
 from dashboard.components.palette import run_colors
 
 st.title("Precision-recall and ROC")
-coll, ids = catalogue.require_runs(key="cv_empty")
+coll, ids = gates.require_runs(key="cv_empty")
 names = list(ids)
 ver = cached.version(coll["id"])
 store, skey = store_resource.get_store(), str(store_resource.get_store().path)

@@ -4,11 +4,11 @@ from __future__ import annotations
 import streamlit as st
 
 from core.errors import RankboardError
-from dashboard.session import access
+from dashboard.session import access, uploads
 from dashboard.cache import catalogue
 from dashboard.session import state
 from dashboard.cache import store as store_resource
-from dashboard.components.feedback import show_error
+from dashboard.components.feedback import show_error, words
 from dashboard.components.escape import md_escape, md_format
 from dashboard.components.runs_admin import (render_collections, render_counts, render_diversity_table,
                                              render_qrels_table, render_run_admin, render_run_table)
@@ -16,27 +16,34 @@ from dashboard.components.upload import render_uploader
 
 st.title("Data")
 store = store_resource.get_store()
+journal = uploads.Journal(store.path)
+
+
+def _created(name: str) -> None:
+    with store_resource.db_lock():
+        store.create_collection(name)
+
+
+create = access.for_editors(_created)
 
 
 def _create() -> None:
     name = st.session_state.get("data_new_collection", "").strip()
     try:
-        access.require_editor()
-        with store_resource.db_lock():
-            store.create_collection(name)
+        create(name)
         catalogue.changed()
         state.set_choice("sidebar_collection", "collection", name)
         st.session_state.pop("data_create_error", None)
         st.session_state["data_new_collection"] = ""
     except RankboardError as err:
-        st.session_state["data_create_error"] = str(err)
+        st.session_state["data_create_error"] = words(err)
 
 
 with st.expander("Collections: pick one in the sidebar, or create one here", expanded=state.collection() is None):
     all_colls = catalogue.collections()
     if not all_colls.empty:
         render_collections(all_colls, key="data_collections_table")
-    if access.can_edit():
+    if create:
         left, right = st.columns([3, 1], vertical_alignment="bottom")
         left.text_input("New collection name", key="data_new_collection", placeholder="e.g. robust04-week12")
         right.button("Create collection", key="data_create_collection", on_click=_create)
@@ -45,7 +52,7 @@ with st.expander("Collections: pick one in the sidebar, or create one here", exp
 
 coll = state.collection()
 if coll is None:
-    st.info("Create a collection above, then upload its qrels, topics and runs here." if access.can_edit()
+    st.info("Create a collection above, then upload its qrels, topics and runs here." if create
             else "There is no collection yet; an editor can create one here.")
     st.stop()
 
@@ -59,7 +66,6 @@ def _then_refresh(fn):
     """A store write, then drop the cached run and qrels lists (even on failure). The store parses the file
     before it takes its turn on the store file, so other sessions keep reading while an upload is parsed."""
     def call(*args, **kw):
-        access.require_editor()
         try:
             return fn(*args, **kw)
         finally:
@@ -67,7 +73,7 @@ def _then_refresh(fn):
     return call
 
 
-def _locked(fn):
+def _upload(fn):
     """One upload into this collection (a Streamlit UploadedFile), as a store write."""
     return lambda f, **kw: _then_refresh(fn)(cid, f.getvalue(), filename=f.name, **kw)
 
@@ -91,41 +97,54 @@ def _qrels_options(key: str = "data_qrels_assessor") -> dict:
     return {"assessor": who.strip() or None}
 
 
+def _add_diversity(c, data, **kw):
+    from core.store.diversity import add_diversity_qrels
+    return add_diversity_qrels(store, c, data, **kw)
+
+
+# every write of this page, through the one access check: None (no control drawn) for a session that may not edit
+load_runs = access.for_editors(_upload(store.add_run))
+load_qrels = access.for_editors(_upload(store.add_qrels))
+load_diversity = access.for_editors(_upload(_add_diversity))
+load_topics = access.for_editors(_upload(store.add_topics))
+load_docs = access.for_editors(_upload(store.add_documents))
+rename = access.for_editors(_then_refresh(store.rename_run))
+delete = access.for_editors(_then_refresh(store.delete_run))
+
+
 def _upload_section() -> None:
-    """The four uploaders (editors only)."""
+    """The uploaders (editors only)."""
     st.subheader(f"Upload to '{md_escape(coll['name'])}'")
     tab_runs, tab_qrels, tab_div, tab_topics, tab_docs = st.tabs(["Runs", "Qrels", "Diversity qrels", "Topics",
                                                                   "Documents"])
     with tab_runs:
-        render_uploader(key="data_runs", journal=store.path, label="Run files", button="Load runs", noun="runs",
-                        load=_locked(store.add_run), options=_run_options,
+        render_uploader(key="data_runs", journal=journal, label="Run files", button="Load runs", noun="runs",
+                        load=load_runs, options=_run_options,
                         on_loaded=lambda reports: state.include("runs", [r.name for r in reports if r.name]),
                         help="TREC run format (qid Q0 docno rank score tag), any file name, gzip is fine.")
     with tab_qrels:
-        render_uploader(key="data_qrels", journal=store.path,
+        render_uploader(key="data_qrels", journal=journal,
                         label="Qrels files", button="Load qrels", noun="qrels files",
-                        load=_locked(store.add_qrels), options=_qrels_options,
+                        load=load_qrels, options=_qrels_options,
                         help="TREC qrels (qid iter docno rel). The collection's first qrels set is its default.")
     with tab_div:
-        from core.store.diversity import add_diversity_qrels
-        render_uploader(key="data_div", journal=store.path, label="Subtopic qrels files", button="Load diversity qrels",
-                        noun="subtopic qrels files", load=_locked(lambda c, data, **kw: add_diversity_qrels(
-                            store, c, data, **kw)), options=lambda: _qrels_options("data_div_assessor"),
+        render_uploader(key="data_div", journal=journal, label="Subtopic qrels files", button="Load diversity qrels",
+                        noun="subtopic qrels files", load=load_diversity,
+                        options=lambda: _qrels_options("data_div_assessor"),
                         help="ndeval's subtopic qrels (qid subtopic docno rel), for the diversity measures "
                              "(alpha_nDCG@k, ERR_IA@k, NRBP, ...). Kept apart from the relevance qrels sets.")
     with tab_topics:
-        render_uploader(key="data_topics", journal=store.path,
+        render_uploader(key="data_topics", journal=journal,
                         label="Topic files", button="Load topics", noun="topic files",
-                        load=_locked(store.add_topics), help="TREC topic files or qid<TAB>text lines.")
+                        load=load_topics, help="TREC topic files or qid<TAB>text lines.")
     with tab_docs:
-        render_uploader(key="data_docs", journal=store.path,
+        render_uploader(key="data_docs", journal=journal,
                         label="Document files", button="Load documents", noun="document files",
-                        load=_locked(store.add_documents), help="docno<TAB>text lines, JSONL or TREC <DOC> files.")
+                        load=load_docs, help="docno<TAB>text lines, JSONL or TREC <DOC> files.")
 
 
-if not access.can_edit():
-    st.info("You are viewing: uploading, renaming, deleting and notes need an editor login.",
-            icon=":material/lock:")
+if load_runs is None:
+    st.info(access.why_read_only(), icon=":material/lock:")
 else:
     _upload_section()
 
@@ -135,10 +154,9 @@ if runs.empty:
     st.info("No runs yet: upload run files above (the Runs tab).")
 else:
     render_run_table(runs, key="data_runs_table")
-    if access.can_edit():
+    if rename and delete:
         with st.expander("Rename or delete a run"):
-            render_run_admin(runs, rename=_then_refresh(store.rename_run),
-                             delete=_then_refresh(store.delete_run), key="data")
+            render_run_admin(runs, rename=rename, delete=delete, key="data")
 
 st.subheader("Qrels sets")
 if qrels_sets.empty:

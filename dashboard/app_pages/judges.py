@@ -6,7 +6,7 @@ import streamlit as st
 from dashboard.cache import results as cached
 from dashboard.cache import judges as cached_judges
 from dashboard.cache import catalogue
-from dashboard.session import state
+from dashboard.session import access, state, uploads
 from dashboard.cache import store as store_resource
 from dashboard.components import judges as view
 from dashboard.components.feedback import guard, md_escape
@@ -18,16 +18,23 @@ store = store_resource.get_store()
 coll = state.collection()
 
 
+def _add_judge(f):
+    with store_resource.db_lock():
+        try:
+            return store.add_qrels(coll["id"], f.getvalue(), filename=f.name)
+        finally:
+            catalogue.changed()
+
+
+add_judge = access.for_editors(_add_judge)      # None for a viewer: no uploader at all
+
+
 def _upload(where) -> None:
-    def load(f):
-        with store_resource.db_lock():
-            try:
-                return store.add_qrels(coll["id"], f.getvalue(), filename=f.name)
-            finally:
-                catalogue.changed()
+    if add_judge is None:
+        return
     with where:
         render_uploader(key="jd_upload", label="Judge qrels files (pick many at once)", button="Load judges",
-                        noun="qrels files", load=load,
+                        noun="qrels files", load=add_judge, journal=uploads.Journal(store.path),
                         help="One TREC qrels file per judge; each file's name (without .gz) becomes the judge's name.")
 
 
@@ -59,7 +66,8 @@ level = state.select_one("Relevant at grade ≥", ["1", "2", "3"], key="jd_level
 correction = state.select_one("Correction", list(CORRECTIONS), key="jd_correction", param="correction",
                               default="holm", format_func=CORRECTIONS.get, where=row[3])
 others = [n for n in by_name if n != reference]
-with st.expander("Judges: leave some out, or upload more", expanded=bool(st.session_state.get("jd_upload_results"))):
+with st.expander("Judges: leave some out, or upload more" if add_judge else "Judges: leave some out",
+                 expanded=bool(st.session_state.get("jd_upload_results"))):
     left_out = state.select_many("Leave out", others, key="jd_leave_out", param="leave_out",
                                  help="Every qrels set but the reference is a judge, unless left out here")
     _upload(st.container())

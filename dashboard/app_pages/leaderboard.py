@@ -8,16 +8,17 @@ from dashboard.cache import results as cached
 from dashboard.cache import diversity as cached_diversity
 from dashboard.cache import judges as cached_judges
 from dashboard.cache import catalogue
-from dashboard.session import state
+from dashboard.cache import store as store_resource
+from dashboard.session import gates, state
 from dashboard.components import leaderboard as lb
 from dashboard.components import manysys
 from dashboard.components.feedback import guard, show_error, show_warnings
 from dashboard.components.escape import md_escape, md_format
 from dashboard.components.diversity import render_means
+from dashboard.components.judges import render_leaderboard_bounds
 from dashboard.components.palette import run_colors
 from dashboard.components.constants import (ALPHAS, CORRECTIONS, DEFAULT_MEASURES, DIVERSITY_DEFAULT, MORE_MEASURES,
                                  NO_BASELINE, RISK_ALPHAS, RISKS, TESTS)
-
 
 
 def diversity_section(coll, ids: dict, typed: list[str], sets) -> None:
@@ -44,8 +45,22 @@ def diversity_section(coll, ids: dict, typed: list[str], sets) -> None:
         render_means(summary, runs=run_names, measures=div, stem=f"diversity_{coll['name']}", key="lb_div")
 
 
+def bounds_section(coll, run_ids, measures, ver: str) -> None:
+    """Pool-hole bounds under the default qrels set, the holes filled by another set's labels."""
+    default, names = cached_judges.default_and_names(catalogue.qrels_sets(coll["id"]))
+    if default is None:
+        return
+    store = store_resource.get_store()
+
+    def report(measure: str, filled_by: str | None):
+        judges = (names[filled_by],) if filled_by else ()
+        return cached_judges.report(store, str(store.path), coll["id"], names[default], judges,
+                                    tuple(int(r) for r in run_ids), measure, 1, "holm", 0.05, ver)
+    render_leaderboard_bounds(list(names), default, measures, report=report, key="lb_bounds_view")
+
+
 st.title("Leaderboard")
-coll, ids = catalogue.require_runs(key="lb_empty")
+coll, ids = gates.require_runs(key="lb_empty")
 names = list(ids)
 ver = cached.version(coll["id"])
 
@@ -151,4 +166,4 @@ with guard("evaluate the runs"):
     lb.render_downloads(csv=csv, latex=latex, stem=stem, key="lb_download")
     if st.toggle("Pool-hole bounds and filled scores", key="lb_bounds",
                  help="What each score could be if the unjudged documents were relevant, and which runs could swap"):
-        cached_judges.leaderboard_bounds(coll, run_ids, measures, ver, key="lb_bounds_view")
+        bounds_section(coll, run_ids, measures, ver)

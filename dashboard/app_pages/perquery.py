@@ -7,8 +7,7 @@ import streamlit as st
 
 from dashboard.session import access
 from dashboard.cache import results as cached
-from dashboard.cache import catalogue
-from dashboard.session import state
+from dashboard.session import gates, state
 from dashboard.cache import store as store_resource
 from dashboard.components import perquery as pq
 from dashboard.components.feedback import guard
@@ -17,7 +16,7 @@ from dashboard.components.escape import md_escape, md_format
 from dashboard.components.constants import DEFAULT_MEASURES, MORE_MEASURES
 
 st.title("Per-query comparison")
-coll, ids = catalogue.require_runs(key="pq_empty", minimum=2)
+coll, ids = gates.require_runs(key="pq_empty", minimum=2)
 names = list(ids)
 ver = cached.version(coll["id"])
 store, skey = store_resource.get_store(), str(store_resource.get_store().path)
@@ -84,15 +83,15 @@ with guard("load the two rankings"):
 
 
 def _save_note(cid: int, qid: str, text: str) -> None:
-    access.require_editor()
     with store_resource.db_lock():
         store.set_note(cid, qid, text)
 
 
+save_note = access.for_editors(_save_note)
 with guard("load the note for this query"):
-    if access.can_edit():
+    if save_note:
         render_note(Note((coll["id"], qid), store.get_note(coll["id"], qid)),
-                    on_save=partial(_save_note, coll["id"], qid), key="pq_note")
+                    on_save=partial(save_note, coll["id"], qid), key="pq_note")
     else:   # viewers read the meeting's note; writing one needs an editor
         st.text_area("Note for this query", store.get_note(coll["id"], qid), height=90, disabled=True,
                      help="Only editors can change notes.")

@@ -1,13 +1,11 @@
 """The store's catalogue as the pages see it: collections, runs and qrels sets, cached per store data
-version (so a run loaded from the command line or a pipeline shows on the next interaction); and
-`require_runs`, the guard a page starts with.
+version (so a run loaded from the command line or a pipeline shows on the next interaction). The guard a page
+starts with (an empty state when there is nothing to show) is dashboard/session/gates.py.
 """
 from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.session import state
-from dashboard.components.feedback import empty_state
 from dashboard.cache.store import data_version, get_store, store_path
 
 
@@ -62,22 +60,3 @@ def changed() -> None:
     """Drop the cached catalogue (a write changes the data version anyway; this frees the old entries)."""
     for fn in (_collections, _runs, _qrels_sets, _diversity_sets):
         fn.clear()
-
-
-def require_runs(*, key: str, minimum: int = 1, need_qrels: bool = True) -> tuple[dict, dict]:
-    """(collection, {run name: run id}) or an empty state + st.stop() when there is nothing to show."""
-    coll = state.collection()
-    if coll is None:
-        empty_state("There is no collection yet. Create one and upload runs and qrels.", key=key)
-        st.stop()
-    runs_df = runs(coll["id"])
-    if need_qrels and qrels_sets(coll["id"]).empty:
-        empty_state(f"Collection '{coll['name']}' has no qrels yet. Upload a qrels file first, then runs.",
-                    key=key, upload_hint="qrels")
-        st.stop()
-    if len(runs_df) < minimum:
-        what = "a run" if minimum == 1 else f"at least {minimum} runs"
-        empty_state(f"Collection '{coll['name']}' has {len(runs_df)} run(s); this page needs {what}.",
-                    key=key, upload_hint="runs")
-        st.stop()
-    return coll, dict(zip(runs_df["name"].astype(str), runs_df["run_id"].astype(int)))

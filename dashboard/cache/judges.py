@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.cache import catalogue
 from dashboard.cache import store as store_resource
 
 SAMPLE = "dl23-llmjudge"      # the bundled collection that shows the Judges page at its best
@@ -25,23 +24,8 @@ def assessor_names(sets) -> dict[str, int]:
     return {name: qid for qid, name in labels_of(sets).items()}
 
 
-def leaderboard_bounds(coll: dict, run_ids, measures, ver: str, *, key: str) -> None:
-    """The Leaderboard's optional pool-hole section: bounds for one of its measures under the default qrels set,
-    and (when the collection has other qrels sets) the score with the holes filled by one of them."""
-    from dashboard.components.judges import render_bounds
-
-    store, sets = store_resource.get_store(), catalogue.qrels_sets(coll["id"])
+def default_and_names(sets) -> tuple[str | None, dict[str, int]]:
+    """(the default qrels set's display name or None, display name -> qrels_id) of a collection's qrels sets."""
     names = assessor_names(sets)
-    default = next((n for n, q in names.items() if q in set(sets.loc[sets["is_default"], "qrels_id"])), None)
-    if default is None:
-        return
-    left, right = st.columns(2)
-    measure = left.selectbox("Bounds for", measures, key=f"{key}_measure")
-    fillers = [n for n in names if n != default]
-    filled_by = right.selectbox("Fill the holes with the labels of", fillers or ["(no other qrels set)"],
-                                key=f"{key}_filled_by", disabled=not fillers)
-    judges = (names[filled_by],) if fillers else ()
-    with st.spinner("Scoring the holes in the pool..."):
-        rep = report(store, str(store.path), coll["id"], names[default], judges, tuple(int(r) for r in run_ids),
-                     measure, 1, "holm", 0.05, ver)
-    render_bounds(rep, filled_by=filled_by if fillers else None, key=key)
+    defaults = set(sets.loc[sets["is_default"], "qrels_id"]) if len(sets) else set()
+    return next((n for n, q in names.items() if q in defaults), None), names

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 import streamlit as st
 
 from core.store import access as store_access
-from core.errors import RankboardError, StoreError
+from core.errors import RankboardError, StoreError, StoreReadOnlyError
 from core.store.store import Store
 
 LOG = logging.getLogger("rankboard.dashboard")
@@ -48,15 +48,24 @@ def public_message(err: Exception) -> str:
     return err.public if isinstance(err, StoreError) else StoreError.public
 
 
+def read_only_notice() -> str:
+    """What every visitor is told about a store that can only be read (no path: that is in the server's log)."""
+    return StoreReadOnlyError.public
+
+
 def get_store() -> Store:
     """The process-wide Store; core calls take a fresh cursor each. If the store cannot be opened (damaged,
     busy for too long, newer schema), say so in plain words, log the details, and stop."""
     try:
-        return _open_store(store_path())
+        store = _open_store(store_path())
     except RankboardError as err:
         LOG.error("cannot open the store: %s", err)
         st.error(public_message(err), icon=":material/error:")
         st.stop()
+    if store.read_only and not getattr(store, "_logged_read_only", False):
+        store._logged_read_only = True
+        LOG.warning("the store is read-only; the dashboard only reads it: %s", store.read_only_error())
+    return store
 
 
 @contextmanager

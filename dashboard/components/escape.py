@@ -12,10 +12,12 @@ a list, an indented code block).
 Streamlit also rewrites parsed text, where a backslash no longer helps: ` -- ` becomes an em dash,
 ` -> `, ` <- `, ` <-> `, ` >= `, ` <= `, ` ~= ` become arrows and symbols, `:smile:` an emoji,
 `:material_home:` an icon and `:streamlit:` a logo; and GitHub's literal autolinks (`https://x`,
-`www.x`, `a@b.c`) are found in parsed text too. A word joiner (U+2060, invisible, not whitespace)
-goes between such characters (after every colon and @, inside `www.`, between two of `-<>~=`), so
-those patterns never match; a name without them is unchanged but for the backslashes. Plain-text elements (st.text, st.code, widget options, dataframe
-cells, plotly text via charts.chart_text) need no escaping and must not get it.
+`www.x`, `a@b.c`) are found in parsed text too. An empty colour directive (`:gray[]`, BREAK) goes between such
+characters (after every colon and @, inside `www.`, between two of `-<>~=`): it renders as an empty element, which
+splits the text so those patterns never match, and adds no character to what a visitor sees or copies (a word
+joiner, U+2060, did the same but was copied along with the name). A name without them is unchanged but for the
+backslashes. Plain-text elements (st.text, st.code, widget options, dataframe cells, plotly text via
+charts.chart_text) need no escaping and must not get it.
 """
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ import string
 
 _SPECIAL = frozenset(string.punctuation)        # !"#$%&'()*+,-./:;<=>?@[\]^_`{|}~
 _BREAKS = re.compile(r"[\r\n\t\f\v\u2028\u2029]+")
-_JOIN = "\u2060"                                # word joiner
+BREAK = ":gray[]"       # an empty element: splits the text, shows and copies as nothing
 _SYMBOL_RUN = re.compile(r"(?<=[-<>~=])(?=[-<>~=])")   # between two of - < > ~ =
 _BREAK_AFTER = re.compile(r"(?<=[:@])|(?<=www)(?=\.)", re.IGNORECASE)   # :name:, https://, a@b, www.
 
@@ -32,8 +34,8 @@ _BREAK_AFTER = re.compile(r"(?<=[:@])|(?<=www)(?=\.)", re.IGNORECASE)   # :name:
 def md_escape(text) -> str:
     """`text` as inert markdown: shown literally, character for character (line breaks as spaces)."""
     flat = _BREAKS.sub(" ", str(text))
-    flat = _BREAK_AFTER.sub(_JOIN, _SYMBOL_RUN.sub(_JOIN, flat))
-    return "".join("\\" + ch if ch in _SPECIAL else ch for ch in flat)
+    cuts = {m.start() for m in _SYMBOL_RUN.finditer(flat)} | {m.start() for m in _BREAK_AFTER.finditer(flat)}
+    return "".join((BREAK if i in cuts else "") + ("\\" + ch if ch in _SPECIAL else ch) for i, ch in enumerate(flat))
 
 
 def md_format(template: str, /, *args, **kwargs) -> str:

@@ -1,4 +1,6 @@
-"""Errors, warnings and empty states, shown exactly as core words them (never a traceback)."""
+"""Errors, warnings and empty states, shown exactly as core words them (never a traceback). A problem of the store
+or of the server's disk (core.errors.StoreError) is shown in its plain `public` words, without a path; anything
+unexpected as one line, its details (type, message, traceback) in the server's log only."""
 from __future__ import annotations
 
 import contextlib
@@ -12,6 +14,15 @@ from dashboard.pages import page_file
 
 log = logging.getLogger("rankboard.dashboard")
 UNEXPECTED = "Unexpected error"
+DETAILS_IN_LOG = "The details are in the server's log."
+
+
+def words(err: BaseException | str) -> str:
+    """What a visitor may read of an error: core's message, or a store problem's public words (then logged)."""
+    if isinstance(err, StoreError):
+        log.error("%s", err)
+        return err.public
+    return str(err)
 
 
 def show_error(err: BaseException | str, *, title: str = "That did not work") -> None:
@@ -19,10 +30,7 @@ def show_error(err: BaseException | str, *, title: str = "That did not work") ->
     plain text (it may name a file or a run). A store problem (damaged, busy) is shown in plain words
     without paths or process ids; its full text goes to the server's log."""
     st.error(md_escape(title), icon=":material/error:")
-    if isinstance(err, StoreError):
-        log.error("%s: %s", title, err)
-        err = err.public
-    st.code(str(err), language=None, wrap_lines=True)
+    st.code(words(err), language=None, wrap_lines=True)
 
 
 def show_warnings(warnings, *, title: str = "Warnings") -> None:
@@ -39,9 +47,9 @@ def guard(what: str):
         yield
     except RankboardError as err:
         show_error(err, title=f"Could not {what}")
-    except Exception as err:  # noqa: BLE001 - the page must never show a traceback
+    except Exception:  # noqa: BLE001 - the page must never show a traceback, a path or a version
         log.exception("while trying to %s", what)
-        show_error(f"{type(err).__name__}: {err}", title=f"{UNEXPECTED} while trying to {what}")
+        show_error(DETAILS_IN_LOG, title=f"{UNEXPECTED} while trying to {what}")
 
 
 def empty_state(message: str, *, key: str, upload_hint: str = "runs and qrels") -> None:

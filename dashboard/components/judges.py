@@ -1,6 +1,9 @@
 """Judges views: the judges table, the judges x runs shift heatmap, kappa against tau, one judge's topics,
-and the pool-hole bounds. Each takes a `core.judges.report.JudgeReport` (a value) and a key prefix."""
+and the pool-hole bounds. Each takes a `core.judges.report.JudgeReport` (a value) and a key prefix; the
+Leaderboard's bounds section takes the qrels sets' names and a callback that computes the report."""
 from __future__ import annotations
+
+from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -121,3 +124,18 @@ def render_bounds(report, *, filled_by: str | None, key: str) -> None:
     st.download_button("Download bounds (CSV)", frame.to_csv(index=False), key=f"{key}_csv",
                        file_name=f"{slug('bounds_' + report.reference + '_' + report.measure)}.csv",
                        mime="text/csv", icon=":material/download:")
+
+
+def render_leaderboard_bounds(names: list[str], default: str, measures: list[str], *,
+                              report: Callable[[str, str | None], object], key: str) -> None:
+    """The Leaderboard's optional pool-hole section: bounds for one of `measures` under the `default` qrels set,
+    and (when there are other qrels sets among `names`) the score with the holes filled by one of them.
+    `report(measure, filled_by)` returns the JudgeReport (filled_by None: no other set)."""
+    left, right = st.columns(2)
+    measure = left.selectbox("Bounds for", measures, key=f"{key}_measure")
+    fillers = [n for n in names if n != default]
+    filled_by = right.selectbox("Fill the holes with the labels of", fillers or ["(no other qrels set)"],
+                                key=f"{key}_filled_by", disabled=not fillers)
+    with st.spinner("Scoring the holes in the pool..."):
+        rep = report(measure, filled_by if fillers else None)
+    render_bounds(rep, filled_by=filled_by if fillers else None, key=key)

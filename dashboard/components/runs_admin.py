@@ -7,7 +7,7 @@ import streamlit as st
 from dashboard.components.table import table as show_table
 
 from core.errors import RankboardError
-from dashboard.components.feedback import show_error
+from dashboard.components.feedback import show_error, words
 from dashboard.components.escape import md_escape, md_format
 
 
@@ -65,7 +65,7 @@ def _do(action, key: str) -> None:
         action()
         st.session_state.pop(f"{key}_error", None)
     except RankboardError as err:
-        st.session_state[f"{key}_error"] = str(err)
+        st.session_state[f"{key}_error"] = words(err)
 
 
 def render_run_admin(runs: pd.DataFrame, *, rename, delete, key: str) -> None:

@@ -1,9 +1,9 @@
 """The sidebar shared by all pages: which collection is being looked at."""
 from __future__ import annotations
 
-import streamlit as st
+from typing import Callable
 
-from dashboard.session import state
+import streamlit as st
 
 
 def opening_collection(collections, samples=()) -> str | None:
@@ -17,9 +17,10 @@ def opening_collection(collections, samples=()) -> str | None:
     return str(collections["name"].iloc[0])
 
 
-def render_sidebar(collections, *, key: str, samples=()) -> dict | None:
-    """The collection picker over `collections` (collection_id, name, n_runs, ...), bound to the URL
-    parameter `collection`; returns the chosen {'id': int, 'name': str}, or None when there is none.
+def render_sidebar(collections, *, key: str, select: Callable, samples=()) -> dict | None:
+    """The collection picker over `collections` (collection_id, name, n_runs, ...), drawn by `select` (the
+    session's URL-bound selectbox, dashboard.session.state.select_one, which keeps the choice in the URL
+    parameter `collection`); returns the chosen {'id': int, 'name': str}, or None when there is none.
     Without a choice in the URL or this session it opens on the user's most recently changed collection,
     and on the first collection when there are only the bundled `samples`."""
     with st.sidebar:
@@ -28,7 +29,7 @@ def render_sidebar(collections, *, key: str, samples=()) -> dict | None:
             return None
         names = list(collections["name"])
         latest = opening_collection(collections, samples)
-        name = state.select_one("Collection", names, key=f"{key}_collection", param="collection", default=latest,
+        name = select("Collection", names, key=f"{key}_collection", param="collection", default=latest,
                                 help="Every page shows this collection's runs and qrels.")
         row = collections[collections["name"] == name].iloc[0]
         parts = []

@@ -3,7 +3,7 @@
 Three modes, from $RANKBOARD_ACCESS, else `[rankboard] access` in .streamlit/secrets.toml:
 
 - `local` (the default): one person on their own machine. Everyone who reaches the server edits, and
-  the server listens on localhost only (.streamlit/config.toml). Started on another address without
+  the server listens on 127.0.0.1 only (dashboard/.streamlit/config.toml). Started on another address without
   team mode, nobody may edit from the browser (a warning says how to turn team mode on).
 - `team`: a shared machine. With an OIDC provider in `[auth]` (Streamlit's own `st.login`), people
   log in and `editors = ["ana@lab.org", ...]` are editors; everyone else who logs in views (or only
@@ -12,26 +12,36 @@ Three modes, from $RANKBOARD_ACCESS, else `[rankboard] access` in .streamlit/sec
   ($RANKBOARD_VIEWER_SECRET or `viewer_secret`), when set, is needed to see anything at all.
 - `open`: a trusted network where anyone who reaches the port may edit (an explicit choice).
 
+Every control that writes to the store goes through one function, `for_editors(write)`: it returns None to a
+session that may not edit (the page then draws no control for it), and otherwise `write` wrapped so that it asks
+again when it runs. The store itself asks too: app.py hands `require_editor` to the shared Store as its
+`write_check`, which every data write calls first, so a write that a page forgot to route through
+`for_editors` (or a crafted request) is still refused. A store that can only be read (core/store/store.py)
+makes every session a reader, and the sidebar says why.
+
 The command line is not affected: it reads and writes the store file directly.
 """
 from __future__ import annotations
 
+import functools
 import hmac
 import os
-import time
 from dataclasses import dataclass
+from typing import Callable, TypeVar
 
 import streamlit as st
 
 from core.errors import RankboardError
+from dashboard.cache import store as store_resource
 from dashboard.components.feedback import show_error
 from dashboard.components.escape import md_format
+from dashboard.session import logins
 
 EDITOR, VIEWER = "editor", "viewer"
 MODES = ("local", "team", "open")
 LOOPBACK = {"localhost", "127.0.0.1", "::1"}
 _ROLE, _WHO = "_rankboard_role", "_rankboard_who"
-FAILED_LOGIN_DELAY_S = 1.0          # slows guessing the shared secret
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -101,14 +111,45 @@ def role() -> str:
 
 
 def can_edit() -> bool:
-    return role() == EDITOR
+    """True when this session may change the store: an editor's session, on a store that can be written."""
+    return role() == EDITOR and not store_resource.get_store().read_only
 
 
 def require_editor() -> None:
-    """Refuse a store write from a viewer session (the pages also hide the controls)."""
-    if not can_edit():
+    """Refuse a store write from a viewer's session, or to a read-only store (the pages also hide the controls).
+    The shared Store calls this before every data write (`guard_store_writes`)."""
+    if role() != EDITOR:
         raise RankboardError("Only editors may change the store. Log in as an editor (sidebar), "
                              "or use the command line on the server.")
+    store = store_resource.get_store()
+    if store.read_only:
+        raise store.read_only_error()
+
+
+def for_editors(write: Callable[..., T]) -> Callable[..., T] | None:
+    """The one access check on a control that writes to the store: None when this session may not edit (draw no
+    control), else `write` wrapped so that it asks again when it runs (the role may have changed since)."""
+    if not can_edit():
+        return None
+
+    @functools.wraps(write)
+    def checked(*args, **kwargs):
+        require_editor()
+        return write(*args, **kwargs)
+    return checked
+
+
+def why_read_only() -> str:
+    """Why this session sees no control that writes: the store cannot be written, or it is a viewer's."""
+    if store_resource.get_store().read_only:
+        return store_resource.read_only_notice()
+    return "You are viewing: uploading, renaming, deleting and notes need an editor login."
+
+
+def guard_store_writes() -> None:
+    """Make the shared Store ask `require_editor` before every write that changes its data (app.py calls this
+    on every run, before any page)."""
+    store_resource.get_store().write_check = require_editor
 
 
 def _set(role_: str | None, who: str | None = None) -> None:
@@ -123,16 +164,17 @@ def _secret_form(s: Settings, *, required: bool) -> None:
         label = "Team password" if required else "Editor password"
         typed = st.text_input(label, type="password", key="access_secret")
         if st.form_submit_button("Log in", type="primary" if required else "secondary"):
-            got = role_for_secret(typed, s)
-            if got is None:
-                time.sleep(FAILED_LOGIN_DELAY_S)
-                st.session_state["access_failed"] = True
-            else:
-                _set(got, f"{got} (shared password)")
+            got = []     # every attempt waits its turn of the server's login limit (dashboard/session/logins.py)
+            ok = logins.limiter().attempt(lambda: bool(got.append(role_for_secret(typed, s)) or got[0]))
+            if ok:
+                _set(got[0], f"{got[0]} (shared password)")
                 st.session_state.pop("access_failed", None)
                 st.rerun()
-    if st.session_state.get("access_failed"):
-        where.error("That password is not right.", icon=":material/lock:")
+            st.session_state["access_failed"] = "busy" if ok is None else "wrong"
+    failed = st.session_state.get("access_failed")
+    if failed:
+        where.error("Too many failed logins: try again in a minute." if failed == "busy"
+                    else "That password is not right.", icon=":material/lock:")
 
 
 def _oidc_gate(s: Settings) -> str:
@@ -185,6 +227,8 @@ def render_status(*, key: str) -> None:
     """The sidebar's word on access: who is signed in, log in / log out, or why nobody may edit."""
     s = settings()    # gate() already stopped the page if the settings are wrong
     with st.sidebar:
+        if store_resource.get_store().read_only:
+            st.warning(store_resource.read_only_notice(), icon=":material/lock:")
         if s.mode == "local" and not listening_locally():
             st.warning("Read-only: this server listens beyond localhost without team mode. Set "
                        "RANKBOARD_ACCESS=team (see the README, Team use) to let editors log in.",

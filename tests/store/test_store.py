@@ -185,14 +185,20 @@ def test_out_of_memory_or_disk_in_a_write_is_a_readable_error_and_rolls_back(tmp
     with fresh_store(tmp_path) as store:
         store.add_qrels("c", b"301 0 d1 1\n", filename="q.txt")
         before = snapshot(store)
-        for exc in (duckdb.IOException("No space left on device"), duckdb.OutOfMemoryException("could not allocate")):
+        full = duckdb.IOException(f'IO Error: Could not write file "{store.path}": No space left on device')
+        for exc in (full, duckdb.OutOfMemoryException("could not allocate")):
             with pytest.raises(RankboardError) as info:
                 with store.transaction() as cur:
                     cur.execute("DELETE FROM qrels").fetchall()
                     raise exc
-            assert str(info.value) == (f"{store.path}: the store could not save this change ({exc}). Nothing was "
-                                       "saved. Free memory or disk space (or raise RANKBOARD_MEMORY_LIMIT), or try "
-                                       "again if another session was writing.")
+            if exc is full:     # the disk has its own message (core/store/faults.py), naming the folder to free
+                assert str(info.value) == (f"{store.path}: the disk holding the store is full (no space left in "
+                                           f"{tmp_path}). Nothing was saved. Free space in {tmp_path}, or pass "
+                                           "--store PATH to a store on a disk with room.")
+            else:
+                assert str(info.value) == (f"{store.path}: the store could not save this change ({exc}). Nothing "
+                                           "was saved. Free memory or disk space (or raise RANKBOARD_MEMORY_LIMIT), "
+                                           "or try again if another session was writing.")
             assert snapshot(store) == before
         with pytest.raises(ZeroDivisionError):  # a bug is not disguised as a storage problem
             with store.transaction():
