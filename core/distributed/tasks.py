@@ -8,7 +8,6 @@ so the tasks also run (and are tested) in a plain process.
 """
 from __future__ import annotations
 
-import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -73,10 +72,10 @@ def with_run(table: pa.Table, run: str) -> pa.Table:
 def _scratch(path):
     """A scratch DuckDB connection sized for the run file at `path`, spilling to a temporary directory (both gone
     afterwards)."""
-    from core.db.scratch import scratch
+    from core.db.scratch import scratch, temp_directory
     from core.engine.stage1.files import size
 
-    with tempfile.TemporaryDirectory(prefix="rankboard-") as tmp:
+    with temp_directory() as tmp:
         con = scratch(tmp, size(path))
         try:
             yield con

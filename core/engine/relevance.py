@@ -10,7 +10,6 @@ This module only wires sources to the two stages: files (`evaluate_relevance_fil
 """
 from __future__ import annotations
 
-import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -18,7 +17,7 @@ import duckdb
 import pandas as pd
 import pyarrow as pa
 
-from core.db.scratch import scratch
+from core.db.scratch import scratch, temp_directory
 from core.formats import is_empty_file
 from core.engine.finish import run_names
 from core.engine.kinds import Kind, register
@@ -98,7 +97,7 @@ _QRELS = pa.schema([("qid", pa.string()), ("docno", pa.string()), ("rel", pa.int
 @contextmanager
 def _qrels_scratch(qrels, run_bytes: int):
     """A scratch DuckDB connection holding the parsed qrels as table rb_qrels (qid, docno, rel)."""
-    with tempfile.TemporaryDirectory(prefix="rankboard-") as tmp:
+    with temp_directory() as tmp:
         con = scratch(tmp, run_bytes)
         try:
             # a view of the Arrow table, not a copy into DuckDB (7.3M judgments: 0.27 s)

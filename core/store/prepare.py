@@ -27,7 +27,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from core.db.scratch import scratch
+from core.db.scratch import scratch, sweep
 from core.engine.stage1.order import canonical_ranks, rank_sql, topic_codes
 from core.formats import read_run, source_name
 from core.formats import pieces as limits
@@ -141,6 +141,7 @@ def _spool(reader: RunSource, file: str) -> SpooledRun | None:
     it (a CSV or TSV with a header line, Parquet, UTF-16: the whole-file parser reads those)."""
     folder = os.environ.get("RANKBOARD_SPOOL_DIR") or tempfile.gettempdir()
     _sweep(folder)
+    sweep(folder)
     fd, path = tempfile.mkstemp(prefix=f"rankboard-run-{os.getpid()}-", suffix=".parquet", dir=folder)
     os.close(fd)
     got = None
@@ -201,7 +202,7 @@ def _spill(reader: RunSource, path: str, folder: str, *, clean: bool):
     reader's DuckDB table (which spills; memory limit at most SCRATCH_BYTES), are ranked there in SQL and written
     to the Parquet file `path`. None when the reader declines it or DuckDB fails (e.g. the disk is full). Slower
     than the pieces (every row sorted), for bounded memory."""
-    tmp = tempfile.mkdtemp(prefix="rankboard-spill-", dir=folder)
+    tmp = tempfile.mkdtemp(prefix=f"rankboard-{os.getpid()}-spill-", dir=folder)
     con = scratch(tmp, min(reader.size, SCRATCH_BYTES // 3))      # memory limit 3x size, between 500 MB and 1 GB
     try:
         parsed = reader.fill(con, "r", clean=clean)
