@@ -175,7 +175,6 @@ def click_everything(at) -> int:
 MODES = ["team-no-login", "viewer-secret", "oidc", "local-beyond-localhost"]
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("mode", MODES)
 def test_a_viewer_sees_no_write_control_on_any_page_and_clicking_everything_writes_nothing(
         store_path, writes, monkeypatch, mode):
