@@ -21,8 +21,10 @@ from core.measures import EvalOptions, parse_measures
 from core.measures.diversity import FAMILIES, too_deep
 from core.measures.subtopics import DEPTH, SubtopicData
 from core.engine.stage2 import _assemble, _missing
+from core.engine.finish import no_topic
 from core.engine.kinds import Kind, check, read_runs, register
-from core.engine.types import EvalResult, Rankings
+from core.engine.stage1 import Tables, rankings
+from core.engine.types import EvalResult
 
 __all__ = ["evaluate_diversity", "evaluate_diversity_files", "is_diversity", "NDEVAL_DEFAULT"]
 
@@ -67,32 +69,28 @@ def evaluate_diversity(qrels: pd.DataFrame, run: pd.DataFrame, measures, options
 
 
 def _evaluate(con, ms, options: EvalOptions, runs: list[str], warnings: list[str]) -> EvalResult:
+    """Stage 1 is stage 1's table provider in ndeval's order (equal scores by docno ascending) with the subtopic
+    as the stacked qrels' key; topics, subtopics and documents are numbered here for the measures."""
     con.execute("""CREATE TEMP TABLE dq AS SELECT qid, docno, rel,
         CAST(dense_rank() OVER (ORDER BY qid) - 1 AS BIGINT) AS t,
         CAST(dense_rank() OVER (PARTITION BY qid ORDER BY sord) - 1 AS BIGINT) AS sub,
         CAST(dense_rank() OVER (PARTITION BY qid ORDER BY docno DESC) - 1 AS BIGINT) AS doc FROM _rb_div_q""")
-    con.execute("""CREATE TEMP TABLE dr AS SELECT * FROM (SELECT run, qid, docno,
-        row_number() OVER (PARTITION BY run, qid ORDER BY score DESC, docno ASC) AS rank
-        FROM _rb_div_r WHERE qid IN (SELECT qid FROM dq)) WHERE rank <= ?""",
-                [int(options.max_depth or np.iinfo(np.int32).max)])
-    topics = con.execute("SELECT DISTINCT qid, t FROM dq ORDER BY t").df()
-    t_of = dict(zip(topics["qid"], topics["t"]))
-    counts = con.execute("SELECT run, qid, count(*) AS n FROM dr GROUP BY ALL").df()
-    found = Rankings(counts[["run", "qid"]], counts["n"].to_numpy(np.int64), np.zeros(0, np.int64),
-                     np.zeros(0, np.int64), np.zeros(0, np.int64), pd.DataFrame({"qid": [], "rel": [], "n": []}),
-                     runs, list(topics["qid"]))
-    missing, extra, notes = _missing(found, options)
-    groups = pd.concat([counts[["run", "qid"]]] + extra, ignore_index=True).sort_values(["run", "qid"], kind="stable")
-    groups = groups.reset_index(drop=True)
+    rk = rankings(Tables(con, "_rb_div_r", "dq", ties="asc", key="sub"), options)
+    rk.runs = runs
+    missing, extra, notes = _missing(rk, options)
+    groups = pd.concat([rk.groups] + extra, ignore_index=True)
+    order = groups.sort_values(["run", "qid"], kind="stable").index.to_numpy()
+    inverse = np.empty_like(order)
+    inverse[order] = np.arange(len(order))
+    groups = groups.iloc[order].reset_index(drop=True)
+    g = inverse[rk.g]
+    rows = np.lexsort((rk.key, rk.rank, g))                 # by ranking, rank, subtopic
     present = set(groups["run"])
-    warnings += notes + [f"{r}: no topic in common with the qrels; nothing to evaluate." for r in runs
-                         if r not in present]
-    con.register("_rb_div_g", groups.assign(g=np.arange(len(groups), dtype=np.int64)))
-    rows = con.execute("""SELECT gr.g, dr.rank, dq.sub, dq.rel FROM dr JOIN _rb_div_g gr USING (run, qid)
-        JOIN dq USING (qid, docno) ORDER BY gr.g, dr.rank, dq.sub""").fetchnumpy()
+    warnings += notes + [no_topic(r) for r in runs if r not in present]
     q = con.execute("SELECT t, doc, sub, rel FROM dq").fetchnumpy()
-    data = SubtopicData(groups["qid"].map(t_of).to_numpy(np.int64), len(topics), rows["g"], rows["rank"],
-                        rows["sub"], rows["rel"], q["t"], q["doc"], q["sub"], q["rel"], options)
+    topic = pd.Index(rk.topics).get_indexer(groups["qid"])  # t numbers the qrels topics in order, as rk.topics lists them
+    data = SubtopicData(topic.astype(np.int64), len(rk.topics), g[rows], rk.rank[rows],
+                        rk.key[rows], rk.rel[rows], q["t"], q["doc"], q["sub"], q["rel"], options)
     if options.judged_only:                     # -J after -M, as trec_eval (core.engine.stage2) applies them
         data = data.judged_only()
     return _assemble(groups, data, ms, options, runs, missing, warnings)

@@ -24,6 +24,8 @@ class Rankings:
     runs: list[str]                              # every run asked for, in order
     topics: list[str]                            # the qrels topics, sorted
     warnings: list[str] = field(default_factory=list)   # what reading the run reported (e.g. several tags)
+    key: np.ndarray | None = None                # per judged row: its qrels' key column, when the qrels are stacked
+                                                 #   (a judge's set, a subtopic: stage1.Tables(key=...))
 
     @classmethod
     def empty(cls, levels: pd.DataFrame, runs: list[str], topics: list[str],

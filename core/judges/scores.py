@@ -24,7 +24,8 @@ import numpy as np
 import pandas as pd
 
 from core.db.sqltext import ident
-from core.engine.stage1.order import rank_sql
+from core.engine.stage1 import Tables, rankings
+from core.measures import EvalOptions
 from core.engine.stage2 import evaluate_rankings
 from core.engine.types import Rankings
 
@@ -51,18 +52,13 @@ class Stage1:
 
 def table_stage1(con, runs_table: str, qrels_table: str, names: list[str], depth: int | None) -> Stage1:
     """Stage 1 of runs held in DuckDB table `runs_table` (run INTEGER index into names, qid, docno, and the
-    canonical rank, else score to rank them by in SQL) against stacked qrels `qrels_table` (s, qid, docno, rel):
-    ranked once per run, joined once to all sets."""
-    rt, qt = ident(runs_table), ident(qrels_table)     # SQL below: these quoted identifiers, and no user text
-    cols = [d[0] for d in con.execute("SELECT * FROM " + rt + " LIMIT 0").description]
-    rank = "rank" if "rank" in cols else rank_sql("run, qid")
-    cut = "" if depth is None else " WHERE rank <= $depth"
-    rows = con.execute("WITH r AS (SELECT run, qid, docno, " + rank + " AS rank FROM " + rt + "), c AS (SELECT * FROM r"
-                       + cut + ") SELECT q.s, c.run, c.qid, c.rank, q.rel FROM c JOIN " + qt + " q ON q.qid = c.qid "
-                       "AND q.docno = c.docno", {} if depth is None else {"depth": int(depth)}).fetchnumpy()
-    sizes = con.execute("SELECT run, qid, count(*) AS n FROM " + rt + " GROUP BY ALL").fetchnumpy()
-    qrels_qids = [r[0] for r in con.execute("SELECT DISTINCT qid FROM " + qt).fetchall()]
-    return build_stage1(names, sizes["run"], sizes["qid"], sizes["n"], qrels_qids, rows)
+    canonical rank, else score to rank them by) against stacked qrels `qrels_table` (s, qid, docno, rel): stage 1's
+    table provider, with the qrels set `s` as the stacked key, ranked once per run and joined once to all sets."""
+    rk = rankings(Tables(con, runs_table, qrels_table, key="s"), EvalOptions(max_depth=depth))
+    run = rk.groups["run"].to_numpy(np.int64)
+    rows = {"s": rk.key, "run": run[rk.g], "qid": rk.groups["qid"].to_numpy(object)[rk.g], "rank": rk.rank,
+            "rel": rk.rel}
+    return build_stage1(names, run, rk.groups["qid"], rk.num_ret, rk.topics, rows)
 
 
 def build_stage1(names, size_run, size_qid, size_n, qrels_qids, rows) -> Stage1:

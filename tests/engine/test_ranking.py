@@ -9,12 +9,12 @@ from hypothesis import strategies as st
 from core.engine.stage1.order import canonical_ranks, rank_sql, topic_codes
 
 
-def naive_ranks(qids, docnos, scores):
-    """trec_eval's order per topic: score descending, then docno descending by bytes."""
+def naive_ranks(qids, docnos, scores, ties="desc"):
+    """trec_eval's order per topic: score descending, then docno descending by bytes (ascending with ties="asc")."""
     ranks = [0] * len(qids)
     for q in set(qids):
         rows = [i for i in range(len(qids)) if qids[i] == q]
-        rows.sort(key=lambda i: docnos[i].encode(), reverse=True)
+        rows.sort(key=lambda i: docnos[i].encode(), reverse=ties == "desc")
         rows.sort(key=lambda i: -scores[i])                     # stable: ties keep docno descending
         for k, i in enumerate(rows):
             ranks[i] = k + 1
@@ -33,21 +33,22 @@ def runs(draw):
 
 
 @settings(max_examples=300, deadline=None)
-@given(runs(), st.data())
-def test_ranks_equal_a_plain_sort(run, data):
+@given(runs(), st.data(), st.sampled_from(["desc", "asc"]))
+def test_ranks_equal_a_plain_sort(run, data, ties):
     qids, docnos, scores = run
     codes, _ = topic_codes(pa.array(qids, pa.string()))
-    expected = naive_ranks(qids, docnos, scores)
-    got = canonical_ranks(codes, np.array(scores, dtype=np.float64), pa.array(docnos, pa.string()))
+    expected = naive_ranks(qids, docnos, scores, ties)
+    got = canonical_ranks(codes, np.array(scores, dtype=np.float64), pa.array(docnos, pa.string()), ties=ties)
     assert got.tolist() == expected
     rows = data.draw(st.lists(st.integers(0, max(len(qids) - 1, 0)), unique=True, max_size=len(qids)))
     some = canonical_ranks(codes, np.array(scores, dtype=np.float64), pa.array(docnos, pa.string()),
-                           rows=np.array(rows, dtype=np.int64))
+                           rows=np.array(rows, dtype=np.int64), ties=ties)
     assert some.tolist() == [expected[i] for i in rows]
 
 
+@pytest.mark.parametrize("ties", ["desc", "asc"])
 @pytest.mark.parametrize("shuffle", [False, True])
-def test_ranks_equal_the_sql_window_on_a_real_run(shuffle):
+def test_ranks_equal_the_sql_window_on_a_real_run(shuffle, ties):
     import gzip
     from pathlib import Path
 
@@ -59,9 +60,9 @@ def test_ranks_equal_the_sql_window_on_a_real_run(shuffle):
                       "score": np.array([float(f[4]) for f in lines]), "i": np.arange(len(lines))})
     con = duckdb.connect()
     con.register("t", table)
-    sql = con.execute("SELECT " + rank_sql("qid") + " AS r, i FROM t ORDER BY i").fetchnumpy()["r"]
+    sql = con.execute("SELECT " + rank_sql("qid", ties) + " AS r, i FROM t ORDER BY i").fetchnumpy()["r"]
     codes, _ = topic_codes(table["qid"])
-    assert canonical_ranks(codes, table["score"].to_numpy(), table["docno"]).tolist() == sql.tolist()
+    assert canonical_ranks(codes, table["score"].to_numpy(), table["docno"], ties=ties).tolist() == sql.tolist()
 
 
 def test_topic_codes_are_first_seen_order_over_chunks():

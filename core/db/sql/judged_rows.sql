@@ -1,4 +1,4 @@
--- Canonical trec_eval ranking per (run, qid) of the qrels topics, cut at -M, joined to the qrels: every judged retrieved row (any grade), plus one row per ranking with n = documents retrieved (rank/rel NULL when nothing retrieved is judged).
+-- Canonical trec_eval ranking per (run, qid) of the qrels topics, cut at -M, joined to the qrels: every judged retrieved row (any grade; one per qrels row when the qrels are stacked by a key column), plus one row per ranking with n = documents retrieved (rank/rel NULL when nothing retrieved is judged).
 WITH topics AS (
     SELECT DISTINCT qid FROM {qrels_table}
 ),
@@ -8,7 +8,7 @@ ranked AS (
     WHERE qid IN (SELECT qid FROM topics)
 ),
 judged AS (
-    SELECT r.run, r.qid, r.rank, q.rel
+    SELECT r.run, r.qid, r.rank, q.rel, {key} AS key
     FROM ranked r JOIN {qrels_table} q ON q.qid = r.qid AND q.docno = r.docno
     WHERE r.rank <= $depth
 ),
@@ -18,6 +18,6 @@ sizes AS (
     WHERE qid IN (SELECT qid FROM topics)
     GROUP BY ALL
 )
-SELECT s.run, s.qid, j.rank, j.rel, s.n
+SELECT s.run, s.qid, j.rank, j.rel, j.key, s.n
 FROM sizes s LEFT JOIN judged j ON j.run = s.run AND j.qid = s.qid
-ORDER BY s.run, s.qid, j.rank
+ORDER BY s.run, s.qid, j.rank, j.key

@@ -6,8 +6,8 @@
 
 Topics are those of the judgments that the run retrieved for (all judgment topics with -c, a missing one with
 nothing retrieved); -M cuts each ranking. trec_eval ranks for these measures by score descending and breaks ties
-by docno *ascending* (form_prefs_counts.c comp_sim_docno), unlike its other measures: `prefs_ranks` reuses the
-canonical order (core.engine.stage1.order) and reverses each run of tied scores.
+by docno *ascending* (form_prefs_counts.c comp_sim_docno), unlike its other measures: stage 1's order with
+ties="asc" (core.engine.stage1.order).
 """
 from __future__ import annotations
 
@@ -97,19 +97,7 @@ def prefs_ranks(run: pd.DataFrame, max_depth: int | None = None) -> pa.Table:
                         f"remove one of the lines.")
     qid = pa.array(run["qid"].to_numpy(object), pa.string())
     docno = pa.array(run["docno"].to_numpy(object), pa.string())
-    score = run["score"].to_numpy(np.float64)
-    codes, _ = topic_codes(qid)
-    rank = canonical_ranks(codes, score, docno)
-    if len(rank):
-        order = np.lexsort((rank, codes))                       # rows in canonical order, topic by topic
-        sc, cd = score[order], codes[order]
-        new = np.r_[True, (cd[1:] != cd[:-1]) | (sc[1:] != sc[:-1])]
-        first = np.flatnonzero(new)
-        last = np.r_[first[1:], len(order)] - 1
-        tie = np.cumsum(new) - 1
-        flipped = np.empty_like(rank)
-        flipped[order] = rank[order[first]][tie] + rank[order[last]][tie] - rank[order]
-        rank = flipped
+    rank = canonical_ranks(topic_codes(qid)[0], run["score"].to_numpy(np.float64), docno, ties="asc")
     keep = rank <= max_depth if max_depth else np.ones(len(rank), bool)
     return pa.table({"qid": qid.filter(pa.array(keep)), "docno": docno.filter(pa.array(keep)),
                      "rank": pa.array(rank[keep], pa.int64())})

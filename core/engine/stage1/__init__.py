@@ -38,6 +38,8 @@ class Tables:
     run_table: str
     qrels_table: str
     run_name: str | None = None
+    ties: str = "desc"                          # equal scores by docno descending (trec_eval) or "asc" (ndeval)
+    key: str | None = None                      # the key column of stacked qrels (table_rankings)
 
 
 @dataclass(frozen=True)
@@ -78,7 +80,7 @@ Provider = Callable[[object, EvalOptions], "Rankings | None"]
 
 
 def _tables(src: Tables, options: EvalOptions) -> Rankings:
-    return table_rankings(src.con, src.run_table, src.qrels_table, options, src.run_name)
+    return table_rankings(src.con, src.run_table, src.qrels_table, options, src.run_name, ties=src.ties, key=src.key)
 
 
 def _arrow(src: ArrowRun, options: EvalOptions) -> Rankings:

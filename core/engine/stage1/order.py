@@ -20,14 +20,19 @@ import pyarrow.compute as pc
 
 from core.db.scratch import shared_cursor
 
-__all__ = ["ORDER_SQL", "rank_sql", "canonical_ranks", "topic_codes"]
+__all__ = ["ORDER_SQL", "TIES", "rank_sql", "canonical_ranks", "topic_codes"]
 
+# How equal scores are ordered: by docno descending (trec_eval's measures), or ascending (ndeval's diversity measures,
+# and trec_eval's preference measures: form_prefs_counts.c comp_sim_docno). Everything else is the same order.
+TIES = {"desc": "descending", "asc": "ascending"}
 ORDER_SQL = "score DESC, docno DESC"
 
 
-def rank_sql(partition: str) -> str:
+def rank_sql(partition: str, ties: str = "desc") -> str:
     """The SQL form: the rank of a row among the rows of its `partition` (e.g. "run, qid")."""
-    return f"row_number() OVER (PARTITION BY {partition} ORDER BY {ORDER_SQL})"
+    if ties not in TIES:
+        raise ValueError(f"ties must be one of {sorted(TIES)}, not {ties!r}")
+    return f"row_number() OVER (PARTITION BY {partition} ORDER BY score DESC, docno {ties.upper()})"
 
 
 def topic_codes(qid) -> tuple[np.ndarray, pa.Array]:
@@ -93,12 +98,13 @@ def _runs_of(tied: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return tied[first], sizes
 
 
-def canonical_ranks(codes: np.ndarray, score: np.ndarray, docno, rows: np.ndarray | None = None) -> np.ndarray:
+def canonical_ranks(codes: np.ndarray, score: np.ndarray, docno, rows: np.ndarray | None = None,
+                    ties: str = "desc") -> np.ndarray:
     """1-based trec_eval ranks within each topic. `codes`: int topic code per row; `score`: float64 per row;
     `docno`: pyarrow string array (or chunked array) per row; docnos must not repeat within a topic.
     With `rows` (indices into the rows), only those rows' ranks are returned (and only their ties ordered);
     otherwise every row's rank, in the rows' own order. Memory: a few arrays of one entry per tied row besides
-    the result; never a string sort of all rows."""
+    the result; never a string sort of all rows. `ties`: "desc" (trec_eval's order) or "asc" (TIES)."""
     n = len(codes)
     want = None if rows is None else np.asarray(rows, dtype=np.int64)
     if n == 0 or (want is not None and len(want) == 0):
@@ -131,7 +137,7 @@ def canonical_ranks(codes: np.ndarray, score: np.ndarray, docno, rows: np.ndarra
             ranks[later] = 1 - np.diff(later, prepend=0)
         np.cumsum(ranks, out=ranks)
         if len(tie_starts):
-            members, shift, _ = _tie_shift(tie_starts, tie_sizes, perm, docno)
+            members, shift, _ = _tie_shift(tie_starts, tie_sizes, perm, docno, ties)
             ranks[members] += shift
         if perm is not None:
             out = np.empty_like(ranks)
@@ -152,7 +158,7 @@ def canonical_ranks(codes: np.ndarray, score: np.ndarray, docno, rows: np.ndarra
             marked = np.zeros(len(tie_starts), dtype=bool)
             marked[run] = True
             chosen = np.flatnonzero(marked)
-            _, shift, first = _tie_shift(tie_starts[chosen], tie_sizes[chosen], perm, docno)
+            _, shift, first = _tie_shift(tie_starts[chosen], tie_sizes[chosen], perm, docno, ties)
             ranks[which] += shift[first[np.searchsorted(chosen, run)] + (pos[which] - tie_starts[run])]
     if order is not None:
         out = np.empty_like(ranks)
@@ -161,7 +167,7 @@ def canonical_ranks(codes: np.ndarray, score: np.ndarray, docno, rows: np.ndarra
     return ranks
 
 
-def _tie_shift(starts, sizes, perm, docno) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _tie_shift(starts, sizes, perm, docno, ties: str = "desc") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(members, shift, first) for the tied runs (first sorted position, size): `members` the sorted positions
     of all their rows, run after run, `shift` what to add to each one's place in its topic to get its rank
     (its place in its run by docno descending, minus its offset in the run), `first[j]` where run j's rows
@@ -175,7 +181,7 @@ def _tie_shift(starts, sizes, perm, docno) -> tuple[np.ndarray, np.ndarray, np.n
     docs = docno.take(pa.array(members if perm is None else perm[members]))  # in row order: one sweep
     runs = np.repeat(np.arange(len(sizes), dtype=np.int32), sizes)
     order = pc.sort_indices(pa.table({"run": runs, "docno": docs}),
-                            sort_keys=[("run", "ascending"), ("docno", "descending")]).to_numpy()
+                            sort_keys=[("run", "ascending"), ("docno", TIES[ties])]).to_numpy()
     place = np.empty(total, dtype=np.int64)
     place[order] = np.arange(total)           # the sort keeps runs in order: a row's place minus its offset
     return members, place - np.arange(total), first

@@ -28,20 +28,23 @@ def _columns(con, quoted_table: str) -> list[str]:
 
 
 def table_rankings(con, run_table: str, qrels_table: str, options: EvalOptions = EvalOptions(),
-                   run_name: str | None = None) -> Rankings:
+                   run_name: str | None = None, *, ties: str = "desc", key: str | None = None) -> Rankings:
     """`Rankings` of every run in table `run_table` (run, qid, docno, score[, rank]) against `qrels_table`
-    (qid, docno, rel); with `run_name`, `run_table` holds one run and needs no run column."""
+    (qid, docno, rel[, key]); with `run_name`, `run_table` holds one run and needs no run column. `ties`: how equal
+    scores are ordered (order.TIES). `key`: a column of stacked qrels (several sets in one table, told apart by it,
+    e.g. a judge's set or a subtopic): each judged row comes once per qrels row, with its key in `Rankings.key`."""
     rt = ident(run_table)                 # quoted: only these names enter the SQL text
     cols = _columns(con, rt)
     for need in ("qid", "docno") + (() if run_name is not None else ("run",)):
         if need not in cols:
             raise EvalError(f"Run table {run_table} has no column {need!r}; it needs run, qid, docno, score.")
     partition = "qid" if run_name is not None else "run, qid"
-    rank_expr = "rank" if "rank" in cols else rank_sql(partition)
+    rank_expr = "rank" if "rank" in cols else rank_sql(partition, ties)
     depth = int(options.max_depth) if options.max_depth else NO_DEPTH
     params = {"depth": depth} | ({"run": run_name} if run_name is not None else {})
     query = sql("judged_rows", rank_expr=rank_expr, run_table=rt, qrels_table=ident(qrels_table),
-                partition=partition, run_expr="$run" if run_name is not None else "run")
+                partition=partition, run_expr="$run" if run_name is not None else "run",
+                key="q." + ident(key) if key is not None else "0")
     res = con.execute(query, params).fetchnumpy()
     if run_name is not None:
         runs = [run_name]
@@ -58,4 +61,5 @@ def table_rankings(con, run_table: str, qrels_table: str, options: EvalOptions =
     g = np.cumsum(first) - 1
     groups = pd.DataFrame({"run": run[first], "qid": qid[first]})
     num_ret = np.asarray(res["n"], dtype=np.int64)[first]
-    return Rankings(groups, num_ret, g[judged], rank[judged], rel[judged], levels, runs, topics)
+    keys = np.ma.filled(np.ma.asarray(res["key"]).astype(np.int64), 0)[judged] if key is not None else None
+    return Rankings(groups, num_ret, g[judged], rank[judged], rel[judged], levels, runs, topics, key=keys)
