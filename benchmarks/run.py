@@ -44,17 +44,20 @@ TOOLS = {  # task -> tools timed on it (rankboard first; the floor last)
 N_COMPARE_RUNS = 10
 
 
-def spawn(args: list[str], env=None, timeout=3600) -> dict:
-    """Run tools.py in a fresh process; wall seconds, peak RSS (MB), CPU seconds and the child's JSON."""
+def spawn(args: list[str], env=None, timeout=3600, tree: Path | None = None) -> dict:
+    """Run tools.py (of the checkout `tree`, default this one) in a fresh process; wall seconds, peak RSS (MB), CPU
+    seconds and the child's JSON."""
     with tempfile.NamedTemporaryFile(suffix=".json", dir=WORK, delete=False) as f:
         out = f.name
     rssf = out + ".rss"
     # /usr/bin/time reports the max RSS of the tool itself. (os.wait4 on a child forked from this
     # process would not do: Linux carries the pre-exec RSS of the forked parent into ru_maxrss.)
-    cmd = ["/usr/bin/time", "-f", "%M", "-o", rssf, sys.executable, str(HERE / "tools.py"), *args, "--out", out]
+    tree = Path(tree) if tree is not None else ROOT
+    cmd = ["/usr/bin/time", "-f", "%M", "-o", rssf, sys.executable, str(tree / "benchmarks" / "tools.py"), *args,
+           "--out", out]
     t0 = time.perf_counter()
     errf = tempfile.TemporaryFile()
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=errf, start_new_session=True)
+    proc = subprocess.Popen(cmd, cwd=tree, env=env, stdout=subprocess.DEVNULL, stderr=errf, start_new_session=True)
     killed, done = [], threading.Event()
 
     def watch():   # a child that outgrows the RAM cap is stopped before it hurts the machine

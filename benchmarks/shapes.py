@@ -1,6 +1,7 @@
 """Evaluate (7 measures) on five shapes of a ~5M-line run, Rankboard against pytrec_eval.
 
     flock /tmp/rankboard-bench.lock python benchmarks/shapes.py [--reps 3] [--shapes ties,shuffled] [--label NOTE]
+        [--before TREE]
 
 Shapes, all from fixed seeds (written once to benchmarks/work/shapes/):
 - ties:     generate.py's 5,000-topic run 0: topics one after another, 3-decimal scores, ties listed in pool
@@ -8,13 +9,15 @@ Shapes, all from fixed seeds (written once to benchmarks/work/shapes/):
 - shuffled: the same lines in a random order (topics interleaved)
 - gzip:     the ties file, gzip-compressed
 - msmarco:  the same rankings as MS MARCO's 3 tab-separated columns (qid, docno, rank)
-- robust:   the 17 TREC 2003 Robust runs of ../shared/reference/trectools_robust03, copy k of the topics
+- robust:   the 17 TREC 2003 Robust runs of tests/reference/trectools_robust03, copy k of the topics
             renamed '<qid>-<k>' and served by run k mod 17, up to ~5M lines (qrels copied alike)
 
 pytrec_eval reads each file line by line into dicts, as its users do (tools.py pytrec_eval_lines). The library
 floor (tools.py library_floor) is the least any pipeline on Rankboard's libraries does for the same answer.
-Each figure: the median wall time of --reps fresh processes (the three tools alternating), peak RSS, and the load
-average before it. The table replaces the `shapes` section of benchmarks/RESULTS.md (benchmarks/sections.py), its
+Each figure: the median wall time of --reps fresh processes (the tools alternating), peak RSS, and the load
+average before it. With --before TREE, Rankboard as checked out in TREE (another commit, e.g. a `git worktree`)
+alternates with the others too, and its own column is added: the same shapes, before and after a change. The
+table replaces the `shapes` section of benchmarks/RESULTS.md (benchmarks/sections.py), its
 heading naming the date and the commit measured; benchmarks/work/shapes.json keeps every run's rows.
 """
 from __future__ import annotations
@@ -43,7 +46,7 @@ import sections  # noqa: E402
 WORK = HERE / "work" / "shapes"
 SHAPES = ["ties", "shuffled", "gzip", "msmarco", "robust"]
 SEED = 20261124
-ROBUST = HERE.parent.parent / "shared" / "reference" / "trectools_robust03"
+ROBUST = HERE.parent / "tests" / "reference" / "trectools_robust03"
 TARGET_LINES = 5_000_000
 
 
@@ -91,7 +94,7 @@ def _robust() -> tuple[Path, Path]:
     if run_out.exists():
         return qrels_out, run_out
     runs = [[line.split() for line in gzip.open(p, "rt")] for p in sorted((ROBUST / "runs").glob("input.*.gz"))]
-    qrels = [line.split() for line in open(ROBUST / "robust03_qrels.txt")]
+    qrels = [line.split() for line in gzip.open(ROBUST / "robust03_qrels.txt.gz", "rt")]
     n, k = 0, 0
     with open(run_out.with_suffix(".tmp"), "w") as rw, open(qrels_out, "w") as qw:
         while n < TARGET_LINES:
@@ -109,15 +112,17 @@ def _lines(path: Path) -> int:
         return sum(block.count(b"\n") for block in iter(lambda: f.read(1 << 24), b""))
 
 
-def measure(shape: str, reps: int) -> dict:
+def measure(shape: str, reps: int, before: Path | None = None) -> dict:
     qrels, run = build(shape)
     row = {"shape": shape, "lines": _lines(run), "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
-    tools = ("rankboard", "pytrec_eval-lines", "library-floor")
+    tools = ("rankboard", "pytrec_eval-lines", "library-floor") + (("rankboard-before",) if before else ())
     taken = {tool: [] for tool in tools}
     for _ in range(reps):                    # the tools alternate, so a drift of the machine touches them alike
         for tool in tools:
             load = os.getloadavg()
-            s = runner.spawn([tool, "evaluate", "--task", "eval7", "--qrels", str(qrels), "--run", str(run)])
+            name, tree = ("rankboard", before) if tool == "rankboard-before" else (tool, None)
+            s = runner.spawn([name, "evaluate", "--task", "eval7", "--qrels", str(qrels), "--run", str(run)],
+                             tree=tree)
             if "error" in s:
                 raise SystemExit(f"{tool} on {shape}: {s['error']}")
             taken[tool].append((s, load))
@@ -135,7 +140,8 @@ def measure(shape: str, reps: int) -> dict:
           f"{r['rss_mb']:.0f} MB  "
           f"pytrec_eval {p['wall']:.2f} s {p['rss_mb']:.0f} MB  ratio {row['ratio']:.2f}x  agree {row['agree']}  "
           f"library floor {f['wall']:.2f} s ({f['wall'] / p['wall']:.2f}x)  "
-          f"load {r['load']} / {p['load']} / {f['load']}", flush=True)
+          + (f"before {row['rankboard-before']['wall']:.2f} s  " if before else "")
+          + f"load {r['load']} / {p['load']} / {f['load']}", flush=True)
     return row
 
 
@@ -155,8 +161,9 @@ def table(rows: dict, label: str, git: str) -> str:
            "topic, as trec_eval requires, and joins them; no ranking, measures or result frame), and its ratio to",
            "pytrec_eval's wall.", "",
            "| shape | lines | Rankboard s | pytrec_eval s | ratio | Rankboard CPU s | floor | library floor s | "
+           "Rankboard / library floor | Rankboard before s | "
            "Rankboard MB | pytrec_eval MB | same values | measured | load (Rankboard / pytrec_eval / library floor) |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for shape in SHAPES:
         r = rows.get(shape)
         if r is None:
@@ -165,9 +172,13 @@ def table(rows: dict, label: str, git: str) -> str:
         ratio = f"**{r['ratio']:.2f}x**" if r["ratio"] == worst else f"{r['ratio']:.2f}x"
         cpu, floor = (f"{a['cpu']:.2f}", f"{a['cpu'] / 2 / b['wall']:.2f}x") if "cpu" in a else ("-", "-")
         lib = r.get("library-floor")
+        over = f"{a['wall'] / lib['wall']:.2f}x" if lib else "-"
         lib = f"{lib['wall']:.2f} ({lib['wall'] / b['wall']:.2f}x)" if lib else "-"
+        old = r.get("rankboard-before")
+        old = f"{old['wall']:.2f} ({', '.join(map(str, old['walls']))})" if old else "-"
         out.append(f"| {shape} | {r['lines']:,} | {a['wall']:.2f} ({', '.join(map(str, a['walls']))}) | "
                    f"{b['wall']:.2f} ({', '.join(map(str, b['walls']))}) | {ratio} | {cpu} | {floor} | {lib} | "
+                   f"{over} | {old} | "
                    f"{a['rss_mb']:.0f} | {b['rss_mb']:.0f} | {'yes' if r['agree'] else 'NO'} | {r['when']} | "
                    f"{' / '.join(', '.join(map(str, t['load'])) for t in (a, b, r.get('library-floor')) if t)} |")
     if rows:
@@ -182,6 +193,8 @@ def main(argv=None) -> int:
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--shapes", default=",".join(SHAPES))
     ap.add_argument("--build-only", action="store_true")
+    ap.add_argument("--before", type=Path, default=None, metavar="TREE",
+                    help="also time Rankboard as checked out in TREE (another commit), alternating with the others")
     args = ap.parse_args(argv)
     shapes = [s for s in args.shapes.split(",") if s]
     if args.build_only:
@@ -194,7 +207,7 @@ def main(argv=None) -> int:
     key = f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} {git}"
     rows = results.setdefault(key, {})
     for s in shapes:
-        rows[s] = measure(s, args.reps)
+        rows[s] = measure(s, args.reps, args.before)
         store.write_text(json.dumps(results, indent=1))
     sections.write("shapes", table(rows, args.label, git), "benchmarks/shapes.py")
     return 0
