@@ -2,7 +2,9 @@
 
 Every reader takes a path, bytes or a file object plus the file name to use in messages,
 detects gzip by its magic bytes, keeps qid and docno as strings, and raises only UploadError.
+Large run files are read a piece at a time by the one reader, `RunSource` (pieces.py).
 """
+from core.formats.pieces import RunSource, pieces_min_bytes
 from core.formats.qrels import ParsedQrels, read_qrels
 from core.formats.runs import ParsedRun, read_run
 from core.formats.topics import read_documents, read_topics
@@ -10,5 +12,6 @@ from core.formats._fast import unique
 from core.formats._text import (GZIP_MAGIC, file_error, is_empty_file, max_line_bytes, max_text_bytes, source_name,
                                 too_big)
 
-__all__ = ["ParsedQrels", "ParsedRun", "read_documents", "read_qrels", "read_run", "read_topics",
-           "unique", "GZIP_MAGIC", "file_error", "is_empty_file", "max_line_bytes", "max_text_bytes", "source_name", "too_big"]
+__all__ = ["ParsedQrels", "ParsedRun", "read_documents", "read_qrels", "read_run", "read_topics", "RunSource",
+           "pieces_min_bytes", "unique", "GZIP_MAGIC", "file_error", "is_empty_file", "max_line_bytes", "max_text_bytes",
+           "source_name", "too_big"]
