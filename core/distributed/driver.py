@@ -23,7 +23,7 @@ import pandas as pd
 import pyarrow as pa
 
 from core.errors import EvalError
-from core.engine.stage1.tables import qrels_summary
+from core.engine.stage1.tables import arrow_qrels_summary
 from core.engine.finish import no_topic, run_names, skipped, summarise
 from core.engine.stage2 import evaluate_rankings
 from core.engine.types import EvalResult, Rankings
@@ -59,7 +59,7 @@ def run_distributed(qrels, runs, measures, options: EvalOptions = EvalOptions(),
     names = [m.name for m in ms]
     parsed = read_qrels(qrels, filename=Path(str(qrels)).name)
     qtable = parsed.table.select(["qid", "docno", "rel"])
-    topics, levels = _qrels_summary(qtable)
+    topics, levels = arrow_qrels_summary(qtable)
     with client_for(scheduler, workers) as client:
         shared = client.scatter(qtable, broadcast=True)
         if split == "run":
@@ -112,17 +112,6 @@ def _by_topic(client, paths, topics, per_bucket, shared, names, options, progres
     wait(client, reads + kernels, progress)
     got = client.gather(metas)
     return [m[0] for m in got], [m[1] for m in got], client.gather(kernels)
-
-
-def _qrels_summary(qtable: pa.Table):
-    import duckdb
-
-    con = duckdb.connect()
-    try:
-        con.register("_rb_driver_qrels", qtable)
-        return qrels_summary(con, "_rb_driver_qrels")
-    finally:
-        con.close()
 
 
 def assemble(tables: list[pa.Table], keys: list[str], names: list[str], topics: list[str], levels: pd.DataFrame,

@@ -66,10 +66,11 @@ def evaluate_relevance_files(qrels_path, run_paths, measures, options: EvalOptio
     already taken gets the file name added."""
     run_paths = [run_paths] if isinstance(run_paths, (str, Path)) else list(run_paths)
     head = run_paths[0] if run_paths and not (options.complete and is_empty_file(run_paths[0])) else None
-    qrels, first = read_first(qrels_path, head)
+    qrels, first, summary = read_first(qrels_path, head)
     with _qrels_scratch(qrels, max((size(p) for p in run_paths), default=0)) as con:
         warnings, tags, parts = list(qrels.warnings), [], []
-        summary = qrels_summary(con, "rb_qrels") if len(run_paths) > 1 else None
+        if summary is None and len(run_paths) > 1:
+            summary = qrels_summary(con, "rb_qrels")
         for path in run_paths:
             rk = rankings(RunFile(path, con, "rb_qrels", first, summary=summary), options)
             first = None                                  # the parsed first run: freed once ranked

@@ -165,3 +165,30 @@ def test_the_topic_and_score_sort_orders_like_lexsort(rows):
 def test_the_topic_and_score_sort_of_scores_not_all_finite_orders_like_lexsort(rows):
     """With an infinite or NaN score, pyarrow's sort: NaN last in its topic, as lexsort puts it."""
     _orders_like_lexsort(rows)
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_ranking_beside_the_join_equals_ranking_the_judged_rows_after_it(shuffle):
+    """arrow_rankings ranks every row on a second thread while DuckDB joins, then takes the judged rows' ranks; its
+    plain equivalent ranks only the judged rows after the join (overlap=False). The same Rankings."""
+    import gzip
+    from pathlib import Path
+
+    from core.engine.stage1.arrow import arrow_rankings
+
+    data = Path(__file__).resolve().parents[2] / "data"
+    lines = [line.split() for line in gzip.decompress((data / "runs" / "input.pircRBa1.gz").read_bytes()).decode()
+             .splitlines() if line.strip()]
+    if shuffle:
+        lines = [lines[i] for i in np.random.default_rng(11).permutation(len(lines))]
+    run = pa.table({"qid": [f[0] for f in lines], "docno": [f[2] for f in lines],
+                    "score": np.array([float(f[4]) for f in lines])})
+    qrels = [line.split() for line in gzip.decompress((data / "qrels.robust03.txt.gz").read_bytes()).decode()
+             .splitlines() if line.strip()]
+    con = duckdb.connect()
+    con.register("q", pa.table({"qid": [f[0] for f in qrels], "docno": [f[2] for f in qrels],
+                                "rel": pa.array([int(f[3]) for f in qrels], pa.int32())}))
+    a, b = (arrow_rankings(con, run, "q", "r", overlap=o) for o in (True, False))
+    assert a.groups.equals(b.groups) and len(a.g) > 1000
+    for field in ("num_ret", "g", "rank", "rel"):
+        np.testing.assert_array_equal(getattr(a, field), getattr(b, field))

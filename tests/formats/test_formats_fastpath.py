@@ -404,10 +404,16 @@ def test_a_check_that_cannot_decide_does_not_fail_a_clean_run(monkeypatch):
 def test_reading_the_qrels_beside_the_run_equals_reading_one_after_the_other():
     from core.engine.stage1.files import read_first
 
+    from core.engine.stage1.tables import arrow_qrels_summary
+
     qrels_path, run_path = reference_file(ROBUST_QRELS), robust_run("MU03rob01")
-    qrels, run = read_first(qrels_path, run_path)
+    qrels, run, summary = read_first(qrels_path, run_path)
     assert qrels.table.equals(read_qrels(qrels_path).table)
     _same_run(run, read_run(run_path))
+    topics, levels = arrow_qrels_summary(read_qrels(qrels_path).table)     # summarised beside the run: the same
+    assert summary[0] == topics
+    pd.testing.assert_frame_equal(summary[1].sort_values(["qid", "rel"]).reset_index(drop=True),
+                                  levels.sort_values(["qid", "rel"]).reset_index(drop=True))
 
 
 @settings(max_examples=200, deadline=None)

@@ -23,7 +23,7 @@ from typing import Iterable, Iterator, TypeVar
 import pyarrow as pa
 
 from core.engine.stage1.arrow import arrow_rankings, concat
-from core.engine.stage1.tables import qrels_summary, table_rankings
+from core.engine.stage1.tables import arrow_qrels_summary, qrels_summary, table_rankings
 from core.engine.types import Rankings
 from core.formats import GZIP_MAGIC, ParsedRun, is_empty_file, read_qrels, read_run
 from core.formats import pieces as limits
@@ -124,7 +124,7 @@ def pieces(src, options: EvalOptions) -> Rankings | None:
             for batch, batch_tags in ahead(reader.batches(src.chunk_bytes)):
                 tags.append(batch_tags)
                 if batch.num_rows:
-                    parts.append(arrow_rankings(src.con, batch, src.qrels_table, "", summary))
+                    parts.append(arrow_rankings(src.con, batch, src.qrels_table, "", summary, overlap=False))
         except NotClean:
             return None
         meta, fmt = reader.meta, reader.fmt
@@ -187,23 +187,28 @@ def read_whole(path) -> bool:
 
 
 def read_first(qrels_path, run_path):
-    """(parsed qrels, the parsed first run or None). A run that is read whole (read_whole) is parsed on this thread
-    while a second thread parses the qrels: most of a parse holds one core, so the two fit side by side. So is a
-    mid-sized run that `pieces` would read, when the qrels file is BIG_QRELS_BYTES or more: its pieces could not
-    start before the qrels are parsed, and its whole parse fits beside them. Plain equivalent:
-    `read_qrels(qrels_path)`, then `read_run(run_path)`. A problem in the qrels is still reported before one in
-    the run."""
+    """(parsed qrels, the parsed first run or None, the qrels' `qrels_summary` or None). A run that is read whole
+    (read_whole) is parsed on this thread while a second thread parses the qrels and then summarises them: most of
+    a parse holds one core, so the two fit side by side. So is a mid-sized run that `pieces` would read, when the
+    qrels file is BIG_QRELS_BYTES or more: its pieces could not start before the qrels are parsed, and its whole
+    parse fits beside them. Plain equivalent: `read_qrels(qrels_path)`, then `read_run(run_path)`, then the summary
+    when stage 1 needs it. A problem in the qrels is still reported before one in the run."""
     def qrels():
         return read_qrels(qrels_path, filename=Path(str(qrels_path)).name)
 
+    def qrels_and_summary():
+        parsed = qrels()
+        return parsed, arrow_qrels_summary(parsed.table)
+
     if run_path is None or not isinstance(run_path, (str, Path)) or size(run_path) >= limits.WHOLE_MAX_BYTES or \
             (not read_whole(run_path) and size(qrels_path) < limits.BIG_QRELS_BYTES):
-        return qrels(), None
+        return qrels(), None, None
     with ThreadPoolExecutor(1) as pool:
-        qrels_job = pool.submit(qrels)
+        qrels_job = pool.submit(qrels_and_summary)
         try:
             run = parse_whole(run_path)
         except Exception:
             qrels_job.result()          # the qrels' own error first, as when they were read first
             raise
-        return qrels_job.result(), run
+        parsed, summary = qrels_job.result()
+        return parsed, run, summary

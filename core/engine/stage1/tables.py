@@ -3,8 +3,10 @@
 a run) plus the number retrieved per ranking. DuckDB sorts with spilling, so this serves tables of any size."""
 from __future__ import annotations
 
+import duckdb
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from core.errors import EvalError
 from core.measures import EvalOptions
@@ -21,6 +23,16 @@ def qrels_summary(con, qrels_table: str) -> tuple[list[str], pd.DataFrame]:
     qt = ident(qrels_table)
     topics = [r[0] for r in con.execute("SELECT DISTINCT qid FROM " + qt + " ORDER BY qid").fetchall()]
     return topics, con.execute(sql("qrels_levels", qrels_table=qt)).fetchdf()
+
+
+def arrow_qrels_summary(qrels: pa.Table) -> tuple[list[str], pd.DataFrame]:
+    """`qrels_summary` of an Arrow table (qid, docno, rel), on a private connection."""
+    con = duckdb.connect()
+    try:
+        con.register("_rb_summary_qrels", qrels.select(["qid", "docno", "rel"]))
+        return qrels_summary(con, "_rb_summary_qrels")
+    finally:
+        con.close()
 
 
 def _columns(con, quoted_table: str) -> list[str]:
