@@ -16,7 +16,7 @@ import tracemalloc
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "reference" / "trectools_robust03"
+ROBUST = ROOT / "tests" / "reference" / "trectools_robust03"
 
 
 def _load() -> str:
@@ -38,8 +38,8 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3, help="how many Robust 2003 runs (one process each)")
     ap.add_argument("--reps", type=int, default=3)
     args = ap.parse_args()
-    qrels = SHARED / "robust03_qrels.txt"
-    runs = sorted((SHARED / "runs").glob("input.*.gz"))[: args.runs]
+    qrels = ROBUST / "robust03_qrels.txt.gz"
+    runs = sorted((ROBUST / "runs").glob("input.*.gz"))[: args.runs]
     for run in runs:
         plain = Path("/tmp") / run.name.removesuffix(".gz")          # trec_eval reads no gzip
         if not plain.exists():

@@ -15,10 +15,9 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-REF = ROOT.parent / "shared" / "reference"
-ROBUST = REF / "trectools_robust03"
+ROBUST = ROOT / "tests" / "reference" / "trectools_robust03"
 
 
 def build(path: Path) -> None:
@@ -27,9 +26,9 @@ def build(path: Path) -> None:
     name = "robust03"
     if name not in set(store.collections()["name"]):
         store.create_collection(name)
-        store.add_qrels(name, ROBUST / "robust03_qrels.txt", assessor="NIST")
-        store.add_qrels(name, ROBUST / "mod_robust03_qrels.SYNTHETIC.txt", assessor="synthetic")
-        store.add_topics(name, REF / "anserini_tools" / "topics" / "topics.robust04.txt")
+        store.add_qrels(name, ROBUST / "robust03_qrels.txt.gz", assessor="NIST")
+        store.add_qrels(name, ROOT / "data" / "qrels.robust03.simulated-B.txt.gz", assessor="simulated-B")
+        store.add_topics(name, ROOT / "data" / "topics.robust03.txt")
         for run in sorted((ROBUST / "runs").glob("*.gz")):
             store.add_run(name, run)
     store.close()

@@ -91,7 +91,7 @@ def per_query_pairs(reps: int) -> None:
     """The many-runs table work at 50 runs x 5,000 topics x 6 measures (1.5M per-query rows)."""
     import numpy as np
     import pandas as pd
-    from core.service import evaluate as results
+    from core.store.results import write_results
     from core.engine.finish import sorted_codes
     from core.store.store import Store
     rng = np.random.default_rng(0)
@@ -102,7 +102,7 @@ def per_query_pairs(reps: int) -> None:
                        "measure": np.repeat(measures, n), "value": rng.random(6 * n)})
     pq = pq.astype({"run": "str", "qid": "str", "measure": "str"})     # Arrow-backed text, as evaluate_stored returns
     names = pq["run"].to_numpy(object)
-    pair("summary grouping of 1.5M rows by run name: hash factorisation, sort of the distinct names (`stage2.sorted_codes`; "
+    pair("summary grouping of 1.5M rows by run name: hash factorisation, sort of the distinct names (`finish.sorted_codes`; "
          "plain: np.unique)", lambda: sorted_codes(names), lambda: np.unique(names, return_inverse=True), reps)
     from core.stats.resolution import wide_tables
     from core.engine.stage2 import repeated, tiled
@@ -128,9 +128,14 @@ def per_query_pairs(reps: int) -> None:
                                "measure": np.repeat(np.array(measures, dtype=object), n)}), reps)
     with tempfile.TemporaryDirectory() as tmp:
         store = Store.open(Path(tmp) / "w.duckdb", load_sample=False)
+        ids = {r: int(r) for r in pq["run"].unique()}
+
+        def arrow_write():
+            with store.transaction(bump=False) as cur:
+                write_results(cur, pq, ids, 1, "o")
 
         def plain_write():
-            frame = pd.DataFrame({"run_id": pq["run"].astype(int), "qrels_id": 1, "options": "o",
+            frame = pd.DataFrame({"run_id": pq["run"].map(ids), "qrels_id": 1, "options": "o",
                                   "qid": pq["qid"].astype(str), "measure": pq["measure"].astype(str),
                                   "value": pq["value"].astype(float)})
             with store.transaction(bump=False) as cur:
@@ -139,8 +144,8 @@ def per_query_pairs(reps: int) -> None:
                             "(SELECT DISTINCT run_id, measure FROM _rb_new_results)")
                 cur.execute("INSERT INTO results SELECT run_id, qrels_id, options, qid, measure, value FROM _rb_new_results")
                 cur.unregister("_rb_new_results")
-        pair("results cache write of 1.5M rows from an Arrow table (`results._write`; plain: a pandas frame of "
-             "astype(int)/astype(str) columns)", lambda: results._write(store, pq, 1, "o"), plain_write, reps)
+        pair("results cache write of 1.5M rows from an Arrow table (`store.results.write_results`; plain: a pandas "
+             "frame with map(ids) / astype(str) columns)", arrow_write, plain_write, reps)
         store.close()
 
 

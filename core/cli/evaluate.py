@@ -65,15 +65,15 @@ def run(args) -> int:
             raise EvalError("-R qrels_jg/prefs/qrels_prefs, diversity measures and --engine dask work on files only: "
                             "evaluate stored runs without them, or give QRELS and RUN files.")
         result = stored.evaluate(args, measures, options)
-    elif kind == "relevance" and _diversity(args, pairs):
-        result = evaluate_files(args.qrels, args.runs, measures, options, kind=(kind := "diversity"))
     elif use_dask(args):
-        if kind != "relevance":
+        if kind != "relevance" or any(is_diversity(m) for m in measures):
             raise EvalError(f"--engine dask evaluates relevance qrels only, not {kind}: leave out --engine dask (and "
                             "--scheduler) to evaluate these judgments in this process.")
         from core.distributed.driver import evaluate_distributed
         result = evaluate_distributed(args.qrels, args.runs, measures, options, **dask_kwargs(args))
     else:
+        if kind == "relevance" and _diversity(args, pairs):
+            kind = "diversity"
         result = evaluate_files(args.qrels, args.runs, measures, options, kind=kind)
     if KINDS[kind].trec and args.compat >= 10 and not args.complete:
         refuse_missing_topics(result, dict(zip(result.runs, args.runs)) if len(result.runs) == len(args.runs) else {})

@@ -20,7 +20,9 @@ The sizes, named once:
   table, for bounded memory);
 - WHOLE_MAX_BYTES: evaluating reads a smaller run that is not written topic by topic whole (faster than the table),
   and never reads a run this big whole;
-- BIG_QRELS_BYTES: qrels this big take long enough to parse that evaluating parses a mid-sized run beside them.
+- BIG_QRELS_BYTES: qrels this big take long enough to parse that evaluating parses a mid-sized run beside them;
+- QRELS_PIECES_MIN_BYTES, QRELS_PIECE_BYTES: a qrels text this long that the column reader declines is parsed by
+  the tolerant parser in pieces of whole lines of this size (core/formats/qrels.py).
 """
 from __future__ import annotations
 
@@ -48,6 +50,8 @@ TOLERANT_BYTES = 32 << 20
 HEADER_BYTES = 1 << 20
 WHOLE_MAX_BYTES = 256 << 20
 BIG_QRELS_BYTES = 32 << 20
+QRELS_PIECES_MIN_BYTES = 64 << 20
+QRELS_PIECE_BYTES = 32 << 20
 _READ_ERRORS = (OSError, EOFError, zlib.error, isal_zlib.error)
 
 

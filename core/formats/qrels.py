@@ -4,10 +4,10 @@ Grades are integers and may be negative. Column 2 is normally ignored; in trec_e
 format it is a judgment-group id, and `judgment_groups=True` splits the file by it.
 
 A clean TREC file is read by the column reader (core.formats._fast). Any other file goes to the tolerant parser,
-which holds ~10x the text while it splits lines and fields; a TREC text of PIECES_FROM bytes or more is given to
-it PIECE_BYTES at a time (`_in_pieces`), with line numbers counted across the pieces, so that a large file with a
-few bad lines, or a run uploaded as qrels by mistake, is refused (or read) in bounded memory with the same
-messages (tests/formats/test_qrels_pieces.py compares the two).
+which holds ~10x the text while it splits lines and fields; a TREC text of QRELS_PIECES_MIN_BYTES or more (the
+sizes are core.formats.pieces') is given to it QRELS_PIECE_BYTES at a time (`_in_pieces`), with line numbers
+counted across the pieces, so that a large file with a few bad lines, or a run uploaded as qrels by mistake, is
+refused (or read) in bounded memory with the same messages (tests/formats/test_qrels_pieces.py compares the two).
 """
 from __future__ import annotations
 
@@ -25,11 +25,10 @@ from core.formats._table import named_columns, open_columns
 from core.formats._checks import check_duplicates, check_ids, check_values, quoter, to_number
 from core.formats._text import (_NONSPACE, FLOAT_RE, INT_RE, PARQUET_MAGIC, Lines, Problems, decompress, empty_file,
                                 no_data_lines, read_source, source_name, split_lines, utf8_text)
+from core.formats import pieces as limits
 from core.formats._tolerant import quote_lines, shifted
 
 QRELS_FIELDS = "qid iter docno rel"
-PIECES_FROM = 64 << 20      # a TREC text this long that the column reader declines is parsed in pieces ...
-PIECE_BYTES = 32 << 20      # ... of this many bytes of whole lines
 
 
 @dataclass
@@ -60,7 +59,7 @@ def read_qrels(source, *, filename: str | None = None, judgment_groups: bool = F
         table, groups = fast
         return ParsedQrels(table, groups if judgment_groups else None, [], "trec")
     text = box.pop() if box else decompress(raw, file)
-    if len(text) >= PIECES_FROM:
+    if len(text) >= limits.QRELS_PIECES_MIN_BYTES:
         parsed = _in_pieces(file, text, judgment_groups)
         if parsed is not None:
             return parsed
@@ -90,7 +89,7 @@ def _in_pieces(file: str, text, jg: bool, piece_bytes: int | None = None) -> Par
     if text[:2] in (b"\xff\xfe", b"\xfe\xff") or text[:4] == PARQUET_MAGIC:
         return None
     problems, parts, line, seen_text, first_data = Problems(file), [], 1, False, True
-    piece_bytes = piece_bytes or PIECE_BYTES
+    piece_bytes = piece_bytes or limits.QRELS_PIECE_BYTES
     for data in line_pieces(_cut(text, piece_bytes)):
         offset = line - 1
         line += data.count(b"\n")

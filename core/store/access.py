@@ -1,7 +1,7 @@
 """Taking turns on the store file: every process opens it only for as long as it works on it.
 
 DuckDB lets one process at a time hold a database file for writing, and it refuses (rather than waits for)
-anyone else. So a process holds the file only inside a *session*: the first session of a process takes the
+anyone else. So a process holds the file only inside a *session*: a process's outermost session takes the
 file, and the file is let go when the last one ends (after `linger` seconds of idleness, or at once when
 another process is waiting). Two lock files beside the store decide who is next:
 

@@ -42,7 +42,7 @@ def test_unescaping_gives_back_the_name_on_one_line(name):
 
 def test_streamlit_text_rewrites_are_broken_by_an_empty_element_not_an_invisible_character():
     """An empty `:gray[]` splits `--`, `:smile:`, `https://`, `www.` and `a@b.c` (tests/e2e/test_e2e_hostile.py sees
-    them render literally); unlike the U+2060 word joiner used before, it adds nothing to copied text (issue 27)."""
+    them render literally); unlike the U+2060 word joiner used before, it adds nothing to copied text."""
     out = md_escape("a -- b -> c <-> d >= e :smile: f https://x.org www.x.org me@x.org")
     for pattern in ("\\-\\-", "\\-\\>", "\\>\\=", "\\:smile", "https\\:\\/", "www\\.", "\\@x"):
         assert pattern not in out, pattern

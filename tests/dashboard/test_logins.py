@@ -1,4 +1,4 @@
-"""dashboard/session/logins.py, the server-wide limit on guessing the shared secret (issue 27 point 5), on a clock of
+"""dashboard/session/logins.py, the server-wide limit on guessing the shared secret, on a clock of
 its own: guessing from four sessions at once is no faster than from one, every attempt waits its turn (a right
 secret among wrong ones too), failures are logged with their time and never with what was typed, and a long
 queue is turned away unchecked. The browser test (tests/e2e/test_e2e_login_limit.py) times a real server."""

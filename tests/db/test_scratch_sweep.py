@@ -1,5 +1,5 @@
 """core/db/scratch.py: the scratch folders are named after their process, so one left behind by a process killed
-with -9 is removed by the next (issue 27: every kill left an empty rankboard-XXXX folder in the temporary folder)."""
+with -9 is removed by the next."""
 from __future__ import annotations
 
 import os

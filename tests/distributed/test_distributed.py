@@ -20,6 +20,7 @@ from core.errors import UploadError
 from core.engine.evaluate import EvalOptions, evaluate_files, evaluate_frames
 from core.distributed.kernel import evaluate_rows
 from tests.cases.reference import DATA, ROBUST, ROBUST_QRELS, ROOT, reference_file, reference_text, robust_run
+from tests.cases.limits import lower_sizes
 
 pytestmark = pytest.mark.xdist_group("dask")
 
@@ -258,12 +259,7 @@ def in_pieces_only(monkeypatch, **sizes):
         raise AssertionError("the whole-file parser was called")
     monkeypatch.setattr(files, "read_run", whole)
     monkeypatch.setattr("core.formats.read_run", whole)
-    from core.formats import pieces
-    for name, value in sizes.items():
-        if name == "PIECES_MIN":
-            monkeypatch.setenv("RANKBOARD_STREAM_MIN_MB", repr(value / (1 << 20)))
-        else:
-            monkeypatch.setattr(pieces, name, value)
+    lower_sizes(monkeypatch, **sizes)
 
 
 @pytest.mark.parametrize("comment", [False, True], ids=["clean", "comment-line"])

@@ -17,6 +17,7 @@ from core.formats._stream import interleaved, one_space
 from core.engine.stage1.files import ahead
 from tests.cases.providers import logged
 from tests.cases.reference import ROBUST_QRELS, reference_file, robust_runs
+from tests.cases.limits import lower_sizes
 
 MEASURES = ["AP", "nDCG@10", "P@10", "RR", "Bpref", "num_rel_ret", "Rprec"]
 
@@ -143,14 +144,3 @@ def test_one_space_keeps_the_fields_of_every_line(lines):
     assert [ln.split() for ln in got.splitlines()] == [ln.split() for ln in text.splitlines()]
     assert b"\t" not in got and b"  " not in got
     assert all(ln == b" ".join(ln.split()) for ln in got.splitlines())
-
-
-def lower_sizes(monkeypatch, **sizes):
-    """Lower the large-file reader's sizes (core.formats.pieces): PIECES_MIN (bytes, through RANKBOARD_STREAM_MIN_MB),
-    PIECE_BYTES, TOLERANT_BYTES, WHOLE_MAX_BYTES, BIG_QRELS_BYTES."""
-    from core.formats import pieces
-    for name, value in sizes.items():
-        if name == "PIECES_MIN":
-            monkeypatch.setenv("RANKBOARD_STREAM_MIN_MB", repr(value / (1 << 20)))
-        else:
-            monkeypatch.setattr(pieces, name, value)

@@ -16,6 +16,7 @@ from core.formats import read_qrels, read_run
 from core.formats._fast import fast_qrels, fast_run
 from tests.cases.providers import logged
 from tests.cases.reference import ROBUST_QRELS, reference_bytes, reference_file, robust_run, robust_runs
+from tests.cases.limits import lower_sizes
 
 
 def _robust_run(data, monkeypatch, **kw):
@@ -165,7 +166,6 @@ def test_streamed_runs_evaluate_like_parsed_ones(monkeypatch, tmp_path):
     pieces, so lines, topics and CRLFs straddle piece ends) and compare with the parsed path."""
     import core.engine.evaluate as ev
     import core.engine.stage1 as stage1
-    import core.engine.stage1.files as files
 
     runs = robust_runs()[:3]
     tabbed = tmp_path / "tabbed.txt"
@@ -493,16 +493,6 @@ def test_the_tolerant_parsers_hashed_duplicate_check_equals_the_exact_one(text, 
     assert hashed == exact
     assert (hashed[0][0] == "ok") == (b"d1 2 2" not in text)
 
-
-def lower_sizes(monkeypatch, **sizes):
-    """Lower the large-file reader's sizes (core.formats.pieces): PIECES_MIN (bytes, through RANKBOARD_STREAM_MIN_MB),
-    PIECE_BYTES, TOLERANT_BYTES, WHOLE_MAX_BYTES, BIG_QRELS_BYTES."""
-    from core.formats import pieces
-    for name, value in sizes.items():
-        if name == "PIECES_MIN":
-            monkeypatch.setenv("RANKBOARD_STREAM_MIN_MB", repr(value / (1 << 20)))
-        else:
-            monkeypatch.setattr(pieces, name, value)
 
 
 def _blocks(path, size: int):

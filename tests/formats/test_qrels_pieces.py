@@ -4,6 +4,8 @@ comment lines, bad fields, bad grades, repeated judgments, judgment groups and b
 random sizes, must give the same judgments, or the same error text."""
 from __future__ import annotations
 
+import core.formats.pieces as limits
+
 import gzip
 
 import pytest
@@ -87,7 +89,7 @@ def test_many_problems_across_the_pieces():
 
 
 def test_read_qrels_takes_the_pieces_for_a_large_unclean_text(monkeypatch):
-    """read_qrels itself: a text of PIECES_FROM bytes or more that the column reader declines (a comment line) goes
+    """read_qrels itself: a text of QRELS_PIECES_MIN_BYTES or more that the column reader declines (a comment line) goes
     to the pieces, plain or gzip, with the same result as the whole parse; a smaller one is parsed whole."""
     data = b"# judged by hand\n" + b"".join(f"{300 + i // 50} 0 doc{i} {i % 3}\n".encode() for i in range(2000))
     calls = []
@@ -99,8 +101,8 @@ def test_read_qrels_takes_the_pieces_for_a_large_unclean_text(monkeypatch):
     monkeypatch.setattr(Q, "_in_pieces", spy)
     want = whole(data, False)
     assert calls == [] and want[0] == "ok" and len(want[1]) == 2000
-    monkeypatch.setattr(Q, "PIECES_FROM", 1000)
-    monkeypatch.setattr(Q, "PIECE_BYTES", 300)
+    monkeypatch.setattr(limits, "QRELS_PIECES_MIN_BYTES", 1000)
+    monkeypatch.setattr(limits, "QRELS_PIECE_BYTES", 300)
     assert whole(data, False) == want and whole(gzip.compress(data), False) == want
     assert calls == [len(data), len(data)]
     bad = data + b"301 Q0 doc1 1 2.5 run\n"

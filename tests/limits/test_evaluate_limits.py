@@ -4,49 +4,23 @@ megabytes past the limit, in bounded memory, with the words `load` uses. Each co
 address space is capped (resource.setrlimit), and its peak resident memory is measured."""
 from __future__ import annotations
 
-import gzip
-import re
-import subprocess
-import sys
 import time
 
 import pytest
 
-from core.store.store import ROOT
+from tests.cases.limits import bomb, capped_cli
 
 pytestmark = pytest.mark.slow
 
-CAP_GB = 3
-RUN = f"""
-import resource, runpy, sys
-resource.setrlimit(resource.RLIMIT_AS, ({CAP_GB} << 30, {CAP_GB} << 30))
-sys.argv = ['core'] + sys.argv[1:]
-sys.path.insert(0, {str(ROOT)!r})
-try:
-    runpy.run_module('core', run_name='__main__')
-finally:
-    print(f"peak RSS: {{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss >> 10}} MB", file=sys.stderr)
-"""
 LINE = b"301 Q0 FBIS3-10082 1 12.5 bomb\n"
 QRELS = b"301 0 FBIS3-10082 1\n"
 
 
-def core(*args, env=None):
-    """(exit status, stderr, seconds, peak RSS in MB) of `python -m core ARGS` under the cap."""
+def core(*args):
+    """(exit status, stderr without the peak line, seconds, peak RSS in MB) of `python -m core ARGS` under the cap."""
     start = time.monotonic()
-    out = subprocess.run([sys.executable, "-c", RUN, *map(str, args)], cwd=ROOT, capture_output=True, text=True,
-                         timeout=600, env=env)
-    seconds = time.monotonic() - start
-    peak = int(re.search(r"peak RSS: (\d+) MB", out.stderr).group(1))
-    return out.returncode, re.sub(r"peak RSS: \d+ MB\n", "", out.stderr), seconds, peak
-
-
-def bomb(path, gigabytes: float, piece: bytes) -> None:
-    """A small gzip file (concatenated members) that expands to `gigabytes` of `piece` repeated."""
-    block = gzip.compress(piece * ((64 << 20) // len(piece)), 9)
-    with open(path, "wb") as f:
-        for _ in range(int(gigabytes * 16)):
-            f.write(block)
+    out = capped_cli(*args)
+    return out.returncode, out.stderr, time.monotonic() - start, out.peak_mb
 
 
 @pytest.fixture

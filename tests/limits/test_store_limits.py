@@ -8,32 +8,16 @@ gigabytes (written as small gzip files where they can be) and one run holds 384 
 from __future__ import annotations
 
 import gzip
-import os
-import re
-import subprocess
-import sys
 
 import pytest
 
-from core.store.store import ROOT, Store
+from core.store.store import Store
+from tests.cases.limits import bomb, capped_cli
 from tests.fixtures_store import fresh_store
 
 pytestmark = pytest.mark.slow
 
-CAP_GB = 3          # address space of the capped loader (imports of numpy, pyarrow, DuckDB take about 1.2 GB)
-CAPPED = f"""
-import resource, runpy, sys
-resource.setrlimit(resource.RLIMIT_AS, ({CAP_GB} << 30, {CAP_GB} << 30))
-sys.argv = ['core'] + sys.argv[1:]
-sys.path.insert(0, {str(ROOT)!r})
-runpy.run_module('core', run_name='__main__')
-"""
 LINE = b"301 Q0 FBIS3-10082 1 12.5 bomb\n"
-
-
-def capped_cli(*args, env=None):
-    return subprocess.run([sys.executable, "-c", CAPPED, *map(str, args)], cwd=ROOT, capture_output=True, text=True,
-                          timeout=600, env={**os.environ, **(env or {})})
 
 
 def snapshot(path):
@@ -50,14 +34,6 @@ def store_file(tmp_path):
     return tmp_path / "s.duckdb"
 
 
-def bomb(path, gigabytes: float, piece: bytes) -> None:
-    """A small gzip file (concatenated members) that expands to `gigabytes` of `piece` repeated."""
-    block = gzip.compress(piece * ((64 << 20) // len(piece)), 9)
-    with open(path, "wb") as f:
-        for _ in range(int(gigabytes * 16)):
-            f.write(block)
-
-
 def test_a_gzip_bomb_of_valid_lines_stops_at_the_limit_under_a_memory_cap(store_file, tmp_path):
     path = tmp_path / "bomb.run.gz"
     bomb(path, 5, LINE)                        # 5 GB of valid run lines in a few MB
@@ -70,17 +46,6 @@ def test_a_gzip_bomb_of_valid_lines_stops_at_the_limit_under_a_memory_cap(store_
                                   "Split it into smaller files, or raise the limit: set RANKBOARD_MAX_TEXT_MB (now "
                                   "1024) to a larger number of megabytes, if the machine has the memory for it.")
     assert snapshot(store_file) == before
-
-
-MEASURED = f"""
-import resource, runpy, sys
-sys.argv = ['core'] + sys.argv[1:]
-sys.path.insert(0, {str(ROOT)!r})
-try:
-    runpy.run_module('core', run_name='__main__')
-finally:
-    print(f"peak RSS: {{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss >> 10}} MB", file=sys.stderr)
-"""
 
 
 def test_a_large_run_that_is_not_clean_is_parsed_in_bounded_memory(store_file, tmp_path):
@@ -99,11 +64,10 @@ def test_a_large_run_that_is_not_clean_is_parsed_in_bounded_memory(store_file, t
     path = tmp_path / "noted.run.gz"
     path.write_bytes(gzip.compress(block, 1) * 6)
     before = snapshot(store_file)
-    out = subprocess.run([sys.executable, "-c", MEASURED, "--store", str(store_file), "load", "--collection", "c",
-                          "--run", str(path)], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    out = capped_cli("--store", store_file, "load", "--collection", "c", "--run", path, cap_gb=0)
     assert out.returncode == 2, out.stderr[-2000:]
     assert "Traceback" not in out.stderr
-    assert int(re.search(r"peak RSS: (\d+) MB", out.stderr).group(1)) < 4096
+    assert out.peak_mb < 4096
     first = block.split(b"\n")[1].decode()       # line 2 of the file: its first data line after the note
     assert (f"error: noted.run.gz, line {n + 2}: document 'd0' appears twice for topic '1' (first on line 2). "
             "trec_eval refuses duplicate documents; remove one of the lines.\n    '" + first + "'") in out.stderr

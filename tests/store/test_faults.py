@@ -17,7 +17,7 @@ STORE = Path("/data/team/rankboard.duckdb")
 
 
 def test_the_fault_behind_a_cleanup_error_is_found():
-    """DuckDB's "Current transaction is aborted" hid the full disk that caused it (issue 27 point 4)."""
+    """DuckDB's "Current transaction is aborted" hid the full disk that caused it."""
     try:
         try:
             raise duckdb.IOException(f'IO Error: Could not write file "{STORE}": No space left on device')
