@@ -43,7 +43,7 @@ from core.formats.metadata import leading_header
 from core.formats.runs import ParsedRun, build_run
 
 __all__ = ["RunSource", "NotClean", "NotContiguous", "PIECE_BYTES", "TOLERANT_BYTES", "HEADER_BYTES", "WHOLE_MAX_BYTES",
-           "BIG_QRELS_BYTES", "pieces_min_bytes"]
+           "BIG_QRELS_BYTES", "QRELS_PIECES_MIN_BYTES", "QRELS_PIECE_BYTES", "pieces_min_bytes"]
 
 PIECE_BYTES = 64 << 20
 TOLERANT_BYTES = 32 << 20
