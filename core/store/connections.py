@@ -8,6 +8,8 @@ from pathlib import Path
 
 import duckdb
 
+from core.db.sqltext import ident
+
 LOG = logging.getLogger("rankboard.store")
 
 
@@ -52,7 +54,7 @@ def overlay(path: Path, config: dict) -> duckdb.DuckDBPyConnection:
         names = [r[0] for r in con.execute("SELECT table_name FROM information_schema.tables WHERE table_catalog = "
                                            "'store' AND table_schema = 'main'").fetchall()]
         for name in names:
-            con.execute(f'CREATE VIEW "{name}" AS FROM store."{name}"').fetchall()
+            con.execute("CREATE VIEW " + ident(name) + " AS FROM store." + ident(name)).fetchall()
     except BaseException:
         con.close()
         raise

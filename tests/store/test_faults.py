@@ -81,3 +81,17 @@ def test_a_store_that_cannot_be_created_says_why(tmp_path):
     assert isinstance(err, ServerFault) and str(err) == (
         f"{afile / 'sub' / 's.duckdb'}: cannot create the store: {afile} is a file, not a folder. Pass --store PATH "
         "(or set RANKBOARD_STORE) to a path in a folder.")
+
+
+def test_the_read_only_overlay_quotes_the_names_it_finds_in_the_store(tmp_path):
+    import duckdb
+    from core.store.connections import overlay
+    path = tmp_path / "odd.duckdb"
+    with duckdb.connect(str(path)) as con:
+        con.execute('CREATE TABLE "we""ird; DROP TABLE x; --" (v INTEGER)')
+        con.execute('INSERT INTO "we""ird; DROP TABLE x; --" VALUES (7)')
+    con = overlay(path, {})
+    try:
+        assert con.execute('SELECT v FROM "we""ird; DROP TABLE x; --"').fetchall() == [(7,)]
+    finally:
+        con.close()
