@@ -167,12 +167,12 @@ class Store(Catalogue):
 
     # -- sessions, connections and transactions -------------------------------------------------
     @contextmanager
-    def session(self):
-        """Hold the store file for the block (waiting for another process's turn if need be); yields the
-        connection. Sessions nest, and a thread's calls inside one reuse it. A damaged file becomes a
-        StoreDamagedError that says what to do."""
+    def session(self, timeout: float | None = None):
+        """Hold the store file for the block (waiting for another process's turn if need be, `timeout` seconds
+        at most: default the store's wait); yields the connection. Sessions nest, and a thread's calls inside one
+        reuse it. A damaged file becomes a StoreDamagedError that says what to do."""
         try:
-            with self._access.session(self.wait) as con:
+            with self._access.session(self.wait if timeout is None else timeout) as con:
                 yield con
         except duckdb.Error as exc:
             if store_health.is_damage(exc):
@@ -190,9 +190,10 @@ class Store(Catalogue):
         """A fresh cursor, which holds the store (a session of its own) until it is closed: close it promptly."""
         return SessionCursor(self.session())
 
-    def data_version(self) -> int:
-        """A number that every committed write (not the results cache) increases: key caches on it."""
-        with self.session() as con:
+    def data_version(self, timeout: float | None = None) -> int:
+        """A number that every committed write (not the results cache) increases: key caches on it. `timeout`:
+        the seconds to wait for the store (default: the store's wait); past it, StoreBusyError."""
+        with self.session(timeout) as con:
             cur = con.cursor()
             try:
                 row = one(cur, "SELECT value FROM meta WHERE key = 'data_version'")

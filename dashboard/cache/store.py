@@ -19,7 +19,7 @@ from contextlib import contextmanager
 import streamlit as st
 
 from core.store import access as store_access
-from core.errors import RankboardError, StoreError, StoreReadOnlyError
+from core.errors import RankboardError, StoreBusyError, StoreError, StoreReadOnlyError
 from core.store.store import Store
 
 LOG = logging.getLogger("rankboard.dashboard")
@@ -75,16 +75,42 @@ def db_lock():
         yield
 
 
+# Seconds a page waits for the store's data version while another process holds the store (a load) before it
+# draws with the version it read last: its views are cached under that version, so it draws at once, and the
+# new-data notice appears when the load commits. Plain equivalent: wait for the store as every other read does.
+BUSY_WAIT = 0.25
+# store path -> (the data version read last, the version hint read just before it), for every session
+_LAST: dict[str, tuple[int, str]] = {}
+
+
 def data_version() -> int:
-    """The store's data version (every committed write increases it); part of every cache key."""
-    return get_store().data_version()
+    """The store's data version (every committed write increases it); part of every cache key. While another
+    process holds the store for more than BUSY_WAIT seconds, the version read last (see `last_seen_hint`)."""
+    store = get_store()
+    key = str(store.path)
+    hint = store_access.read_version_hint(store.path)
+    last = _LAST.get(key)
+    try:
+        version = store.data_version(timeout=BUSY_WAIT if last is not None else None)
+    except StoreBusyError:
+        LOG.info("the store is busy; drawing with data version %s", last[0])
+        return last[0]
+    _LAST[key] = (version, hint)
+    return version
+
+
+def last_seen_hint(path) -> str:
+    """The version hint that stood before the data version read last: a page drawn with that version compares the
+    hint to it, so a write that commits during (or just before) a busy wait is announced, never missed."""
+    last = _LAST.get(str(path))
+    return last[1] if last is not None else store_access.read_version_hint(path)
 
 
 def new_data_notice(*, every: float = 3.0) -> None:
     """A small fragment that looks at the store's version hint every few seconds (a file read, not a query)
     and, when another process has written since this page was drawn, offers to show the new data."""
     path = get_store().path
-    st.session_state[_SEEN] = store_access.read_version_hint(path)
+    st.session_state[_SEEN] = last_seen_hint(path)
 
     @st.fragment(run_every=every)
     def _watch():
