@@ -114,6 +114,7 @@ with guard("evaluate the runs"):
                             comparison=comparison if baseline else None, judged=judged, resolution=resolution,
                             key="lb_table")
     st.caption(md_escape(resolution.legend()))
+    manysys.render_reach(resolution)
     st.caption(lb.legend(comparison, has_baseline=bool(baseline), more=more))
     st.caption(md_escape(comparison.missing_note if baseline else cached.missing_note(result.missing_topics)))
     # only the open tab runs (on_change="rerun"): the first view skips the details, the heatmap and the risk views
