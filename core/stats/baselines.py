@@ -93,6 +93,8 @@ class Report:
                      "TRisk below -2 / above +2: significantly hurts / helps. GeoRisk: against every run.")
         if self.resolutions:
             text += " " + next(iter(self.resolutions.values())).legend()
+            for warning in dict.fromkeys(r.warning() for r in self.resolutions.values() if r.warning()):
+                text += " " + warning
         return text
 
     def to_text(self, digits: int = 4) -> str:

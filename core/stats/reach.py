@@ -70,10 +70,10 @@ class PairPlan:
         if self.method == "tukey":
             return _TEST_NAMES["tukey"]
         if self.method == "randomization-all":
-            text = f"{_TEST_NAMES['randomization-all']}, {self.n_resamples:,} permutations"
+            text = f"max-statistic randomisation test (randomised Tukey HSD, {self.n_resamples:,} permutations)"
             if self.test != self.method:
-                text += (f": {_CORRECTION_NAMES[self.correction]} is not needed, the test controls the family-wise "
-                         f"error over all {self.n_pairs:,} pairs by itself")
+                text += (f", which controls the family-wise error over all {self.n_pairs:,} pairs by itself, so no "
+                         f"{_CORRECTION_NAMES[self.correction]} correction is applied")
             return text
         corr = _CORRECTION_NAMES[self.applied]
         text = f"{_TEST_NAMES[self.method]} on every pair, {corr if self.applied == 'none' else corr + ' correction'}"

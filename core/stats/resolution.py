@@ -3,7 +3,9 @@ interval, its compact letters, and the runs x runs matrix of adjusted p-values b
 
 Input is the long per-query table (run, qid, measure, value). The runs are compared on one
 complete topics x runs matrix per measure: the topics every run has (missing='skip'), or every
-topic with a missing value counted as 0 (missing='zero', over `all_qids` when given).
+topic with a missing value counted as 0 (missing='zero', over `all_qids` when given). Every pair is tested as
+core.stats.reach.plan_pairs decides for the chosen test and correction, so that a difference can be significant
+(`Resolution.plan`; `Resolution.warning()` says when none can).
 """
 from __future__ import annotations
 

@@ -101,7 +101,8 @@ def test_randomisation_with_a_family_wise_correction_is_the_max_statistic(correc
     assert res.plan.method == "randomization-all" and res.plan.applied == "none" and res.plan.n_resamples == 400
     np.testing.assert_allclose(res.p, naive_max_statistic(X, 400, 3))          # B = max(300, 20 / 0.05)
     check_letters(res.group, res.p, 0.05)
-    assert f"{correction.title()} is not needed, the test controls the family-wise error" in res.legend()
+    assert f"controls the family-wise error over all 10 pairs by itself, so no {correction.title()} correction" \
+        in res.legend()
 
 
 @pytest.mark.parametrize("test,correction,alpha,want", [
@@ -176,3 +177,19 @@ def test_robust_runs_every_pair_finds_differences(robust_ap, test, correction):
     assert res.p[best, worst] < 0.05 and set(res.group[best]).isdisjoint(res.group[worst])
     assert len(set(res.group)) > 1 and res.warning() is None
     check_letters(res.group, res.p, 0.05)
+    if (test, correction) == ("randomization", "holm"):                      # as docs/statistics.md says
+        assert (round(means[best], 3), round(means[worst], 3)) == (0.310, 0.074)
+        assert int((res.p < 0.05).sum()) // 2 == 68 and set("".join(res.group)) == set("abcdef")
+
+
+def test_the_report_legend_says_it_too():
+    """The command line's `compare --ranks` prints Report.legend(): the same words as the dashboard."""
+    import pandas as pd
+    from core.stats.baselines import report
+    X = np.array([[0.1, 0.5, 0.9], [0.2, 0.6, 1.0], [0.0, 0.4, 0.8]])
+    pq = pd.DataFrame([(run, f"q{t}", "AP", X[t, j]) for t in range(3) for j, run in enumerate("abc")],
+                      columns=["run", "qid", "measure", "value"])
+    legend = report(pq, baselines="a", test="randomization", correction="none", ranks=True).legend()
+    assert legend.endswith("The runs share one letter for that reason, not because they perform alike. Compare the "
+                           "runs on more topics, or choose Tukey HSD or the t-test.")
+    assert "No pair of runs" not in report(pq, baselines="a", test="t", ranks=True).legend()
