@@ -18,7 +18,8 @@ below 136 / 1,001 = 0.136, so at α = 0.05 every run would share one letter what
 Some designs still cannot reach α: few topics (a sign-flip test over n topics has no p-value below 2 / 2^n: a
 pattern of signs and its mirror give the same |sum|; the max statistic none below k! / k!^n, the k! ways to relabel
 the runs), or more pairs than MAX_RESAMPLES allows. `PairPlan.floor` is the smallest adjusted p-value the plan
-can give and `PairPlan.warning()` says in words why no pair can be significant.
+can give and `PairPlan.warning()` says in words why no pair can be significant; `family_warning` says the same of
+the tests of every run against a baseline (their resamples are as asked: it only warns).
 
 References
 - B. Carterette. "Multiple testing in statistical analysis of systems-based information retrieval
@@ -85,23 +86,47 @@ class PairPlan:
         if self.reachable or self.n_runs < 2:
             return None
         raw = _raw_floor(self.method, self.n_runs, self.n_topics, self.n_resamples)
-        topics = f"{self.n_topics} topic" + ("s" if self.n_topics != 1 else "")
-        text = (f"No pair of runs can be significantly different at α = {self.alpha:g} with this test: the smallest "
-                f"p-value the {_TEST_NAMES[self.method]} can give over {topics}"
-                + (f" and {self.n_resamples:,} resamples" if self.n_resamples else "") + f" is {raw:.3g}")
-        if self.floor > raw:
-            text += (f", and {_CORRECTION_NAMES[self.applied]} over the {self.n_pairs:,} pairs raises it to "
-                     f"{self.floor:.3g}")
-        return (text + ". The runs share one letter for that reason, not because they perform alike. "
-                + _fix(self))
+        if self.n_resamples and raw == 1.0 / (self.n_resamples + 1):
+            fix = ("Choose randomisation with Holm or Bonferroni (one max-statistic test over all pairs), Tukey HSD or "
+                   "the t-test, or compare fewer runs.")
+        else:
+            fix = "Compare the runs on more topics, or choose Tukey HSD or the t-test."
+        return _say("No pair of runs", self.method, self.alpha, self.n_topics, self.n_resamples, raw, self.floor,
+                    self.applied, f"the {self.n_pairs:,} pairs",
+                    "The runs share one letter for that reason, not because they perform alike.", fix)
 
 
-def _fix(plan: PairPlan) -> str:
-    if plan.n_resamples and math.isclose(_raw_floor(plan.method, plan.n_runs, plan.n_topics, plan.n_resamples),
-                                         1.0 / (plan.n_resamples + 1)):
-        return ("Choose randomisation with Holm or Bonferroni (one max-statistic test over all pairs), Tukey HSD or "
-                "the t-test, or compare fewer runs.")
-    return "Compare the runs on more topics, or choose Tukey HSD or the t-test."
+def _say(subject, method, alpha, n_topics, n_resamples, raw, floor, correction, family, consequence, fix) -> str:
+    topics = f"{n_topics} topic" + ("s" if n_topics != 1 else "")
+    text = (f"{subject} can be significantly different at α = {alpha:g} with this test: the smallest p-value the "
+            f"{_TEST_NAMES[method]} can give over {topics}"
+            + (f" and {n_resamples:,} resamples" if n_resamples else "") + f" is {raw:.3g}")
+    if floor > raw:
+        text += f", and {_CORRECTION_NAMES[correction]} over {family} raises it to {floor:.3g}"
+    return f"{text}. {consequence} {fix}"
+
+
+def family_warning(test: str, correction: str, *, n_tests: int, n_runs: int, n_topics: int, n_resamples: int,
+                   alpha: float) -> str | None:
+    """Why none of `n_tests` tests of `test` against a baseline, corrected together by `correction`, can be
+    significant at α (n_topics: the most topics any of them pairs), or None when one can. A multi-system test's
+    p-values are already adjusted over every pair of runs, with the resamples plan_pairs draws; the correction
+    comes on top of them."""
+    B = 0 if test in ("t", "wilcoxon", "tukey") else int(n_resamples)
+    if test == "randomization-all":
+        B = plan_pairs(test, "none", n_runs=n_runs, n_topics=n_topics, alpha=alpha, n_resamples=B).n_resamples
+    raw = _raw_floor(test, n_runs, n_topics, B)
+    floor = min(1.0, raw * n_tests) if correction in FAMILY_WISE else raw
+    if floor < alpha or n_tests < 1:
+        return None
+    if test in ("tukey", "randomization-all") and correction != "none":
+        fix = "Its p-values are already adjusted over every pair of runs: choose no correction."
+    elif B and raw == 1.0 / (B + 1):
+        fix = "Choose the t-test, or compare fewer runs or measures."
+    else:
+        fix = "Compare the runs on more topics, or choose the t-test."
+    return _say("No run", test, alpha, n_topics, B, raw, floor, correction, f"the {n_tests:,} tests",
+                "No cell is marked significant for that reason, not because the runs perform alike.", fix)
 
 
 def needed_resamples(n_tests: int, alpha: float, asked: int = 0) -> int:
@@ -152,4 +177,5 @@ def plan_pairs(test: str, correction: str, *, n_runs: int, n_topics: int, alpha:
                     n_topics=n, alpha=float(alpha), floor=floor)
 
 
-__all__ = ["PairPlan", "plan_pairs", "needed_resamples", "RESAMPLES_PER_TEST", "MAX_RESAMPLES", "FAMILY_WISE"]
+__all__ = ["PairPlan", "plan_pairs", "family_warning", "needed_resamples",
+           "RESAMPLES_PER_TEST", "MAX_RESAMPLES", "FAMILY_WISE"]

@@ -40,10 +40,10 @@ def heatmap_figure(resolution) -> go.Figure:
     return fig
 
 
-def render_reach(resolution) -> None:
-    """Say in words when the chosen test and correction cannot make any pair significantly different
-    (Resolution.warning, core.stats.reach), so that one letter shared by every run is not read as 'alike'."""
-    text = resolution.warning()
+def render_unreachable(text: str | None) -> None:
+    """Say in words why no difference can be significant (core.stats.reach: Resolution.warning for the letters,
+    core.stats.baselines.unreachable for the baseline's marks), so that one letter shared by every run, or a table
+    with no mark, is not read as 'alike'. Nothing when `text` is None."""
     if text:
         st.warning(md_escape(text), icon=":material/warning:")
 
@@ -52,7 +52,7 @@ def render_heatmap(resolution, *, key: str) -> None:
     if len(resolution.runs) < 2:
         st.info("Pick at least two runs to compare every pair.")
         return
-    render_reach(resolution)
+    render_unreachable(resolution.warning())
     show(heatmap_figure(resolution), key=key, filename=f"pairs_{resolution.measure}")
     st.caption(f"Blue: significantly different at α = {resolution.alpha:g} "
                f"({md_escape(resolution.pairs_label())}). Runs ordered by rank; hover a cell for its p-value.")

@@ -146,7 +146,8 @@ def _three_topic_collection(tmp_path) -> str:
 def test_leaderboard_says_when_no_pair_can_be_significant(tmp_path, monkeypatch):
     """3 topics: no sign-flip p-value falls below 2 / 2^3 = 0.25, so every run shares one letter whatever the data.
     The page says so in words, above the table's letters and in the Every pair tab; with Holm the randomisation
-    runs the max-statistic test, which can separate them (its p-values go down to 1 / 3!^2)."""
+    runs the max-statistic test, which can separate them (its p-values go down to 1 / 3!^2); against a baseline the
+    sign flips, with Holm over the 2 tests on top, cannot mark any cell, and the page says that too."""
     from streamlit.testing.v1 import AppTest
     from dashboard.components.escape import md_escape
     from tests.apptest_kit import APP, TIMEOUT, texts
@@ -168,3 +169,11 @@ def test_leaderboard_says_when_no_pair_can_be_significant(tmp_path, monkeypatch)
     assert not any("No pair of runs" in w.value for w in at.warning)
     assert len(set(frame(at, "lb_table")["Group"])) > 1
     assert md_escape("pairs by itself, so no Holm correction is applied") in texts(at)
+    at.selectbox(key="lb_baseline").set_value("worst").run()          # against a baseline: sign flips, Holm on top
+    assert_clean(at)
+    warned = [w.value for w in at.warning if "significantly different at" in w.value]
+    assert warned == [md_escape(
+        "No run can be significantly different at α = 0.05 with this test: the smallest p-value the Fisher "
+        "randomisation test can give over 3 topics and 10,000 resamples is 0.25, and Holm over the 2 tests raises it "
+        "to 0.5. No cell is marked significant for that reason, not because the runs perform alike. Compare the runs "
+        "on more topics, or choose the t-test.")]

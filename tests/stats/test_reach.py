@@ -150,16 +150,18 @@ def test_few_topics_cannot_reach_alpha_and_the_resolution_says_so():
 
 @pytest.fixture(scope="module")
 def robust_ap():
-    """AP of the 17 TREC 2003 Robust runs over the 100 topics of the NIST qrels."""
+    """AP (and the Leaderboard's other default measures) of the 17 TREC 2003 Robust runs over the 100 topics of the
+    NIST qrels."""
     from core.engine.evaluate import evaluate_files
     from tests.cases.reference import ROBUST_QRELS, reference_file, robust_runs
-    result = evaluate_files(str(reference_file(ROBUST_QRELS)), [str(p) for p in robust_runs()], ["AP"])
+    result = evaluate_files(str(reference_file(ROBUST_QRELS)), [str(p) for p in robust_runs()],
+                            ["AP", "nDCG@10", "P@10", "R@1000", "RR"])
     return result.per_query
 
 
 def test_robust_runs_cannot_separate_with_1000_resamples_and_holm(robust_ap):
     """What the plan avoids: 1,000 sign flips per pair and Holm over 136 pairs cannot go below 136 / 1,001."""
-    X, topics = complete_matrix(robust_ap, "AP", sorted(set(robust_ap["run"])))
+    X, _ = complete_matrix(robust_ap, "AP", sorted(set(robust_ap["run"])))
     assert X.shape == (100, 17)
     p = multisys.all_pairs(X, "randomization", "holm", n_resamples=1000)
     assert np.nanmin(p) == pytest.approx(136 / 1001)
@@ -193,3 +195,37 @@ def test_the_report_legend_says_it_too():
     assert legend.endswith("The runs share one letter for that reason, not because they perform alike. Compare the "
                            "runs on more topics, or choose Tukey HSD or the t-test.")
     assert "No pair of runs" not in report(pq, baselines="a", test="t", ranks=True).legend()
+
+
+def test_robust_baseline_marks_that_cannot_appear_are_said(robust_ap):
+    """The max-statistic p-values against a baseline, with Holm on top over 16 runs x 5 measures: 1,000 permutations
+    give no adjusted p-value below 80 / 1,001, so no cell can be marked; the legend says so. With no correction on
+    top, cells are marked and nothing is said."""
+    from core.stats.baselines import report, unreachable
+    held = report(robust_ap, baselines="aplrob03a", test="randomization-all", correction="holm", n_resamples=1000)
+    c = held.comparisons[0]
+    assert len([r for r in c.rows if r.p_value is not None]) == 80
+    assert min(r.p_corrected for r in c.rows if r.p_corrected is not None) >= 80 / 1001 - 1e-12
+    assert not any(r.significant for r in c.rows)
+    said = unreachable(held.comparisons)
+    assert said == (
+        "No run can be significantly different at α = 0.05 with this test: the smallest p-value the max-statistic "
+        "randomisation test (randomised Tukey HSD) can give over 100 topics and 1,000 resamples is 0.000999, and "
+        "Holm over the 80 tests raises it to 0.0799. No cell is marked significant for that reason, not because "
+        "the runs perform alike. Its p-values are already adjusted over every pair of runs: choose no correction.")
+    assert said in held.legend() and said in held.to_text()
+    free = report(robust_ap, baselines="aplrob03a", test="randomization-all", correction="none", n_resamples=1000)
+    assert any(r.significant for r in free.comparisons[0].rows) and unreachable(free.comparisons) is None
+
+
+@pytest.mark.parametrize("test,correction,n_tests,alpha,fix", [
+    ("randomization", "holm", 80, 0.05, None), ("randomization", "holm", 294, 0.01, "fewer runs or measures"),
+    ("bootstrap", "bh", 10_000, 0.01, None), ("t", "bonferroni", 10_000, 0.01, None),
+    ("tukey", "holm", 10_000, 0.01, None)])
+def test_family_warning(test, correction, n_tests, alpha, fix):
+    said = reach.family_warning(test, correction, n_tests=n_tests, n_runs=50, n_topics=100, n_resamples=10_000,
+                                alpha=alpha)
+    assert (said is None) == (fix is None)
+    if fix:
+        assert said.startswith("No run can be significantly different") and fix in said
+        assert f"over the {n_tests} tests raises it to {n_tests / 10_001:.3g}" in said
