@@ -43,7 +43,8 @@ def add_arguments(parser) -> None:
                              "max-statistic correction; both adjust over every pair of runs themselves")
     parser.add_argument("--correction", choices=("none", "bonferroni", "holm", "bh"), default="none",
                         help="multiple-testing correction over all baselines x runs x measures (default: none); "
-                             "with --ranks also over all pairs of runs for the letter groups")
+                             "with --ranks also over all pairs of runs for the letter groups (randomization with "
+                             "holm or bonferroni: one max-statistic test over all pairs instead; see docs/statistics.md)")
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default: 0.05)")
     parser.add_argument("-c", dest="complete", action="store_true",
                         help="topics in the qrels but missing from a run count as 0 (trec_eval -c); "

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from core.stats import paired as stats
+from core.stats import reach
 from core.stats.compare import ROW_FIELDS, Comparison, compare
 from core.stats.compare import _resolve_measures as resolve_measures   # aliases such as 'map' -> AP, as compare does
 from core.errors import EvalError
@@ -91,13 +92,17 @@ class Report:
         if self.risk is not None:
             text += (f" Risk against the baseline with alpha = {self.alpha_risk:g} (losses weigh {1 + self.alpha_risk:g}x); "
                      "TRisk below -2 / above +2: significantly hurts / helps. GeoRisk: against every run.")
+        text += "" if unreachable(self.comparisons) is None else " " + unreachable(self.comparisons)
         if self.resolutions:
             text += " " + next(iter(self.resolutions.values())).legend()
+            for warning in dict.fromkeys(r.warning() for r in self.resolutions.values() if r.warning()):
+                text += " " + warning
         return text
 
     def to_text(self, digits: int = 4) -> str:
         if self._plain():
-            return self.comparisons[0].to_text(digits)
+            warning = unreachable(self.comparisons)
+            return self.comparisons[0].to_text(digits) + ("" if warning is None else warning + "\n")
         df = self.to_dataframe()
         marks = ["*" if s is True else "" for s in df["significant"]]
         df = df.drop(columns=["significant"])
@@ -146,6 +151,18 @@ def corrected_together(comparisons, correction: str, alpha: float) -> tuple[Comp
     return tuple(out)
 
 
+def unreachable(comparisons) -> str | None:
+    """Why no run can be significantly different from its baseline in comparisons corrected together
+    (corrected_together: one family of every (baseline, run, measure) test with a p-value), or None when one can
+    (core.stats.reach.family_warning)."""
+    rows = [r for c in comparisons for r in c.rows if r.p_value is not None and np.isfinite(r.p_value)]
+    if not rows:
+        return None
+    c = comparisons[0]
+    return reach.family_warning(c.test, c.correction, n_tests=len(rows), n_runs=len(c.runs),
+                                n_topics=max(r.n_queries for r in rows), n_resamples=c.n_resamples, alpha=c.alpha)
+
+
 def report(per_query: pd.DataFrame, *, baselines, measures=None, test: str = "t", correction: str = "none",
            alpha: float = 0.05, missing: str = "skip", all_qids=None, n_resamples: int = 10_000, seed: int = 0,
            ranks: bool = False, risk: str | None = None, alpha_risk: float = 1.0,
@@ -182,4 +199,4 @@ def report(per_query: pd.DataFrame, *, baselines, measures=None, test: str = "t"
                   alpha_risk=alpha_risk)
 
 
-__all__ = ["Report", "report", "corrected_together", "RISK_KEYS"]
+__all__ = ["Report", "report", "corrected_together", "unreachable", "RISK_KEYS"]

@@ -15,6 +15,7 @@ import pandas as pd
 
 from core.stats import multisys
 from core.stats import paired as stats
+from core.stats import reach
 from core.stats.comparison import ROW_FIELDS, TEST_NAMES, Comparison, ComparisonRow, check_numbers, num
 from core.errors import EvalError
 from core.stats.resolution import wide_tables
@@ -133,7 +134,8 @@ def compare(per_query: pd.DataFrame, *, baseline: str, measures=None, test: str 
     measured = {m: _measure_stats(aligned[m], resampled[m], test, tie_tol) for m in measure_list}
     if test in multisys.MULTI_TESTS:
         seen = sorted(runs)
-        measured = {m: replace(s, p=_all_pairs_p(aligned[m], runs, seen, test, n_resamples, seed, (pairs or {}).get(m)))
+        measured = {m: replace(s, p=_all_pairs_p(aligned[m], runs, seen, test, n_resamples, seed, (pairs or {}).get(m),
+                                                 alpha))
                     for m, s in measured.items()}
     flat = [(m, j) for j in range(1, len(runs)) for m in measure_list]
     p_corr = stats.correct([measured[m].p[j - 1] for m, j in flat], correction, alpha)
@@ -149,15 +151,18 @@ def compare(per_query: pd.DataFrame, *, baseline: str, measures=None, test: str 
 
 
 def _all_pairs_p(a: "Aligned", runs: list[str], seen: list[str], test: str, n_resamples: int, seed: int,
-                 given) -> np.ndarray:
+                 given, alpha: float) -> np.ndarray:
     """Baseline-vs-run adjusted p-values of a multi-system test on the topics every run has. The
     matrix is computed with the runs sorted by name (`seen`), so a resampling test draws the same
     whichever run is the baseline and in whatever order the table lists the runs, and equals
-    core.stats.resolution's matrix."""
+    core.stats.resolution's matrix (the same number of resamples: core.stats.reach.plan_pairs)."""
     rows = a.present.all(axis=1)
     if given is None or given.n_topics != int(rows.sum()) or not set(runs) <= set(given.runs):
         X = a.values[rows][:, [runs.index(r) for r in seen]]
-        given = multisys.PairMatrix(tuple(seen), multisys.all_pairs(X, test, n_resamples=n_resamples, seed=seed))
+        how = reach.plan_pairs(test, "none", n_runs=len(seen), n_topics=len(X), alpha=alpha,
+                               n_resamples=n_resamples)
+        given = multisys.PairMatrix(tuple(seen), multisys.all_pairs(X, test, n_resamples=how.n_resamples or n_resamples,
+                                                                    seed=seed))
     order = [given.runs.index(r) for r in runs]
     return given.p[order[0], order[1:]]
 

@@ -3,7 +3,9 @@ interval, its compact letters, and the runs x runs matrix of adjusted p-values b
 
 Input is the long per-query table (run, qid, measure, value). The runs are compared on one
 complete topics x runs matrix per measure: the topics every run has (missing='skip'), or every
-topic with a missing value counted as 0 (missing='zero', over `all_qids` when given).
+topic with a missing value counted as 0 (missing='zero', over `all_qids` when given). Every pair is tested as
+core.stats.reach.plan_pairs decides for the chosen test and correction, so that a difference can be significant
+(`Resolution.plan`; `Resolution.warning()` says when none can).
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ import pandas as pd
 
 from core.stats import multisys
 from core.stats import ranks
+from core.stats import reach
 from core.stats import paired as stats
 from core.errors import EvalError
 
@@ -39,6 +42,7 @@ class Resolution:
     alpha: float
     n_resamples: int
     seed: int
+    plan: reach.PairPlan | None = None      # how every pair was tested (core.stats.reach)
 
     def of(self, run: str) -> dict:
         """{'rank', 'rank_low', 'rank_high', 'group'} of one run."""
@@ -55,8 +59,15 @@ class Resolution:
         return (f"Rank on {self.measure}: observed rank (95% interval over {self.n_resamples:,} bootstrap "
                 f"resamples of the {self.n_topics} topics the runs are compared on, seed {self.seed}). "
                 f"Runs sharing a letter are not "
-                f"significantly different at α = {self.alpha:g}: "
-                f"{multisys.adjusted_label(self.test, self.correction)}.")
+                f"significantly different at α = {self.alpha:g}: {self.pairs_label()}.")
+
+    def pairs_label(self) -> str:
+        """How the p-values behind the letters were computed and adjusted."""
+        return self.plan.label() if self.plan is not None else multisys.adjusted_label(self.test, self.correction)
+
+    def warning(self) -> str | None:
+        """Why no pair can be significantly different (core.stats.reach), or None when one can."""
+        return self.plan.warning() if self.plan is not None else None
 
     def to_dataframe(self) -> pd.DataFrame:
         return pd.DataFrame({"run": self.runs, "measure": self.measure, "mean": self.means, "rank": self.rank,
@@ -160,14 +171,18 @@ def resolve_matrix(X, runs, measure: str, *, test: str = "t", correction: str = 
     rank, low, high = ranks.rank_intervals(X, n_resamples, seed)
     means = X.mean(axis=0) if len(X) else np.full(X.shape[1], np.nan)
     p = np.full((X.shape[1], X.shape[1]), np.nan)
+    how = reach.plan_pairs(test, correction, n_runs=X.shape[1], n_topics=len(X), alpha=alpha,
+                           n_resamples=n_resamples)
     if len(X) >= 2:     # columns sorted by run name: a permutation test draws the same in any run order
         canon = np.argsort(np.asarray(runs, dtype=object), kind="stable")
-        p[np.ix_(canon, canon)] = multisys.all_pairs(X[:, canon], test, correction, alpha, n_resamples, seed, tie_tol)
+        p[np.ix_(canon, canon)] = multisys.all_pairs(X[:, canon], how.method, how.applied, alpha, how.n_resamples or
+                                                     n_resamples, seed, tie_tol)
     letters = ranks.compact_letters(np.nan_to_num(means, nan=-np.inf), p, alpha)
     ints = lambda a: tuple(int(v) for v in a)   # noqa: E731
     return Resolution(measure=measure, runs=tuple(runs), means=tuple(float(m) for m in means), rank=ints(rank),
                       rank_low=ints(low), rank_high=ints(high), group=tuple(letters), p=p, n_topics=len(X),
-                      test=test, correction=correction, alpha=alpha, n_resamples=n_resamples, seed=seed)
+                      test=test, correction=correction, alpha=alpha, n_resamples=n_resamples, seed=seed,
+                      plan=how)
 
 
 def resolve(per_query: pd.DataFrame, *, measures, runs=None, test: str = "t", correction: str = "holm",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from core.stats.baselines import unreachable
 from dashboard.cache import results as cached
 from dashboard.cache import diversity as cached_diversity
 from dashboard.cache import judges as cached_judges
@@ -114,7 +115,9 @@ with guard("evaluate the runs"):
                             comparison=comparison if baseline else None, judged=judged, resolution=resolution,
                             key="lb_table")
     st.caption(md_escape(resolution.legend()))
+    manysys.render_unreachable(resolution.warning())
     st.caption(lb.legend(comparison, has_baseline=bool(baseline), more=more))
+    manysys.render_unreachable(unreachable(comparisons) if baseline else None)
     st.caption(md_escape(comparison.missing_note if baseline else cached.missing_note(result.missing_topics)))
     # only the open tab runs (on_change="rerun"): the first view skips the details, the heatmap and the risk views
     # (~0.5 s at 50 runs x 5,000 topics); opening a tab reruns the page, whose results are cached by then

@@ -8,7 +8,6 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from core.stats import multisys
 from dashboard.components.charts import chart_text, show, style
 from dashboard.components.palette import NEGATIVE, NEUTRAL, POSITIVE
 from dashboard.components.table import table as show_table
@@ -41,14 +40,22 @@ def heatmap_figure(resolution) -> go.Figure:
     return fig
 
 
+def render_unreachable(text: str | None) -> None:
+    """Say in words why no difference can be significant (core.stats.reach: Resolution.warning for the letters,
+    core.stats.baselines.unreachable for the baseline's marks), so that one letter shared by every run, or a table
+    with no mark, is not read as 'alike'. Nothing when `text` is None."""
+    if text:
+        st.warning(md_escape(text), icon=":material/warning:")
+
+
 def render_heatmap(resolution, *, key: str) -> None:
     if len(resolution.runs) < 2:
         st.info("Pick at least two runs to compare every pair.")
         return
+    render_unreachable(resolution.warning())
     show(heatmap_figure(resolution), key=key, filename=f"pairs_{resolution.measure}")
     st.caption(f"Blue: significantly different at α = {resolution.alpha:g} "
-               f"({md_escape(multisys.adjusted_label(resolution.test, resolution.correction))}). Runs ordered by rank; "
-               "hover a cell for its p-value.")
+               f"({md_escape(resolution.pairs_label())}). Runs ordered by rank; hover a cell for its p-value.")
     st.download_button("Download p-values (CSV)", resolution.p_frame().to_csv(float_format="%.6g"),
                        file_name=f"pvalues_{resolution.measure}.csv".replace("/", "_"), mime="text/csv",
                        key=f"{key}_csv", icon=":material/download:", on_click="ignore")

@@ -124,3 +124,56 @@ def test_the_shared_evaluation_is_never_changed_by_a_page(app, monkeypatch):
         pd.testing.assert_frame_equal(live.per_query, snap.per_query, check_exact=True)
         pd.testing.assert_frame_equal(live.summary, snap.summary, check_exact=True)
         assert live.missing_topics == snap.missing_topics and live.num_q == snap.num_q
+
+
+def _three_topic_collection(tmp_path) -> str:
+    """A store whose collection 'three-topics' holds 3 runs that order the same 3 topics' documents better and better
+    (AP 0.5, 0.83, 1 on every topic), so the runs differ as much as 3 topics allow."""
+    from tests.fixtures_store import sample_store
+    store = sample_store(tmp_path)
+    try:
+        store.create_collection("three-topics")
+        store.add_qrels("three-topics", "".join(f"{q} 0 d{i} {int(i < 2)}\n" for q in (1, 2, 3) for i in range(4))
+                        .encode(), filename="qrels.txt")
+        for name, order in (("worst", "3201"), ("middle", "0231"), ("best", "0123")):
+            rows = "".join(f"{q} Q0 d{d} {r + 1} {10 - r} {name}\n" for q in (1, 2, 3) for r, d in enumerate(order))
+            store.add_run("three-topics", rows.encode(), filename=f"{name}.txt")
+    finally:
+        store.close()
+    return str(tmp_path / "sample.duckdb")
+
+
+def test_leaderboard_says_when_no_pair_can_be_significant(tmp_path, monkeypatch):
+    """3 topics: no sign-flip p-value falls below 2 / 2^3 = 0.25, so every run shares one letter whatever the data.
+    The page says so in words, above the table's letters and in the Every pair tab; with Holm the randomisation
+    runs the max-statistic test, which can separate them (its p-values go down to 1 / 3!^2); against a baseline the
+    sign flips, with Holm over the 2 tests on top, cannot mark any cell, and the page says that too."""
+    from streamlit.testing.v1 import AppTest
+    from dashboard.components.escape import md_escape
+    from tests.apptest_kit import APP, TIMEOUT, texts
+    monkeypatch.setenv("RANKBOARD_STORE", _three_topic_collection(tmp_path))
+    at = open_page(AppTest.from_file(APP, default_timeout=TIMEOUT), "leaderboard", collection="three-topics",
+                   test="randomization", correction="none", measures=["AP"])
+    assert_clean(at)
+    assert set(frame(at, "lb_table")["Group"]) == {"a"}
+    said = ("No pair of runs can be significantly different at α = 0.05 with this test: the smallest p-value the "
+            "Fisher randomisation test can give over 3 topics and 1,000 resamples is 0.25. The runs share one letter "
+            "for that reason, not because they perform alike.")
+    assert [w.value for w in at.warning if "No pair of runs" in w.value] == [
+        md_escape(said + " Compare the runs on more topics, or choose Tukey HSD or the t-test.")]
+    open_tab(at, "Every pair")
+    assert_clean(at)
+    assert sum("No pair of runs" in w.value for w in at.warning) == 2
+    at.selectbox(key="lb_correction").set_value("holm").run()
+    assert_clean(at)
+    assert not any("No pair of runs" in w.value for w in at.warning)
+    assert len(set(frame(at, "lb_table")["Group"])) > 1
+    assert md_escape("pairs by itself, so no Holm correction is applied") in texts(at)
+    at.selectbox(key="lb_baseline").set_value("worst").run()          # against a baseline: sign flips, Holm on top
+    assert_clean(at)
+    warned = [w.value for w in at.warning if "significantly different at" in w.value]
+    assert warned == [md_escape(
+        "No run can be significantly different at α = 0.05 with this test: the smallest p-value the Fisher "
+        "randomisation test can give over 3 topics and 10,000 resamples is 0.25, and Holm over the 2 tests raises it "
+        "to 0.5. No cell is marked significant for that reason, not because the runs perform alike. Compare the runs "
+        "on more topics, or choose the t-test.")]

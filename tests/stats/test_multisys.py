@@ -16,7 +16,7 @@ from statsmodels.stats.multitest import multipletests
 from core.stats import multisys
 from core.stats import permute
 from core.stats import paired as stats
-from tests.oracle_stats import tukey_oracle
+from tests.oracle_stats import naive_max_statistic, naive_permutations, tukey_oracle
 
 
 def _matrix(n=30, k=5, seed=0, spread=0.05):
@@ -55,67 +55,17 @@ def test_studentized_range_grid_matches_scipy():
     np.testing.assert_allclose(few, direct[:10], rtol=1e-12)
 
 
-def _naive_permutations(n, k, B, seed):
-    """core.stats.permute's draws, written out one resample and one topic at a time: block i of
-    permute.block_rows(n, k) resamples takes 64-bit words from PCG64(SeedSequence(seed).spawn(...)[i]),
-    each resample ceil(n*k/2) words read as 2 uint32 keys each (low half first); a topic's k keys,
-    minus their low index bits, order its runs; a topic whose random parts repeat is drawn again,
-    k keys at a time, from the block's child generator."""
-    ib = max(1, (k - 1).bit_length())
-    assert ib <= 8                                     # 32-bit keys
-    size = permute.block_rows(n, k)
-    starts = list(range(0, B, size))
-    words = (n * k + 1) // 2
-    for i, seq in enumerate(np.random.SeedSequence(seed).spawn(len(starts))):
-        gen = np.random.Generator(np.random.PCG64(seq))
-        retry = None
-        for _ in range(min(size, B - starts[i])):
-            raw = [int(w) for w in gen.bit_generator.random_raw(words)]
-            keys = [h for w in raw for h in (w & 0xFFFFFFFF, w >> 32)][:n * k]
-            perms = []
-            for t in range(n):
-                part = [key >> ib for key in keys[t * k:(t + 1) * k]]
-                while len(set(part)) < k:
-                    if retry is None:
-                        child = np.random.SeedSequence(seq.entropy, spawn_key=(*seq.spawn_key, 0))
-                        retry = np.random.Generator(np.random.PCG64(child))
-                    again = [int(w) for w in retry.bit_generator.random_raw((k + 1) // 2)]
-                    part = [h >> ib for w in again for h in (w & 0xFFFFFFFF, w >> 32)][:k]
-                perms.append(sorted(range(k), key=lambda j: part[j]))
-            yield perms
-
-
-def _naive_max_statistic(X, B, seed):
-    """Carterette's algorithm, one resample and one topic at a time, on core.stats.permute's draws."""
-    n, k = X.shape
-    means = X.mean(axis=0)
-    ranges = []
-    for perms in _naive_permutations(n, k, B, seed):
-        sums = [0.0] * k
-        for t in range(n):
-            row = X[t][perms[t]]                               # the topic's values, permuted
-            for j in range(k):
-                sums[j] += row[j]
-        ranges.append((max(sums) - min(sums)) / n)
-    out = np.full((k, k), np.nan)
-    for a, b in itertools.combinations(range(k), 2):
-        d = abs(means[a] - means[b])
-        hits = sum(1 for r in ranges if r >= d - 1e-12)
-        out[a, b] = out[b, a] = (hits + 1) / (B + 1)
-    return out
-
-
 @pytest.mark.parametrize("n,k,B,seed", [(15, 4, 300, 0), (8, 6, 200, 5), (7, 5, 150, 3)])
 def test_randomization_all_matches_naive_loop(n, k, B, seed):
     X = _matrix(n, k, seed)
-    np.testing.assert_allclose(multisys.randomization_all(X, B, seed), _naive_max_statistic(X, B, seed))
+    np.testing.assert_allclose(multisys.randomization_all(X, B, seed), naive_max_statistic(X, B, seed))
 
 
 def test_permuted_column_sums_match_the_naive_draws():
     """The sums themselves (not only the p-values), on an odd n x k and several blocks."""
     X = _matrix(9, 7, 2)
     B = 3 * permute.block_rows(9, 7) + 5
-    naive = np.array([[sum(X[t][p[t]][j] for t in range(9)) for j in range(7)] for p in _naive_permutations(9, 7, B, 4)])
+    naive = np.array([[sum(X[t][p[t]][j] for t in range(9)) for j in range(7)] for p in naive_permutations(9, 7, B, 4)])
     np.testing.assert_allclose(permute.column_sums(X, B, 4), naive, rtol=1e-12)
 
 
