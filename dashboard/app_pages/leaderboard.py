@@ -106,10 +106,9 @@ with guard("evaluate the runs"):
         comparison = comparisons[0]
         judged = cached.judged_at_10(result)
     show_warnings(result.warnings, title="Evaluation warnings")
-    low = [f"{r} ({v:.0%})" for r, v in judged.items() if v < 0.9]
-    if low:
-        st.warning(f"Many unjudged documents in the top 10 of: {md_escape(', '.join(low))}. Their scores (and any gain) "
-                   "may be an artefact of the judgment pool.", icon=":material/warning:")
+    unjudged = lb.unjudged_warning(judged)
+    if unjudged:
+        st.warning(unjudged, icon=":material/warning:")
     table = lb.render_table(result.summary, runs=chosen, measures=measures,
                             comparison=comparison if baseline else None, judged=judged, resolution=resolution,
                             key="lb_table")
@@ -162,7 +161,9 @@ with guard("evaluate the runs"):
                                                                   measure=m, alpha_risk=alpha_risk, ver=ver),
                                              run=run, baseline=versus, measure=m, alpha=alpha_risk, key="lb_trisk")
     stem = f"leaderboard_{coll['name']}" + (f"_vs_{baseline}" if baseline else "")
-    csv, latex = cached.report_later(coll["id"], run_ids, measures, **many) if baseline else cached.exports(table)
+    order = lb.rank_order(result.summary, runs=chosen, measures=measures)    # the exports list the runs as the table
+    csv, latex = (cached.report_later(coll["id"], run_ids, measures, order=order, **many) if baseline
+                  else cached.exports(table))
     lb.render_downloads(csv=csv, latex=latex, stem=stem, key="lb_download")
     if st.toggle("Pool-hole bounds and filled scores", key="lb_bounds",
                  help="What each score could be if the unjudged documents were relevant, and which runs could swap"):
