@@ -18,7 +18,7 @@ from dashboard.components.diversity import render_means
 from dashboard.components.judges import render_leaderboard_bounds
 from dashboard.components.palette import run_colors
 from dashboard.components.constants import (ALPHAS, CORRECTIONS, DEFAULT_MEASURES, DIVERSITY_DEFAULT, MORE_MEASURES,
-                                 NO_BASELINE, RISK_ALPHAS, RISKS, TESTS)
+                                 NO_BASELINE, RISK_ALPHAS, RISKS, TESTS, default_measures)
 
 
 def diversity_section(coll, ids: dict, typed: list[str], sets) -> None:
@@ -66,9 +66,11 @@ ver = cached.version(coll["id"])
 
 top = st.columns([3, 2])
 chosen = state.select_many("Runs", names, key="lb_runs", param="runs", default=names, where=top[0])
-raw = state.select_many("Measures", DEFAULT_MEASURES + MORE_MEASURES, key="lb_measures", param="measures",
-                        default=DEFAULT_MEASURES, allow_new=True, where=top[1],
-                        help="Pick or type any measure: P@20, nDCG(dcg='exp-log2')@10, map, ndcg_cut_10 ...")
+defaults = default_measures(catalogue.runs(coll["id"])["depth"].max())     # recall at the runs' depth
+raw = state.select_many("Measures", list(dict.fromkeys(defaults + DEFAULT_MEASURES + MORE_MEASURES)), key="lb_measures",
+                        param="measures", default=defaults, allow_new=True, where=top[1],
+                        help="Pick or type any measure: P@20, nDCG(dcg='exp-log2')@10, map, ndcg_cut_10 ... "
+                             "Recall's default depth is the runs' depth (at most 1,000).")
 measures, problems = cached.canonical_measures(raw)
 for text in problems:
     show_error(text, title="Unknown measure (left out)")

@@ -30,7 +30,7 @@ def means_table(summary: pd.DataFrame, *, runs: list[str], measures: list[str]) 
     return wide.reindex(index=runs, columns=[m for m in measures if m in wide.columns])
 
 
-def ranked(table: pd.DataFrame) -> pd.DataFrame:
+def in_rank_order(table: pd.DataFrame) -> pd.DataFrame:
     """The rows in the leaderboard's order: best mean of the first measure first, a run without one last, ties
     in the order chosen. The exports list the runs in this order too (`rank_order`)."""
     if table.columns.empty:
@@ -40,7 +40,7 @@ def ranked(table: pd.DataFrame) -> pd.DataFrame:
 
 def rank_order(summary: pd.DataFrame, *, runs: list[str], measures: list[str]) -> list[str]:
     """The run names in the order the table lists them."""
-    return [str(r) for r in ranked(means_table(summary, runs=runs, measures=measures)).index]
+    return [str(r) for r in in_rank_order(means_table(summary, runs=runs, measures=measures)).index]
 
 
 def _cell_marks(comparison, measures: list[str]) -> dict:
@@ -59,7 +59,7 @@ def render_table(summary: pd.DataFrame, *, runs: list[str], measures: list[str],
     """The main leaderboard: one row per run, one column per measure, markers and colours vs the
     baseline (if any), Judged@10 last; with a core.stats.resolution.Resolution, the rank with its 95%
     interval ('2 (1–4)') and the letter group first. Click a header to sort. Returns the table."""
-    table = ranked(means_table(summary, runs=runs, measures=measures))
+    table = in_rank_order(means_table(summary, runs=runs, measures=measures))
     measures = list(table.columns)
     ranked = [RANK, GROUP] if resolution is not None else []
     if resolution is not None:
