@@ -39,8 +39,9 @@ def diversity_section(coll, ids: dict, typed: list[str], sets) -> None:
     if not div:
         return
     with guard("evaluate the diversity measures"):
-        summary, _, warnings = cached_diversity.evaluate(coll["id"], [ids[n] for n in run_names], qrels_id, div,
-                                                         ver=cached.version(coll["id"]))
+        with st.spinner(md_format("Evaluating {} runs on {}...", len(run_names), ", ".join(div)), show_time=True):
+            summary, _, warnings = cached_diversity.evaluate(coll["id"], [ids[n] for n in run_names], qrels_id, div,
+                                                             ver=cached.version(coll["id"]))
         show_warnings(warnings, title="Evaluation warnings")
         render_means(summary, runs=run_names, measures=div, stem=f"diversity_{coll['name']}", key="lb_div")
 
@@ -97,7 +98,8 @@ if not chosen or not measures:
 run_ids = [ids[n] for n in chosen]
 with guard("evaluate the runs"):
     with st.spinner(md_format("Evaluating {} runs ({}) and ranking them on {} ({} bootstrap resamples)...",
-                              len(chosen), ", ".join(measures), measures[0], f"{cached.RANK_RESAMPLES:,}")):
+                              len(chosen), ", ".join(measures), measures[0], f"{cached.RANK_RESAMPLES:,}"),
+                    show_time=True):
         resolution = cached.resolved(coll["id"], run_ids, measures, runs=chosen, measure=measures[0], test=test,
                                      correction=correction, alpha=float(alpha), ver=ver)
         baselines = [baseline or chosen[0], *more]
@@ -151,8 +153,10 @@ with guard("evaluate the runs"):
             alpha_risk = float(state.select_one("Risk weight", RISK_ALPHAS, key="lb_alpha_risk", param="alpha_risk",
                                                 default="1", format_func=lambda a: f"α = {a} (losses x{1 + float(a):g})",
                                                 where=right))
-            manysys.render_risk_table(cached.risks(coll["id"], run_ids, measures, runs=chosen, baselines=baselines,
-                                                   alpha_risk=alpha_risk, ver=ver), first=first, key="lb_risk_table")
+            with st.spinner(md_format("Computing URisk, TRisk and GeoRisk of {} runs...", len(chosen)), show_time=True):
+                risk = cached.risks(coll["id"], run_ids, measures, runs=chosen, baselines=baselines,
+                                    alpha_risk=alpha_risk, ver=ver)
+            manysys.render_risk_table(risk, first=first, key="lb_risk_table")
             others = [r for r in chosen if r != baselines[0]]
             if others:
                 a, b, c = st.columns(3)

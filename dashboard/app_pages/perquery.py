@@ -77,7 +77,8 @@ st.markdown(f"#### Topic {md_escape(qid)} · Δ {row['delta']:+.4f}")
 if row["text"]:
     st.text(row["text"])
 with guard("load the two rankings"):
-    left_list, right_list = cached.side_by_side(store, skey, coll["id"], ids[run_a], ids[run_b], qid, ver)
+    with st.spinner(md_format("Loading both rankings of topic {}...", qid)):
+        left_list, right_list = cached.side_by_side(store, skey, coll["id"], ids[run_a], ids[run_b], qid, ver)
     left, right = st.columns(2)
     with left:
         pq.render_ranked_list(left_list, run=f"{run_a} (baseline)", score=float(row["a"]), key="pq_list_a")

@@ -54,10 +54,11 @@ def _load_all(files, load: Callable, *, noun: str, key: str, journal) -> list:
     try:
         for i, f in enumerate(files):
             bar.progress(i / len(files), text=md_format("Loading {} ({} of {})", f.name, i + 1, len(files)))
-            outcome, rep = _outcome(f, load)
-            batch["outcomes"].append(outcome)       # kept before the next Streamlit call can stop us
-            if token:
-                journal.record(token, outcome)
+            with st.spinner(md_format("Reading and storing {}...", f.name), show_time=True):   # moves while it works
+                outcome, rep = _outcome(f, load)
+                batch["outcomes"].append(outcome)       # kept before the next Streamlit call can stop us
+                if token:
+                    journal.record(token, outcome)
             if rep is not None:
                 reports.append(rep)
     finally:   # the page was left or reloaded mid-batch: Streamlit stops us with an exception
