@@ -16,7 +16,12 @@ import streamlit as st  # noqa: E402
 
 from core.errors import StoreError  # noqa: E402
 
-st.set_page_config(layout="wide", page_title="Rankboard", page_icon="📊")
+ABOUT = ("**Rankboard** compares retrieval runs: trec_eval's measures, significance tests, per-query differences, "
+         "assessor and LLM-judge agreement.")
+
+# a menu item of the app's own keeps the top bar under the minimal toolbar, and with it Streamlit's "Running..."
+# indicator and its Stop button while a page works (the minimal toolbar alone draws no top bar at all)
+st.set_page_config(layout="wide", page_title="Rankboard", page_icon="📊", menu_items={"About": ABOUT})
 
 from dashboard import pages  # noqa: E402
 from dashboard.cache import catalogue, store as store_resource  # noqa: E402

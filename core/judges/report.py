@@ -19,7 +19,10 @@ Definitions (the tests check each one against an independent oracle):
   the reference's top grade, which also adds them to the topic's relevant documents. For a normalised measure
   that need not be higher, so a run's interval is [min, max] of the two; `flips` lists pairs of runs whose
   order under the reference could reverse within their intervals;
-- `filled[judge, run]`: the reference with its holes filled by the judge's labels (on the reference's topics).
+- `filled[judge, run]`: the reference with its holes filled by the judge's labels (on the reference's topics);
+  `filled_holes[judge, run]` counts the run's holes that the judge labels (retrieved documents within the
+  measure's cutoff, the whole ranking without one, on the reference's topics, that the reference did not judge).
+  With none, the filled score is the reference score.
 """
 from __future__ import annotations
 
@@ -59,6 +62,7 @@ class JudgeReport:
     correction: str = "holm"
     alpha: float = 0.05
     top_grade: int = 1
+    filled_holes: pd.DataFrame = field(default_factory=pd.DataFrame)   # runs x judges: holes the judge labels
 
     def to_dict(self) -> dict:
         """The CLI's JSON object (keys documented in docs/cli.md: `judges` holds one object per judge, in order)."""
@@ -124,7 +128,7 @@ def compute(con, qrels_table: str, st: judges_scores.Stage1, reference: str, jud
                                      columns=pd.Index(lab.grades, name=name)) for j, name in enumerate(judges)}
     return JudgeReport(reference, list(judges), list(runs), m.name, int(rel_level), ref_scores, scores, filled,
                        bounds, table, shifts, topic, confusions, flips(bounds, ref_scores), correction, alpha,
-                       sc.top_grade)
+                       sc.top_grade, pd.DataFrame(sc.holes.T, index=runs, columns=judges))
 
 
 def _shifts(sc, judges, runs, correction, alpha, n_resamples, seed) -> pd.DataFrame:

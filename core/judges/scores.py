@@ -80,6 +80,7 @@ class Scores:
     values: np.ndarray
     means: np.ndarray
     top_grade: int
+    holes: np.ndarray | None = None     # [judge, run]: the run's holes (within the cutoff) that judge j + 1 labels
 
 
 def _counts(con, sql: str, q: str, qids: np.ndarray, sets: int, width: int) -> np.ndarray:
@@ -112,6 +113,8 @@ def score_sets(con, qrels_table: str, st: Stage1, n_judges: int, measure, option
     place = (run * Q + topic) * width_rank + rank                    # a retrieved document's place
     ref = s == 0
     holes = (s > 0) & ~np.isin(place, place[ref]) & present[0][topic]
+    within = holes & (rank <= depth) if depth is not None else holes
+    filled_holes = np.bincount((s[within] - 1) * R + run[within], minlength=J * R).reshape(J, R)
     n_ref = int(ref.sum())
     s_f = np.r_[np.repeat(np.arange(J + 1, S), n_ref), s[holes] + J]
     take = np.r_[np.tile(np.flatnonzero(ref), J), np.flatnonzero(holes)]
@@ -153,10 +156,10 @@ def score_sets(con, qrels_table: str, st: Stage1, n_judges: int, measure, option
     rk = Rankings(groups, np.r_[st.num_ret[gr, gq], st.num_ret[br, bq]], np.r_[g, n_g + b_grp],
                   np.r_[rank, b_rank], np.r_[rel, b_rel], lv.reset_index(drop=True), [], [])
     result = evaluate_rankings(rk, [measure], options)
-    return _unpack(result, S, R, Q, top)
+    return _unpack(result, S, R, Q, top, filled_holes)
 
 
-def _unpack(result, S: int, R: int, Q: int, top: int) -> Scores:
+def _unpack(result, S: int, R: int, Q: int, top: int, holes: np.ndarray) -> Scores:
     pq = result.per_query
     key, qkey = pq["run"].to_numpy(np.int64), pq["qid"].to_numpy(np.int64)
     values = np.full((S + 1, R, Q), np.nan)
@@ -165,4 +168,4 @@ def _unpack(result, S: int, R: int, Q: int, top: int) -> Scores:
     sm = result.summary
     skey = sm["run"].to_numpy(np.int64)
     means[skey // R, skey % R] = sm["value"].to_numpy(np.float64)
-    return Scores(values, means, top)
+    return Scores(values, means, top, holes)

@@ -50,6 +50,10 @@ class Report:
             out += list(RANK_FIELDS)
         return out
 
+    def in_order(self, runs) -> "Report":
+        """The same report with every comparison's runs in the order of `runs` (Comparison.in_order)."""
+        return replace(self, comparisons=tuple(c.in_order(runs) for c in self.comparisons))
+
     def to_records(self) -> list[dict]:
         """One dict per (baseline, run, measure). Several baselines add a `baseline` key; risk adds
         urisk, trisk and georisk to every non-baseline object; ranks add rank, rank_low, rank_high, group."""

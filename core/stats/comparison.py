@@ -79,6 +79,15 @@ class Comparison:
                      for r in self.rows)
         return replace(self, rows=rows, correction=correction, alpha=alpha)
 
+    def in_order(self, runs) -> "Comparison":
+        """The same comparison with its runs (and rows) listed in the order of `runs` (e.g. a table's rank order),
+        for the exports; runs not named keep their order after those named. No number changes."""
+        first = [r for r in dict.fromkeys(map(str, runs)) if r in self.runs]
+        order = first + [r for r in self.runs if r not in first]
+        place = {r: i for i, r in enumerate(order)}
+        rows = tuple(sorted(self.rows, key=lambda r: place[r.run]))   # stable: measures keep their order
+        return replace(self, runs=tuple(order), rows=rows)
+
     def to_records(self) -> list[dict]:
         """One dict per (run, measure); missing numbers are None (JSON null)."""
         return [asdict(r) for r in self.rows]

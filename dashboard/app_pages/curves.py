@@ -9,6 +9,7 @@ from dashboard.cache import store as store_resource
 from dashboard.components.curves import render_pr, render_roc
 from dashboard.components.feedback import guard
 from dashboard.components.palette import run_colors
+from dashboard.components.topics import label as topic_label, render_hint
 
 st.title("Precision-recall and ROC")
 coll, ids = gates.require_runs(key="cv_empty")
@@ -42,8 +43,9 @@ with guard("draw the query's PR curve"):
     topics = cached.topics(store, skey, coll["id"], ver)
     qids = sorted(set(pr.loc[pr["qid"] != "all", "qid"]), key=lambda q: (len(q), q))
     qid = state.select_one("Single-query PR curve", [""] + qids, key="cv_query", param="query",
-                           format_func=lambda q: "Pick a query..." if q == "" else
-                           f"{q}: {topics.get(q, '')}"[:90])
+                           format_func=lambda q: "Pick a query..." if q == "" else topic_label(q, topics.get(q), 90))
+    if not topics:
+        render_hint(key="cv_topics_hint")
     if qid:
         render_pr(pr, runs=chosen, colors=colors, qid=qid, title=f"Query {qid}: interpolated PR",
                   key="cv_query_pr", filename=f"pr_{coll['name']}_q{qid}")

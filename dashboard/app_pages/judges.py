@@ -10,6 +10,7 @@ from dashboard.session import access, state, uploads
 from dashboard.cache import store as store_resource
 from dashboard.components import judges as view
 from dashboard.components.feedback import guard, md_escape
+from dashboard.components.escape import md_format
 from dashboard.components.upload import render_uploader
 from dashboard.components.constants import CORRECTIONS, DEFAULT_MEASURES, MORE_MEASURES
 
@@ -74,7 +75,8 @@ with st.expander("Judges: leave some out, or upload more" if add_judge else "Jud
 chosen = [j for j in others if j not in left_out] or others
 run_ids = tuple(int(r) for r in runs["run_id"])
 
-with guard("compare the judges"), st.spinner(md_escape(f"Scoring {len(runs)} runs under {len(chosen) + 1} qrels sets...")):
+with guard("compare the judges"), st.spinner(md_format("Scoring {} runs under {} qrels sets...", len(runs),
+                                                       len(chosen) + 1), show_time=True):
     rep = cached_judges.report(store, str(store.path), coll["id"], by_name[reference],
                                tuple(by_name[j] for j in chosen), run_ids, measure, int(level), correction, 0.05, ver)
     tab_table, tab_heat, tab_scatter, tab_topic, tab_holes = st.tabs(

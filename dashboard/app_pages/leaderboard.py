@@ -19,7 +19,7 @@ from dashboard.components.diversity import render_means
 from dashboard.components.judges import render_leaderboard_bounds
 from dashboard.components.palette import run_colors
 from dashboard.components.constants import (ALPHAS, CORRECTIONS, DEFAULT_MEASURES, DIVERSITY_DEFAULT, MORE_MEASURES,
-                                 NO_BASELINE, RISK_ALPHAS, RISKS, TESTS)
+                                 NO_BASELINE, RISK_ALPHAS, RISKS, TESTS, default_measures)
 
 
 def diversity_section(coll, ids: dict, typed: list[str], sets) -> None:
@@ -40,8 +40,9 @@ def diversity_section(coll, ids: dict, typed: list[str], sets) -> None:
     if not div:
         return
     with guard("evaluate the diversity measures"):
-        summary, _, warnings = cached_diversity.evaluate(coll["id"], [ids[n] for n in run_names], qrels_id, div,
-                                                         ver=cached.version(coll["id"]))
+        with st.spinner(md_format("Evaluating {} runs on {}...", len(run_names), ", ".join(div)), show_time=True):
+            summary, _, warnings = cached_diversity.evaluate(coll["id"], [ids[n] for n in run_names], qrels_id, div,
+                                                             ver=cached.version(coll["id"]))
         show_warnings(warnings, title="Evaluation warnings")
         render_means(summary, runs=run_names, measures=div, stem=f"diversity_{coll['name']}", key="lb_div")
 
@@ -67,9 +68,11 @@ ver = cached.version(coll["id"])
 
 top = st.columns([3, 2])
 chosen = state.select_many("Runs", names, key="lb_runs", param="runs", default=names, where=top[0])
-raw = state.select_many("Measures", DEFAULT_MEASURES + MORE_MEASURES, key="lb_measures", param="measures",
-                        default=DEFAULT_MEASURES, allow_new=True, where=top[1],
-                        help="Pick or type any measure: P@20, nDCG(dcg='exp-log2')@10, map, ndcg_cut_10 ...")
+defaults = default_measures(catalogue.runs(coll["id"])["depth"].max())     # recall at the runs' depth
+raw = state.select_many("Measures", list(dict.fromkeys(defaults + DEFAULT_MEASURES + MORE_MEASURES)), key="lb_measures",
+                        param="measures", default=defaults, allow_new=True, where=top[1],
+                        help="Pick or type any measure: P@20, nDCG(dcg='exp-log2')@10, map, ndcg_cut_10 ... "
+                             "Recall's default depth is the runs' depth (at most 1,000).")
 measures, problems = cached.canonical_measures(raw)
 for text in problems:
     show_error(text, title="Unknown measure (left out)")
@@ -96,7 +99,8 @@ if not chosen or not measures:
 run_ids = [ids[n] for n in chosen]
 with guard("evaluate the runs"):
     with st.spinner(md_format("Evaluating {} runs ({}) and ranking them on {} ({} bootstrap resamples)...",
-                              len(chosen), ", ".join(measures), measures[0], f"{cached.RANK_RESAMPLES:,}")):
+                              len(chosen), ", ".join(measures), measures[0], f"{cached.RANK_RESAMPLES:,}"),
+                    show_time=True):
         resolution = cached.resolved(coll["id"], run_ids, measures, runs=chosen, measure=measures[0], test=test,
                                      correction=correction, alpha=float(alpha), ver=ver)
         baselines = [baseline or chosen[0], *more]
@@ -107,10 +111,9 @@ with guard("evaluate the runs"):
         comparison = comparisons[0]
         judged = cached.judged_at_10(result)
     show_warnings(result.warnings, title="Evaluation warnings")
-    low = [f"{r} ({v:.0%})" for r, v in judged.items() if v < 0.9]
-    if low:
-        st.warning(f"Many unjudged documents in the top 10 of: {md_escape(', '.join(low))}. Their scores (and any gain) "
-                   "may be an artefact of the judgment pool.", icon=":material/warning:")
+    unjudged = lb.unjudged_warning(judged)
+    if unjudged:
+        st.warning(unjudged, icon=":material/warning:")
     table = lb.render_table(result.summary, runs=chosen, measures=measures,
                             comparison=comparison if baseline else None, judged=judged, resolution=resolution,
                             key="lb_table")
@@ -153,8 +156,10 @@ with guard("evaluate the runs"):
             alpha_risk = float(state.select_one("Risk weight", RISK_ALPHAS, key="lb_alpha_risk", param="alpha_risk",
                                                 default="1", format_func=lambda a: f"α = {a} (losses x{1 + float(a):g})",
                                                 where=right))
-            manysys.render_risk_table(cached.risks(coll["id"], run_ids, measures, runs=chosen, baselines=baselines,
-                                                   alpha_risk=alpha_risk, ver=ver), first=first, key="lb_risk_table")
+            with st.spinner(md_format("Computing URisk, TRisk and GeoRisk of {} runs...", len(chosen)), show_time=True):
+                risk = cached.risks(coll["id"], run_ids, measures, runs=chosen, baselines=baselines,
+                                    alpha_risk=alpha_risk, ver=ver)
+            manysys.render_risk_table(risk, first=first, key="lb_risk_table")
             others = [r for r in chosen if r != baselines[0]]
             if others:
                 a, b, c = st.columns(3)
@@ -165,7 +170,9 @@ with guard("evaluate the runs"):
                                                                   measure=m, alpha_risk=alpha_risk, ver=ver),
                                              run=run, baseline=versus, measure=m, alpha=alpha_risk, key="lb_trisk")
     stem = f"leaderboard_{coll['name']}" + (f"_vs_{baseline}" if baseline else "")
-    csv, latex = cached.report_later(coll["id"], run_ids, measures, **many) if baseline else cached.exports(table)
+    order = lb.rank_order(result.summary, runs=chosen, measures=measures)    # the exports list the runs as the table
+    csv, latex = (cached.report_later(coll["id"], run_ids, measures, order=order, **many) if baseline
+                  else cached.exports(table))
     lb.render_downloads(csv=csv, latex=latex, stem=stem, key="lb_download")
     if st.toggle("Pool-hole bounds and filled scores", key="lb_bounds",
                  help="What each score could be if the unjudged documents were relevant, and which runs could swap"):

@@ -10,6 +10,7 @@ from dashboard.cache import results as cached
 from dashboard.session import gates, state
 from dashboard.cache import store as store_resource
 from dashboard.components import perquery as pq
+from dashboard.components import topics
 from dashboard.components.feedback import guard
 from dashboard.components.notes import Note, render_note
 from dashboard.components.escape import md_escape, md_format
@@ -38,6 +39,7 @@ if diff is None:
 if diff.empty:
     st.info(md_format("{} and {} share no evaluated topic.", run_a, run_b))
     st.stop()
+diff = diff.assign(text=topics.clean(diff["text"]))     # "" for a topic without text
 
 
 def _pick_from_chart() -> None:
@@ -64,16 +66,19 @@ with tab_table:
 texts = dict(zip(diff["qid"].astype(str), diff["text"]))
 qid = state.select_one("Query", [""] + diff["qid"].astype(str).tolist(), key="pq_query", param="query",
                        format_func=lambda q: "Pick a topic (or click a bar or a row)" if q == "" else
-                       f"{q}: {texts.get(q) or ''}"[:100])
+                       topics.label(q, texts.get(q), 100))
+if not (diff["text"] != "").any():
+    topics.render_hint(key="pq_topics_hint")
 if not qid:
     st.stop()
 
 row = diff[diff["qid"].astype(str) == qid].iloc[0]
 st.markdown(f"#### Topic {md_escape(qid)} · Δ {row['delta']:+.4f}")
-if isinstance(row["text"], str):
+if row["text"]:
     st.text(row["text"])
 with guard("load the two rankings"):
-    left_list, right_list = cached.side_by_side(store, skey, coll["id"], ids[run_a], ids[run_b], qid, ver)
+    with st.spinner(md_format("Loading both rankings of topic {}...", qid)):
+        left_list, right_list = cached.side_by_side(store, skey, coll["id"], ids[run_a], ids[run_b], qid, ver)
     left, right = st.columns(2)
     with left:
         pq.render_ranked_list(left_list, run=f"{run_a} (baseline)", score=float(row["a"]), key="pq_list_a")

@@ -97,8 +97,11 @@ def does_it_matter(_store, store_key: str, cid: int, measure: str, ids: tuple, v
 
 @st.cache_data(show_spinner=SPIN, max_entries=16)
 def topics(_store, store_key: str, cid: int, version: str) -> dict:
+    """qid -> text, for the topics that have a text (a topic without one is left out, never "None")."""
     df = _store.topics(cid)
-    return dict(zip(df["qid"].astype(str), df["text"].astype(str)))
+    text = df["text"].astype(object).where(df["text"].notna(), "").astype(str).str.strip()
+    keep = (text != "").to_numpy()
+    return dict(zip(df["qid"].astype(str)[keep], text[keep]))
 
 
 def canonical_measures(names) -> tuple[list[str], list[str]]:
@@ -269,17 +272,18 @@ def _together(_raws, store_key: str, cid: int, run_ids: tuple, measures: tuple, 
     return corrected_together(_raws, correction, alpha)
 
 
-def report_later(cid: int, run_ids, measures, *, resolution, **many):
+def report_later(cid: int, run_ids, measures, *, resolution, order=(), **many):
     """(csv, latex): functions that build the exports of a view with a baseline, every CI included, when a
     download is clicked (Streamlit runs them on its download thread), so the view itself draws no CI it
-    does not show. `many`: compared_many's other arguments."""
+    does not show. `order`: the run names as the table lists them; `many`: compared_many's other arguments."""
     def report():
-        return report_of(compared_many(cid, run_ids, measures, resolution=resolution, **many)[1], resolution)
+        return report_of(compared_many(cid, run_ids, measures, resolution=resolution, **many)[1], resolution,
+                         order=order)
     return (lambda: report().to_csv()), (lambda: report().to_latex())
 
 
-def report_of(comparisons, resolution):
+def report_of(comparisons, resolution, *, order=()):
     """The exports of a view with a baseline: every baseline's rows (core.stats.baselines.Report), with
-    the rank, its interval and the group of the measure the table ranks by."""
+    the rank, its interval and the group of the measure the table ranks by, the runs in `order` (the table's)."""
     from core.stats.baselines import Report
-    return Report(comparisons=tuple(comparisons), resolutions={resolution.measure: resolution})
+    return Report(comparisons=tuple(comparisons), resolutions={resolution.measure: resolution}).in_order(order)

@@ -10,6 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from core.measures import parse_measure
 from dashboard.components.charts import chart_text, show, slug, style
 from dashboard.components.feedback import md_escape
 from dashboard.components.table import table as show_table
@@ -86,7 +87,8 @@ def render_topic_view(report, judge: str, *, topics: dict, key: str) -> None:
     if part.empty:
         st.info(md_escape(f"{judge} and {report.reference} judged no document in common."), icon=":material/info:")
         return
-    part.insert(2, "text", [topics.get(q, "") for q in part["qid"]])
+    if topics:      # a collection without topic texts shows no empty Query column
+        part.insert(2, "text", [topics.get(q, "") for q in part["qid"]])
     part = part.sort_values(["cohen_kappa", "agreement"], na_position="last").drop(columns="judge")
     part = part.rename(columns={"qid": "Topic", "text": "Query", "n": "Judged by both", "agreement": "Agreement",
                                 "cohen_kappa": "κ", "binary_kappa": "κ binary", "over_rate": "Over-rates",
@@ -105,10 +107,23 @@ def bounds_frame(report, filled_by: str | None) -> pd.DataFrame:
                         "Unjudged relevant": b["unjudged_relevant"].to_numpy()})
     if filled_by:
         out[f"Filled by {filled_by}"] = report.filled[filled_by].reindex(report.runs).to_numpy()
+        if filled_by in report.filled_holes:
+            out[f"Holes {filled_by} labels"] = report.filled_holes[filled_by].reindex(report.runs).to_numpy()
     flips = report.flips
     out["Could swap with"] = [", ".join(sorted(set(flips.loc[flips["a"] == r, "b"]) | set(flips.loc[flips["b"] == r, "a"])))
                               for r in report.runs]
     return out.sort_values(report.measure, ascending=False, na_position="last")
+
+
+def filled_note(report, filled_by: str | None) -> str | None:
+    """Why the filled scores equal the plain ones, when the judge labels none of the runs' holes."""
+    if not filled_by or filled_by not in report.filled_holes or report.filled_holes[filled_by].sum() > 0:
+        return None
+    cutoff = parse_measure(report.measure).cutoff
+    where = f"top {cutoff:g}" if cutoff is not None else "rankings"
+    return (f"No unjudged document in these runs' {where} is judged by {filled_by}: it labels only documents that "
+            f"{report.reference} judged too, so every 'Filled by {filled_by}' score equals the {report.measure} "
+            f"score under {report.reference}.")
 
 
 def render_bounds(report, *, filled_by: str | None, key: str) -> None:
@@ -119,7 +134,15 @@ def render_bounds(report, *, filled_by: str | None, key: str) -> None:
                          f"(trec_eval). 'Unjudged relevant' counts every unjudged retrieved document within the "
                          f"cutoff relevant at grade {report.top_grade}. {len(report.flips)} pair(s) of runs could "
                          f"swap places within those bounds."))
-    fmt = {c: st.column_config.NumberColumn(format="%.4f") for c in frame.columns if c not in ("Run", "Could swap with")}
+    note = filled_note(report, filled_by)
+    if note:
+        st.info(md_escape(note), icon=":material/info:")
+    counts = [c for c in frame.columns if c.startswith("Holes ")]
+    fmt = {c: st.column_config.NumberColumn(format="%.4f") for c in frame.columns
+           if c not in ("Run", "Could swap with", *counts)}
+    fmt |= {c: st.column_config.NumberColumn(format="%d", help="Unjudged documents of the run within the cutoff "
+                                                               "that this judge labels: the holes it fills")
+            for c in counts}
     show_table(frame, key=key, hide_index=True, width="stretch", column_config=fmt)
     st.download_button("Download bounds (CSV)", frame.to_csv(index=False), key=f"{key}_csv",
                        file_name=f"{slug('bounds_' + report.reference + '_' + report.measure)}.csv",

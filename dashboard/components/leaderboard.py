@@ -30,6 +30,19 @@ def means_table(summary: pd.DataFrame, *, runs: list[str], measures: list[str]) 
     return wide.reindex(index=runs, columns=[m for m in measures if m in wide.columns])
 
 
+def in_rank_order(table: pd.DataFrame) -> pd.DataFrame:
+    """The rows in the leaderboard's order: best mean of the first measure first, a run without one last, ties
+    in the order chosen. The exports list the runs in this order too (`rank_order`)."""
+    if table.columns.empty:
+        return table
+    return table.sort_values(table.columns[0], ascending=False, kind="stable", na_position="last")
+
+
+def rank_order(summary: pd.DataFrame, *, runs: list[str], measures: list[str]) -> list[str]:
+    """The run names in the order the table lists them."""
+    return [str(r) for r in in_rank_order(means_table(summary, runs=runs, measures=measures)).index]
+
+
 def _cell_marks(comparison, measures: list[str]) -> dict:
     """(run, measure) -> (marker or '', sign of delta) from the comparison rows."""
     marks = {}
@@ -46,7 +59,7 @@ def render_table(summary: pd.DataFrame, *, runs: list[str], measures: list[str],
     """The main leaderboard: one row per run, one column per measure, markers and colours vs the
     baseline (if any), Judged@10 last; with a core.stats.resolution.Resolution, the rank with its 95%
     interval ('2 (1–4)') and the letter group first. Click a header to sort. Returns the table."""
-    table = means_table(summary, runs=runs, measures=measures)
+    table = in_rank_order(means_table(summary, runs=runs, measures=measures))
     measures = list(table.columns)
     ranked = [RANK, GROUP] if resolution is not None else []
     if resolution is not None:
@@ -62,7 +75,6 @@ def render_table(summary: pd.DataFrame, *, runs: list[str], measures: list[str],
         rows = {r.run: r for r in comparison.rows if r.measure == measures[0]}
         table[wtl] = [f"{rows[r].wins}/{rows[r].ties}/{rows[r].losses}"
                       if r in rows and rows[r].wins is not None else "" for r in table.index]
-    table = table.sort_values(measures[0], ascending=False) if measures else table
     table.index = [f"{r} (baseline)" if r == baseline else r for r in table.index]
     table.index.name = "Run"
     numeric = [c for c in table.columns if c != wtl and c not in ranked]
@@ -79,7 +91,7 @@ def render_table(summary: pd.DataFrame, *, runs: list[str], measures: list[str],
             styler = styler.format(lambda v, mk=marker: f"{v:.4f} {mk}", subset=pd.IndexSlice[rows, [m]],
                                    na_rep="–")
     if judged is not None:
-        css["Judged@10"] = ["color: #b45309; font-weight: bold" if _ok(v) and v < 0.9 else ""
+        css["Judged@10"] = ["color: #b45309; font-weight: bold" if _ok(v) and v < JUDGED_ENOUGH else ""
                             for v in table["Judged@10"]]
     styler = styler.apply(lambda _frame: css, axis=None)
     height = 35 * (min(len(table), 12) + 1) + 3
@@ -88,6 +100,20 @@ def render_table(summary: pd.DataFrame, *, runs: list[str], measures: list[str],
                               RANK: st.column_config.TextColumn(RANK, width="small"),
                               GROUP: st.column_config.TextColumn(GROUP, width="small")})
     return table
+
+
+JUDGED_ENOUGH = 0.9    # a run with less than 90% of its top 10 judged (more than 10% unjudged) gets the warning
+
+
+def unjudged_warning(judged: pd.Series) -> str | None:
+    """The warning for runs whose top 10 is often unjudged: each run's unjudged share, 1 - Judged@10 (the mean
+    over topics of the share of the top 10 that the qrels do not judge); None when every run is judged enough."""
+    low = [(str(run), 1.0 - float(v)) for run, v in judged.items() if _ok(v) and v < JUDGED_ENOUGH]
+    if not low:
+        return None
+    runs = ", ".join(md_format("{} ({} unjudged)", run, f"{share:.0%}") for run, share in low)
+    return (f"More than {1 - JUDGED_ENOUGH:.0%} of the top 10 documents are unjudged (1 − Judged@10, averaged over "
+            f"topics) for: {runs}. Their scores (and any gain) may be an artefact of the judgment pool.")
 
 
 def legend(comparison, *, has_baseline: bool, more=()) -> str:

@@ -17,9 +17,14 @@ SIGNIFICANT, CLOSE, APART = "#1d4ed8", "#93c5fd", "#f3f4f6"
 ANNOTATE_UP_TO = 15          # runs; beyond this the cells carry no printed p-value (hover shows it)
 
 
+def rank_order(resolution) -> np.ndarray:
+    """Indices of the resolution's runs, best mean first (a run without one last): the heatmap's and its CSV's order."""
+    return np.argsort([-m if np.isfinite(m) else np.inf for m in resolution.means], kind="stable")
+
+
 def heatmap_figure(resolution) -> go.Figure:
     """Adjusted p-values, runs ordered by rank (best top-left); p < alpha cells in blue."""
-    order = np.argsort([-m if np.isfinite(m) else np.inf for m in resolution.means], kind="stable")
+    order = rank_order(resolution)
     names = [resolution.runs[j] for j in order]
     P = resolution.p[np.ix_(order, order)]
     a = resolution.alpha
@@ -56,7 +61,8 @@ def render_heatmap(resolution, *, key: str) -> None:
     show(heatmap_figure(resolution), key=key, filename=f"pairs_{resolution.measure}")
     st.caption(f"Blue: significantly different at α = {resolution.alpha:g} "
                f"({md_escape(resolution.pairs_label())}). Runs ordered by rank; hover a cell for its p-value.")
-    st.download_button("Download p-values (CSV)", resolution.p_frame().to_csv(float_format="%.6g"),
+    order = rank_order(resolution)
+    st.download_button("Download p-values (CSV)", resolution.p_frame().iloc[order, order].to_csv(float_format="%.6g"),
                        file_name=f"pvalues_{resolution.measure}.csv".replace("/", "_"), mime="text/csv",
                        key=f"{key}_csv", icon=":material/download:", on_click="ignore")
 

@@ -25,7 +25,7 @@ def render_delta_chart(diff: pd.DataFrame, *, run_a: str, run_b: str, measure: s
     d = diff.sort_values(["delta", "qid"], ascending=[False, True])
     colors = [POSITIVE if v > 0 else NEGATIVE if v < 0 else NEUTRAL for v in d["delta"]]
     outline = [3 if str(q) == str(selected) else 0 for q in d["qid"]]
-    text = [chart_text(t, 120) if isinstance(t, str) else "" for t in d["text"]]
+    text = [chart_text(t, 120) if t else "(no topic text)" for t in d["text"]]
     fig = go.Figure(go.Bar(x=[chart_text(q, None) for q in d["qid"].astype(str)], y=d["delta"], marker_color=colors,
                            marker_line=dict(width=outline, color="#111827"),
                            customdata=list(zip(text, d["a"], d["b"])),
@@ -50,7 +50,8 @@ def clicked_topic(diff: pd.DataFrame, point: dict) -> str | None:
 
 
 def render_table(diff: pd.DataFrame, *, run_a: str, run_b: str, key: str, on_select):
-    view = diff[["qid", "text", "a", "b", "delta", "abs_delta", "overlap", "kendall_tau", "rbo"]]
+    texts = (diff["text"] != "").any()     # a collection without topic texts shows no empty Query column
+    view = diff[["qid", *(["text"] if texts else []), "a", "b", "delta", "abs_delta", "overlap", "kendall_tau", "rbo"]]
     csv = view.rename(columns={"qid": "topic", "text": "query", "a": f"{run_a} (baseline)", "b": run_b,
                                "overlap": "shared_in_top_100"}).to_csv(index=False)
     download_csv(csv, label="Download this table (CSV)", file_name=f"perquery_{run_b}_vs_{run_a}",

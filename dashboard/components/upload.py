@@ -54,10 +54,11 @@ def _load_all(files, load: Callable, *, noun: str, key: str, journal) -> list:
     try:
         for i, f in enumerate(files):
             bar.progress(i / len(files), text=md_format("Loading {} ({} of {})", f.name, i + 1, len(files)))
-            outcome, rep = _outcome(f, load)
-            batch["outcomes"].append(outcome)       # kept before the next Streamlit call can stop us
-            if token:
-                journal.record(token, outcome)
+            with st.spinner(md_format("Reading and storing {}...", f.name), show_time=True):   # moves while it works
+                outcome, rep = _outcome(f, load)
+                batch["outcomes"].append(outcome)       # kept before the next Streamlit call can stop us
+                if token:
+                    journal.record(token, outcome)
             if rep is not None:
                 reports.append(rep)
     finally:   # the page was left or reloaded mid-batch: Streamlit stops us with an exception
@@ -111,12 +112,15 @@ def _recover(key: str, journal) -> None:
 def render_uploader(*, key: str, label: str, button: str, noun: str, load: Callable,
                     help: str | None = None, options: Callable[[], dict | None] | None = None,
                     on_loaded: Callable[[list], None] | None = None, journal=None) -> None:
-    """File uploader (any extension, several files) + load button. `options()` renders extra widgets
+    """File uploader (any extension, several files) + load button; after a load that stored a file, the uploader is
+    empty (a new widget in the `<key>_files` container), so those files cannot be loaded twice. `options()` renders extra widgets
     and returns keyword arguments for `load(file, **kwargs)`, or None to keep the button off (e.g. until
     a destructive choice is confirmed). `journal`: the store's upload journal (a
     dashboard.session.uploads.Journal: start, record, read, over, server_restarted, param), or None."""
     _recover(key, journal)
-    files = st.file_uploader(label, type=None, accept_multiple_files=True, key=f"{key}_files", help=help)
+    with st.container(key=f"{key}_files"):      # the uploader's own key changes after each load that stored a file
+        files = st.file_uploader(label, type=None, accept_multiple_files=True,
+                                 key=f"{key}_files_{st.session_state.get(f'{key}_round', 0)}", help=help)
     batch = st.session_state.get(f"{key}_batch")
     if batch and files and batch.get("ids") and [f.file_id for f in files] != batch["ids"]:
         st.session_state.pop(f"{key}_batch")        # other files chosen: the old messages are not about them
@@ -124,6 +128,8 @@ def render_uploader(*, key: str, label: str, button: str, noun: str, load: Calla
     kwargs = options() if options else {}       # None: the options need confirming first
     if st.button(button, key=f"{key}_load", type="primary", disabled=not files or kwargs is None):
         reports = _load_all(files, lambda f: load(f, **kwargs), noun=noun, key=key, journal=journal)
+        if reports:     # something was stored: a fresh, empty uploader, so a second click cannot load it again
+            st.session_state[f"{key}_round"] = st.session_state.get(f"{key}_round", 0) + 1
         if on_loaded:
             on_loaded(reports)
         if journal and journal.param in st.query_params:

@@ -39,7 +39,7 @@ def test_leaderboard_baseline_adds_significance(app):
     assert f"significantly better / worse than {runs[0]}" in texts(at)
     table = frame(at, "lb_table")
     assert f"{runs[0]} (baseline)" in list(table.index)
-    assert list(table.columns)[:7] == ["Rank (95% CI)", "Group", "AP", "nDCG@10", "P@10", "R@1000", "RR"]
+    assert list(table.columns)[:7] == ["Rank (95% CI)", "Group", "AP", "nDCG@10", "P@10", "R@100", "RR"]   # recall at the runs' depth
     at.selectbox(key="lb_test").set_value("wilcoxon").run()
     at.selectbox(key="lb_correction").set_value("holm").run()
     assert_clean(at)

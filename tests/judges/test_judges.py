@@ -116,6 +116,31 @@ def test_means_filled_and_bounds_equal_pytrec_eval(data, measure):
             assert shift == pytest.approx(rep.scores.loc[name, jname] - rep.reference_scores[name], abs=1e-12)
 
 
+def holes_loop(ref: dict, judge: dict, run: dict, cutoff) -> int:
+    """The run's retrieved documents (within the cutoff) on the reference's topics that the reference did not judge
+    and the judge did: the holes the judge fills."""
+    n = 0
+    for q, docs in run.items():
+        if q in ref:
+            ranked = oracle.canonical_order(docs)
+            n += sum(d not in ref[q] and d in judge.get(q, {}) for d in (ranked[:cutoff] if cutoff else ranked))
+    return n
+
+
+@pytest.mark.parametrize("measure", ["nDCG@10", "AP"])
+def test_filled_holes_count_what_each_judge_fills(data, measure):
+    ref, judges, runs = data
+    rep = judges_frames(ref, {**judges, "copy": ref.copy()}, runs, measure=measure, n_resamples=200)
+    qref = as_dict(ref, "rel")
+    for name, frame in runs.items():
+        run = as_dict(frame, "score")
+        for jname, jframe in judges.items():
+            assert rep.filled_holes.loc[name, jname] == holes_loop(qref, as_dict(jframe, "rel"), run,
+                                                                   MEASURES[measure][2])
+    assert rep.filled_holes[list(judges)].to_numpy().sum() > 0
+    assert (rep.filled_holes["copy"] == 0).all() and np.allclose(rep.filled["copy"], rep.reference_scores)
+
+
 def test_rel_level_reaches_the_measures_and_binary_kappa(data):
     ref, judges, runs = data
     rep = judges_frames(ref, judges, runs, measure="P@5", rel_level=2)

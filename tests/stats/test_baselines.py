@@ -75,3 +75,21 @@ def test_multi_system_test_p_values_are_the_all_pairs_cells(test):
     assert rep.comparisons[0].row("r2", "AP").p_value == pytest.approx(expected[1, 2], rel=1e-8)
     assert rep.comparisons[1].row("r0", "AP").p_value == pytest.approx(expected[3, 0], rel=1e-8)
     assert "over every pair" in c.legend()
+
+
+def test_in_order_lists_the_runs_in_the_order_given_and_changes_no_number():
+    pq = _per_query()
+    rep = report(pq, baselines=["r0", "r2"], correction="holm", ranks=True)
+    order = ["r3", "r2", "r1", "r0"]                          # e.g. a table's rank order
+    moved = rep.in_order(order)
+    for c in moved.comparisons:
+        assert list(c.runs) == order
+        assert [r.run for r in c.rows] == [run for run in order for _ in c.measures]
+        assert [r.measure for r in c.rows[:2]] == list(c.measures)
+    latex = moved.comparisons[0].to_latex()
+    assert [latex.index(f"\n{r}") for r in order] == sorted(latex.index(f"\n{r}") for r in order)
+    key = ["baseline", "run", "measure"]
+    assert moved.to_dataframe().sort_values(key).reset_index(drop=True).equals(
+        rep.to_dataframe().sort_values(key).reset_index(drop=True))
+    assert list(dict.fromkeys(moved.to_dataframe()["run"])) == order
+    assert [r.run for r in rep.comparisons[0].in_order(["r2"]).rows][::2] == ["r2", "r0", "r1", "r3"]
