@@ -17,7 +17,7 @@ ver = cached.version(coll["id"])
 store, skey = store_resource.get_store(), str(store_resource.get_store().path)
 colors = run_colors(names)
 
-chosen = state.select_many("Runs", names, key="cv_runs", param="runs", default=names[:5])
+chosen = state.select_many("Runs", names, key="cv_runs", param="runs", default=names[:5], follow_default=True)
 if not chosen:
     st.info("Pick at least one run.")
     st.stop()
