@@ -24,7 +24,6 @@ from dashboard.session import access, serverlog, state  # noqa: E402
 from dashboard.session.hugepages import without_hugepage_advice  # noqa: E402
 from dashboard.components.sidebar import render_sidebar  # noqa: E402
 from dashboard.components.theme import apply_theme  # noqa: E402
-from dashboard.components.view import render_link  # noqa: E402
 
 without_hugepage_advice()
 serverlog.configure()
@@ -35,8 +34,6 @@ try:
     navigation = st.navigation(pages.all_pages())
     state.set_collection(render_sidebar(catalogue.collections(), key="sidebar", select=state.select_one,
                                        samples=catalogue.samples()))
-    with st.sidebar:   # after a press, the link is built from the URL its callback pinned
-        render_link(link=state.link(st.context.url), on_pin=state.pin_view, key="sidebar_link")
     store_resource.new_data_notice()
     access.render_status(key="access")
     navigation.run()

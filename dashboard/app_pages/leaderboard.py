@@ -19,7 +19,7 @@ from dashboard.components.escape import md_escape, md_format
 from dashboard.components.diversity import render_means
 from dashboard.components.judges import render_leaderboard_bounds
 from dashboard.components.palette import run_colors
-from dashboard.components.view import render_new_runs
+from dashboard.components.view import render_link, render_new_runs
 from dashboard.components.constants import (ALPHAS, CORRECTIONS, DEFAULT_MEASURES, DIVERSITY_DEFAULT, MORE_MEASURES,
                                  NO_BASELINE, RISK_ALPHAS, RISKS, TESTS)
 
@@ -71,6 +71,8 @@ top = st.columns([3, 2])
 chosen = state.select_many("Runs", names, key="lb_runs", param="runs", default=names, follow_default=True,
                            where=top[0])
 new_runs = state.unseen("runs", names, chosen, scope=coll["id"])
+with st.sidebar:     # pins the runs shown (they follow the collection until picked), then shows the address
+    render_link(link=state.link(st.context.url), on_pin=state.pin_view, key="sidebar_link")
 if new_runs:    # loaded after the runs were picked: offered, not added
     render_new_runs(new_runs, on_add=partial(state.add_choices, "lb_runs", new_runs),
                     on_dismiss=partial(state.dismiss, "runs", new_runs, scope=coll["id"]), key="lb_new_runs")

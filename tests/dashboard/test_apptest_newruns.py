@@ -149,3 +149,15 @@ def test_per_query_without_a_baseline_compares_the_first_two_picked_runs(app):
     at.switch_page("app_pages/perquery.py").run()
     assert_clean(at)
     assert (at.selectbox(key="pq_baseline").value, at.selectbox(key="pq_run").value) == ("UIUC03Rd1", "aplrob03a")
+
+
+def test_a_click_in_the_topic_table_chooses_its_row():
+    import pandas as pd
+    from dashboard.components.perquery import clicked_row, marked_rows
+    assert clicked_row({"rows": [], "cells": [(3, "text")]}, None) == 3          # a cell: its row
+    assert clicked_row({"rows": [3], "cells": [(6, "delta")]}, 3) == 6           # another row's cell, 3 open
+    assert clicked_row({"rows": [5], "cells": [(6, "delta")]}, 3) == 5           # another row's checkbox
+    assert clicked_row({"rows": [], "cells": []}, 3) is None                     # the open row's checkbox cleared
+    diff = pd.DataFrame({"qid": ["10", "7", "301"]})
+    assert marked_rows(diff, "301") == {"selection": {"rows": [2], "columns": [], "cells": []}}
+    assert marked_rows(diff, None)["selection"]["rows"] == [] == marked_rows(diff, "9")["selection"]["rows"]
