@@ -22,7 +22,7 @@ from playwright.sync_api import expect
 
 from tests.e2e.conftest import nav, run_names_on_data_page
 
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("e2e-newruns")]
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("e2e")]
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = "robust03-sample"
