@@ -6,7 +6,8 @@ URL, then from what the user chose on another page in this session, then from a 
 renders, its value is written back to the URL. A multi-selection whose default follows the data (the runs:
 all of them) is written only once it is pinned: the user changed it, the URL came with it, or "Copy link" was
 pressed (`pin_view`); until then it is the default on every run, so runs loaded meanwhile join it. The store
-itself is `dashboard/cache/store.py`; its cached catalogue (collections, runs, qrels sets) is `dashboard/cache/catalogue.py`.
+itself is `dashboard/cache/store.py`; its cached catalogue (collections, runs, qrels sets) is
+`dashboard/cache/catalogue.py`.
 """
 from __future__ import annotations
 
