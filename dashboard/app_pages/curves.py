@@ -10,6 +10,7 @@ from dashboard.components.curves import render_pr, render_roc
 from dashboard.components.feedback import guard
 from dashboard.components.palette import run_colors
 from dashboard.components.topics import label as topic_label, render_hint
+from dashboard.components.view import render_link
 
 st.title("Precision-recall and ROC")
 coll, ids = gates.require_runs(key="cv_empty")
@@ -18,7 +19,9 @@ ver = cached.version(coll["id"])
 store, skey = store_resource.get_store(), str(store_resource.get_store().path)
 colors = run_colors(names)
 
-chosen = state.select_many("Runs", names, key="cv_runs", param="runs", default=names[:5])
+chosen = state.select_many("Runs", names, key="cv_runs", param="runs", default=names[:5], follow_default=True)
+with st.sidebar:     # pins the runs shown (they follow the collection until picked), then shows the address
+    render_link(link=state.link(st.context.url), on_pin=state.pin_view, key="sidebar_link")
 if not chosen:
     st.info("Pick at least one run.")
     st.stop()

@@ -9,7 +9,7 @@ from dashboard.cache import catalogue
 from dashboard.session import state
 from dashboard.cache import store as store_resource
 from dashboard.components.feedback import show_error, words
-from dashboard.components.escape import md_escape, md_format
+from dashboard.components.escape import md_escape
 from dashboard.components.runs_admin import (render_collections, render_counts, render_diversity_table,
                                              render_qrels_table, render_run_admin, render_run_table)
 from dashboard.components.upload import render_uploader

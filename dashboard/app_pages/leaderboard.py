@@ -2,6 +2,8 @@
 significance tests, CIs, every pair's adjusted p-value, risk, Judged@10, exports."""
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
 from core.stats.baselines import unreachable
@@ -18,6 +20,7 @@ from dashboard.components.escape import md_escape, md_format
 from dashboard.components.diversity import render_means
 from dashboard.components.judges import render_leaderboard_bounds
 from dashboard.components.palette import run_colors
+from dashboard.components.view import render_link, render_new_runs
 from dashboard.components.constants import (ALPHAS, CORRECTIONS, DEFAULT_MEASURES, DIVERSITY_DEFAULT, MORE_MEASURES,
                                  NO_BASELINE, RISK_ALPHAS, RISKS, TESTS, default_measures)
 
@@ -67,7 +70,14 @@ names = list(ids)
 ver = cached.version(coll["id"])
 
 top = st.columns([3, 2])
-chosen = state.select_many("Runs", names, key="lb_runs", param="runs", default=names, where=top[0])
+chosen = state.select_many("Runs", names, key="lb_runs", param="runs", default=names, follow_default=True,
+                           where=top[0])
+new_runs = state.unseen("runs", names, chosen, scope=coll["id"])
+with st.sidebar:     # pins the runs shown (they follow the collection until picked), then shows the address
+    render_link(link=state.link(st.context.url), on_pin=state.pin_view, key="sidebar_link")
+if new_runs:    # loaded after the runs were picked: offered, not added
+    render_new_runs(new_runs, on_add=partial(state.add_choices, "lb_runs", new_runs),
+                    on_dismiss=partial(state.dismiss, "runs", new_runs, scope=coll["id"]), key="lb_new_runs")
 defaults = default_measures(catalogue.runs(coll["id"])["depth"].max())     # recall at the runs' depth
 raw = state.select_many("Measures", list(dict.fromkeys(defaults + DEFAULT_MEASURES + MORE_MEASURES)), key="lb_measures",
                         param="measures", default=defaults, allow_new=True, where=top[1],

@@ -23,8 +23,12 @@ ver = cached.version(coll["id"])
 store, skey = store_resource.get_store(), str(store_resource.get_store().path)
 
 c = st.columns([2, 2, 1.4])
-run_a = state.select_one("Baseline run", names, key="pq_baseline", param="baseline", where=c[0])
-run_b = state.select_one("Compared run", [n for n in names if n != run_a], key="pq_run", param="run", where=c[1])
+picked = state.chosen_runs(names)   # the Leaderboard's runs and baseline are where this page starts
+run_a = state.select_one("Baseline run", names, key="pq_baseline", param="baseline", default=picked[0], where=c[0])
+others = [n for n in picked if n != run_a] or [n for n in names if n != run_a]
+state.forget_unless("pq_run", "run", others)
+run_b = state.select_one("Compared run", [n for n in names if n != run_a], key="pq_run", param="run",
+                         default=others[0], where=c[1])
 chosen_on_leaderboard, _ = cached.canonical_measures(state.remembered("measures"))
 measure = state.select_one("Measure", list(dict.fromkeys(DEFAULT_MEASURES + chosen_on_leaderboard + MORE_MEASURES)),
                            key="pq_measure", param="measure", where=c[2])
@@ -49,18 +53,23 @@ def _pick_from_chart() -> None:
         state.set_choice("pq_query", "query", qid)
 
 
+open_qid = st.session_state.get("pq_query", state.url_value("query"))
+marked = pq.marked_rows(diff, open_qid)
+
+
 def _pick_from_table() -> None:
-    rows = st.session_state["pq_table"].selection.get("rows") or []
-    if rows:
-        state.set_choice("pq_query", "query", str(diff.iloc[rows[0]]["qid"]))
+    row = pq.clicked_row(st.session_state["pq_table"].selection, next(iter(marked["selection"]["rows"]), None))
+    if row is not None:
+        state.set_choice("pq_query", "query", str(diff.iloc[row]["qid"]))
 
 
 tab_chart, tab_table = st.tabs(["Δ per topic (click a bar)", "Topics, most different first (click a row)"])
 with tab_chart:
     pq.render_delta_chart(diff, run_a=run_a, run_b=run_b, measure=measure, key="pq_chart",
                           on_select=_pick_from_chart,
-                          selected=st.session_state.get("pq_query", state.url_value("query")))
+                          selected=open_qid)
 with tab_table:
+    st.session_state["pq_table"] = marked      # the open topic's row is shown selected
     pq.render_table(diff, run_a=run_a, run_b=run_b, key="pq_table", on_select=_pick_from_table)
 
 texts = dict(zip(diff["qid"].astype(str), diff["text"]))

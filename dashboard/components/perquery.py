@@ -49,6 +49,24 @@ def clicked_topic(diff: pd.DataFrame, point: dict) -> str | None:
     return shown.get(str(point.get("x")))
 
 
+def clicked_row(selection, marked: int | None) -> int | None:
+    """The row a click in render_table's table chose, from its selection (rows, cells) and the row shown as
+    open (`marked`): a row whose checkbox was ticked, else the row of a clicked cell; None when the click only
+    cleared the open row's checkbox."""
+    rows, cells = list(selection.get("rows") or []), list(selection.get("cells") or [])
+    if rows and rows[0] != marked:
+        return int(rows[0])
+    if cells:
+        return int(cells[0][0])
+    return None
+
+
+def marked_rows(diff: pd.DataFrame, qid: str | None) -> dict:
+    """render_table's selection state that shows topic `qid` as the open row (none when it is not in `diff`)."""
+    rows = [int(i) for i in (diff["qid"].astype(str).to_numpy() == str(qid)).nonzero()[0][:1]] if qid else []
+    return {"selection": {"rows": rows, "columns": [], "cells": []}}
+
+
 def render_table(diff: pd.DataFrame, *, run_a: str, run_b: str, key: str, on_select):
     texts = (diff["text"] != "").any()     # a collection without topic texts shows no empty Query column
     view = diff[["qid", *(["text"] if texts else []), "a", "b", "delta", "abs_delta", "overlap", "kendall_tau", "rbo"]]
@@ -56,8 +74,9 @@ def render_table(diff: pd.DataFrame, *, run_a: str, run_b: str, key: str, on_sel
                                "overlap": "shared_in_top_100"}).to_csv(index=False)
     download_csv(csv, label="Download this table (CSV)", file_name=f"perquery_{run_b}_vs_{run_a}",
                  key=f"{key}_csv")
+    # a click on any cell selects that cell; clicked_row turns it into its row (the checkbox selects the row)
     return st.dataframe(view, key=key, hide_index=True, width="stretch", height=300, on_select=on_select,
-                        selection_mode="single-row", column_config={
+                        selection_mode=["single-row", "single-cell"], column_config={
                             "qid": "Topic", "text": st.column_config.TextColumn("Query", width="medium"),
                             "a": st.column_config.NumberColumn(f"{run_a} (baseline)", format="%.4f"),
                             "b": st.column_config.NumberColumn(run_b, format="%.4f"),

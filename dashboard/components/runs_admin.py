@@ -75,14 +75,23 @@ def render_run_admin(runs: pd.DataFrame, *, rename, delete, key: str) -> None:
     chosen = st.selectbox("Run", list(ids), key=f"{key}_manage_run")
     run_id = ids[chosen]
     left, right = st.columns([3, 2], vertical_alignment="bottom")
-    new_name = left.text_input("New name", key=f"{key}_rename_to", placeholder=chosen)
+    left.text_input("New name", key=f"{key}_rename_to", placeholder=chosen)
 
     def _rename() -> None:
-        rename(run_id, new_name.strip())
-        st.session_state[f"{key}_manage_run"] = new_name.strip()   # keep the renamed run selected
+        # the name as typed: a click on Rename straight after typing sends the text with the click (a button
+        # disabled until the text is committed would take the first click only to commit it)
+        new_name = st.session_state.get(f"{key}_rename_to", "").strip()
+        if not new_name:
+            st.session_state[f"{key}_error"] = "Type the run's new name first, then press Rename."
+        else:
+            _do(lambda: _renamed(new_name), key)
+
+    def _renamed(new_name: str) -> None:
+        rename(run_id, new_name)
+        st.session_state[f"{key}_manage_run"] = new_name   # keep the renamed run selected
         st.session_state[f"{key}_rename_to"] = ""
 
-    right.button("Rename", key=f"{key}_rename", disabled=not new_name.strip(), on_click=_do, args=(_rename, key))
+    right.button("Rename", key=f"{key}_rename", on_click=_rename)
     confirm_key = f"{key}_confirm_delete"
     if st.session_state.get(confirm_key) != run_id:
         st.button("Delete run", key=f"{key}_delete", icon=":material/delete:",

@@ -3,16 +3,22 @@
 Every selection that defines a view (collection, runs, baseline, measure, query, test, ...) lives in
 `st.query_params`, so a copied link reproduces the view in a fresh browser. A widget starts from the
 URL, then from what the user chose on another page in this session, then from a default; after it
-renders, its value is written back to the URL. The store itself is `dashboard/cache/store.py`;
-its cached catalogue (collections, runs, qrels sets) is `dashboard/cache/catalogue.py`.
+renders, its value is written back to the URL. A multi-selection whose default follows the data (the runs:
+all of them) is written only once it is pinned: the user changed it, the URL came with it, or "Copy link" was
+pressed (`pin_view`); until then it is the default on every run, so runs loaded meanwhile join it. The store
+itself is `dashboard/cache/store.py`; its cached catalogue (collections, runs, qrels sets) is
+`dashboard/cache/catalogue.py`.
 """
 from __future__ import annotations
 
 from typing import Any, Callable, Sequence
+from urllib.parse import urlencode
 
 import streamlit as st
 
 _MEMORY = "_rankboard_memory"
+_PINNED = "_rankboard_pinned"          # params whose following-default selection the user has pinned
+_FOLLOWING = "_rankboard_following"    # {param: widget key} of the selections that follow their default
 
 
 def _memory() -> dict:
@@ -67,12 +73,25 @@ def select_one(label: str, options: Sequence, *, key: str, param: str, default=N
     return value
 
 
+def pinned(param: str) -> bool:
+    """Whether a following-default selection is pinned: in the URL, changed by the user, or pinned by a link."""
+    return param in st.query_params or param in st.session_state.get(_PINNED, set())
+
+
+def _pin(param: str) -> None:
+    st.session_state.setdefault(_PINNED, set()).add(param)
+
+
 def select_many(label: str, options: Sequence, *, key: str, param: str, default: Sequence = (),
-                format_func: Callable = str, where=None, allow_new: bool = False, **kwargs) -> list:
+                format_func: Callable = str, where=None, allow_new: bool = False, follow_default: bool = False,
+                **kwargs) -> list:
     """A multiselect bound to repeated URL parameter `param`; unknown values are dropped, unless
-    `allow_new` (then typed values are accepted and kept as options)."""
+    `allow_new` (then typed values are accepted and kept as options). With `follow_default`, a selection
+    the user has not changed is `default` on every run (so it grows with the data) and stays out of the
+    URL and this session's memory until it is pinned (`pinned`)."""
     options = list(options)
-    want = _wanted(key, param, many=True)
+    following = follow_default and not pinned(param)
+    want = list(default) if following else _wanted(key, param, many=True)
     if want is None:
         want = list(default)
     if isinstance(want, (str, int, float)):
@@ -80,13 +99,34 @@ def select_many(label: str, options: Sequence, *, key: str, param: str, default:
     if allow_new:
         options += [str(v) for v in want if str(v) not in map(str, options)]
         kwargs["accept_new_options"] = True
+    if follow_default:
+        st.session_state.setdefault(_FOLLOWING, {})[param] = key
+        kwargs["on_change"], kwargs["args"] = _pin, (param,)
     lookup = _by_text(options)
     chosen = [lookup[str(v)] for v in want if str(v) in lookup]
     chosen = list(dict.fromkeys(chosen))
     st.session_state[key] = chosen
     value = (where or st).multiselect(label, options, key=key, format_func=format_func, **kwargs)
-    remember(param, value)
+    if not following:
+        remember(param, value)
     return value
+
+
+def pin_view() -> None:
+    """Pin every following-default selection of the page as it is shown (a callback: "Copy link"), so the
+    URL names the runs the view shows."""
+    for param, key in st.session_state.get(_FOLLOWING, {}).items():
+        if key in st.session_state and not pinned(param):
+            _pin(param)
+            remember(param, st.session_state[key])
+
+
+def link(base: str | None) -> str | None:
+    """The address of this view: `base` (the page's URL, st.context.url) with the URL's parameters."""
+    if not base:
+        return None
+    pairs = [(k, v) for k in st.query_params for v in st.query_params.get_all(k)]
+    return base + ("?" + urlencode(pairs) if pairs else "")
 
 
 def set_choice(key: str, param: str, value) -> None:
@@ -124,3 +164,42 @@ def remembered(param: str) -> list:
     if value is None:
         return []
     return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+_SEEN = "_rankboard_seen"   # {(param, scope): the options this session has seen offered for the selection}
+
+
+def unseen(param: str, options: Sequence, chosen: Sequence, *, scope) -> list:
+    """Options that appeared after this session first drew selection `param` in `scope` (a collection) and
+    that the selection does not hold: runs loaded meanwhile that a pinned selection leaves out (a selection
+    that follows its default holds them already)."""
+    seen = st.session_state.setdefault(_SEEN, {}).setdefault((param, scope), set(options))
+    seen.update(chosen)
+    return [o for o in options if o not in seen]
+
+
+def add_choices(key: str, values: Sequence) -> None:
+    """Add `values` to a bound multiselect's choice (a callback, e.g. "Add them" for new runs)."""
+    have = list(st.session_state.get(key, []))
+    st.session_state[key] = have + [v for v in values if v not in have]
+
+
+def dismiss(param: str, values: Sequence, *, scope) -> None:
+    """Stop offering `values` for selection `param` in `scope` (a callback: "Not now")."""
+    st.session_state.setdefault(_SEEN, {}).setdefault((param, scope), set()).update(values)
+
+
+def chosen_runs(names: Sequence) -> list:
+    """The runs picked on the Leaderboard (or Curves) in this session or the URL, among `names`; all of `names`
+    when none were picked (the Leaderboard then shows them all)."""
+    picked = [n for n in remembered("runs") if n in names] if pinned("runs") else []
+    return picked or list(names)
+
+
+def forget_unless(key: str, param: str, keep: Sequence) -> None:
+    """Drop a choice carried from another page (this session's memory or the URL) that is not in `keep`, so the
+    widget starts from its default; a choice made on this page (the widget's own state) stays."""
+    if key not in st.session_state and url_value(param) is not None and str(url_value(param)) not in map(str, keep):
+        _memory().pop(param, None)
+        if param in st.query_params:
+            del st.query_params[param]
