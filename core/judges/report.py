@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 import duckdb
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
 from core.judges import labels as judges_labels
 from core.judges import scores as judges_scores

@@ -20,7 +20,7 @@ from core.stats.compare import ROW_FIELDS, Comparison, compare
 from core.stats.compare import _resolve_measures as resolve_measures   # aliases such as 'map' -> AP, as compare does
 from core.errors import EvalError
 from core.stats.multisys import MULTI_TESTS
-from core.stats.resolution import RANK_FIELDS, Resolution, resolve
+from core.stats.resolution import RANK_FIELDS, resolve
 from core.stats.riskeval import risk_table
 
 RISK_KEYS = ("urisk", "trisk")

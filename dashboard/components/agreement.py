@@ -12,7 +12,7 @@ from dashboard.components.table import table as show_table
 
 from core.agreement.qrels import reading
 from dashboard.components.charts import chart_text, show, style
-from dashboard.components.escape import md_escape, md_format
+from dashboard.components.escape import md_escape
 
 
 def _fmt(value) -> str:

@@ -9,7 +9,7 @@ import streamlit as st
 from dashboard.components.table import table as show_table
 
 from dashboard.components.charts import slug, chart_text, show, style
-from dashboard.components.escape import md_escape, md_format
+from dashboard.components.escape import md_escape
 from dashboard.components.palette import NEGATIVE, NEUTRAL, POSITIVE
 
 GRADE_STYLE = {0: "background-color: #e5e7eb; color: #374151", 1: "background-color: #bbf7d0; color: #14532d",

@@ -8,7 +8,7 @@ from dashboard.components.table import table as show_table
 
 from core.errors import RankboardError
 from dashboard.components.feedback import show_error, words
-from dashboard.components.escape import md_escape, md_format
+from dashboard.components.escape import md_escape
 
 
 def render_counts(row: pd.Series, *, qrels: pd.DataFrame, key: str) -> None:
