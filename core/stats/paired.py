@@ -63,6 +63,17 @@ def paired_t_columns(X: np.ndarray, Y: np.ndarray, mask: np.ndarray) -> np.ndarr
     return p
 
 
+def paired_t_interval(x: np.ndarray, y: np.ndarray, level: float = 0.95) -> tuple[float, float]:
+    """The `level` confidence interval of mean(x - y) that goes with the paired t-test: exactly
+    scipy.stats.ttest_rel(x, y).confidence_interval(level); (NaN, NaN) for fewer than 2 pairs."""
+    if len(x) < 2:
+        return float("nan"), float("nan")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        ci = _sp().ttest_rel(x, y).confidence_interval(level)
+    return float(ci.low), float(ci.high)
+
+
 def wilcoxon(d: np.ndarray) -> float:
     """Two-sided Wilcoxon signed-rank p-value of the differences, exactly scipy.stats.wilcoxon(d).
 
