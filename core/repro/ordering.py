@@ -25,6 +25,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from core.errors import OptionError
+
 DEPTH = 1000
 RBO_P = 0.8
 
@@ -67,7 +69,7 @@ def ktu(original: pd.DataFrame, reproduced: pd.DataFrame) -> pd.Series:
 def rbo(original: pd.DataFrame, reproduced: pd.DataFrame, p: float = RBO_P) -> pd.Series:
     """Extrapolated RBO per topic (index qid), from two `ranked` tables."""
     if not 0 < p < 1:
-        raise ValueError(f"RBO's p must be between 0 and 1 (e.g. 0.8), not {p!r}")
+        raise OptionError(f"RBO's p must be between 0 and 1 (e.g. 0.8), not {p!r}.")
     both = original.merge(reproduced, on=["qid", "docno"], suffixes=("_o", "_r"))
     depth = np.maximum(both["rank_o"].to_numpy(), both["rank_r"].to_numpy()) + 1   # 1-based: counted from here on
     at = both.groupby("qid", sort=False).indices

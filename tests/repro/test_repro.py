@@ -169,3 +169,5 @@ def test_one_baseline_alone_and_a_bad_p_are_refused(robust):
         reproduce(per_query, per_query, {k: v for k, v in names.items() if k != "reproduced_baseline"}, ["AP"])
     with pytest.raises(EvalError, match="--rbo-p must be between 0 and 1"):
         reproduce(per_query, per_query, names, ["AP"], rbo_p=1.0)
+    with pytest.raises(EvalError, match="RBO's p must be between 0 and 1"):
+        rbo(_ranked({"1": ["a"]}), _ranked({"1": ["a"]}), 0.0)
