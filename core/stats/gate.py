@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from core.errors import EvalError
+from core.measures import parse_measure
 from core.stats import paired as stats
 from core.stats.compare import _resolve_measures, compare
 from core.stats.comparison import num
@@ -36,7 +37,6 @@ def canonical(names, present: list[str], what: str) -> dict[str, str]:
             out[name] = _resolve_measures([name], present)[0]
         except EvalError as exc:
             try:
-                from core.measures import parse_measure
                 known = parse_measure(name).name
             except EvalError:
                 raise EvalError(f"{what} {name!r}: {exc}") from None
