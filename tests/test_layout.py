@@ -20,7 +20,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 # core's layers, bottom first: a package may import the ones before it, never the ones after it
-CORE_LAYERS = ("errors", "db", "formats", "measures", "engine", "stats", "agreement", "judges", "analysis",
+CORE_LAYERS = ("errors", "db", "formats", "measures", "engine", "stats", "repro", "agreement", "judges", "analysis",
                "distributed", "store", "service", "cli")
 CORE_TOP = {"__init__.py", "__main__.py", "errors.py"}
 DASHBOARD_TOP = {"__init__.py", "__main__.py", "app.py", "pages.py"}

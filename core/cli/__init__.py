@@ -31,6 +31,8 @@ COMMANDS = {
     "delete": Command("core.cli.delete", "Delete runs or a whole collection from the store (needs --yes)."),
     "evaluate": Command("core.cli.evaluate", "Evaluate runs against qrels, like trec_eval."),
     "compare": Command("core.cli.compare", "Compare runs against a baseline with significance tests."),
+    "check": Command("core.cli.check", "Regression gate for CI: is a new run significantly worse than its baseline?"),
+    "repro": Command("core.cli.repro", "Reproducibility of a run: KTU, RBO, RMSE, t-test, effect ratio, delta RI."),
     "agreement": Command("core.cli.agreement", "Inter-assessor agreement between qrels files."),
     "convert": Command("core.cli.convert", "Check run files and write them as Parquet (fast input for --engine dask)."),
     "judges": Command("core.cli.judges", "Many judges (human or LLM) against a reference qrels set."),

@@ -31,25 +31,31 @@ def check(args, files: list) -> bool:
 
 
 def _ids(store, args) -> tuple[list[int], int | None]:
+    return resolve(store, args.collection, args.stored, args.assessor)
+
+
+def resolve(store, collection: str, names: list[str] | None, assessor: str | None) -> tuple[list[int], int | None]:
+    """(the ids of the stored runs `names`, or of every run of the collection when None; the qrels set of
+    `assessor`, or None for the collection's default set), or an EvalError that lists what there is."""
     cur = store.cursor()
     try:
-        cid = edits.collection(cur, args.collection)
-        if args.stored:
-            runs = [edits.run_id(cur, cid, args.collection, r) for r in args.stored]
+        cid = edits.collection(cur, collection)
+        if names:
+            runs = [edits.run_id(cur, cid, collection, r) for r in names]
         else:
             runs = [r[0] for r in cur.execute("SELECT run_id FROM runs WHERE collection_id = ? ORDER BY run_id",
                                               [cid]).fetchall()]
             if not runs:
-                raise EvalError(f"Collection '{args.collection}' has no runs. Load some with `python -m core load "
-                                f"--collection {args.collection} --run FILE`.")
+                raise EvalError(f"Collection '{collection}' has no runs. Load some with `python -m core load "
+                                f"--collection {collection} --run FILE`.")
         qrels = None
-        if args.assessor is not None:
+        if assessor is not None:
             row = one(cur, "SELECT qrels_id FROM qrels_sets WHERE collection_id = ? AND assessor = ? "
-                           "ORDER BY qrels_id LIMIT 1", [cid, args.assessor])
+                           "ORDER BY qrels_id LIMIT 1", [cid, assessor])
             if row is None:
                 have = ", ".join(f"'{r[0]}'" for r in cur.execute(
                     "SELECT assessor FROM qrels_sets WHERE collection_id = ? ORDER BY qrels_id", [cid]).fetchall())
-                raise EvalError(f"Collection '{args.collection}' has no qrels set by assessor '{args.assessor}'. "
+                raise EvalError(f"Collection '{collection}' has no qrels set by assessor '{assessor}'. "
                                 f"Its qrels sets: {have or 'none'}.")
             qrels = int(row[0])
         return runs, qrels

@@ -50,6 +50,16 @@ def paired_t(x: np.ndarray, y: np.ndarray) -> float:
         return float(_sp().ttest_rel(x, y).pvalue)
 
 
+def welch_t(x: np.ndarray, y: np.ndarray) -> float:
+    """Two-sided unpaired t-test p-value with unequal variances (Welch), exactly
+    scipy.stats.ttest_ind(x, y, equal_var=False); for samples on different topics."""
+    if len(x) < 2 or len(y) < 2:
+        return float("nan")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return float(_sp().ttest_ind(x, y, equal_var=False).pvalue)
+
+
 def paired_t_columns(X: np.ndarray, Y: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """`paired_t(X[mask[:, c], c], Y[mask[:, c], c])` for every column c, with one vectorised
     scipy.stats.ttest_rel(axis=0) call per distinct column mask instead of one call per column."""
@@ -61,6 +71,17 @@ def paired_t_columns(X: np.ndarray, Y: np.ndarray, mask: np.ndarray) -> np.ndarr
             warnings.simplefilter("ignore", RuntimeWarning)
             p[cols] = _sp().ttest_rel(X[np.ix_(rows, cols)], Y[np.ix_(rows, cols)], axis=0).pvalue
     return p
+
+
+def paired_t_interval(x: np.ndarray, y: np.ndarray, level: float = 0.95) -> tuple[float, float]:
+    """The `level` confidence interval of mean(x - y) that goes with the paired t-test: exactly
+    scipy.stats.ttest_rel(x, y).confidence_interval(level); (NaN, NaN) for fewer than 2 pairs."""
+    if len(x) < 2:
+        return float("nan"), float("nan")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        ci = _sp().ttest_rel(x, y).confidence_interval(level)
+    return float(ci.low), float(ci.high)
 
 
 def wilcoxon(d: np.ndarray) -> float:

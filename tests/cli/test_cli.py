@@ -35,7 +35,7 @@ def test_only_the_chosen_command_module_is_imported():
     assert out.strip() == "['core.cli.listing']"
 
 
-@pytest.mark.parametrize("command", ["list", "compare"])
+@pytest.mark.parametrize("command", ["list", "compare", "check", "repro"])
 def test_scipy_stats_and_statsmodels_are_imported_only_when_a_statistic_needs_them(command):
     """They take ~1 s to import (core.stats.paired._sp); a command's parser and the randomisation tests load neither.
     A t-test does (the second half), so the deferred import is exercised too."""

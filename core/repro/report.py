@@ -1,0 +1,100 @@
+"""The frozen `Reproduction` value that core.repro.reproduce returns, and its formats (text and JSON)."""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass
+
+PAIRS = ("run", "baseline")   # the improved run (repro_eval's "advanced") and its baseline
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """How alike one pair of runs orders its documents (reproducibility only)."""
+    pair: str                                   # "run" or "baseline"
+    original: str
+    reproduced: str
+    n_topics: int                               # topics both runs have
+    ktu: float | None                           # mean over those topics
+    rbo: float | None
+    per_topic: tuple[tuple[str, float | None, float | None], ...]   # (qid, ktu, rbo)
+
+
+@dataclass(frozen=True)
+class MeasureRow:
+    """One measure of one pair: the two means, the RMSE of the per-topic values and a t-test's p-value."""
+    measure: str
+    pair: str
+    original_mean: float | None
+    reproduced_mean: float | None
+    n_topics: int                               # topics paired (reproducibility) or the original's (replicability)
+    rmse: float | None                          # None for replicability (other topics)
+    p_value: float | None
+
+
+@dataclass(frozen=True)
+class EffectRow:
+    """One measure's effect of the run over its baseline, original against reproduced."""
+    measure: str
+    effect_ratio: float | None
+    delta_ri: float | None
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    kind: str                                   # "reproducibility" (same topics) or "replicability" (other topics)
+    runs: tuple[tuple[str, str], ...]           # (role, run name): original, reproduced, original_baseline, ...
+    depth: int
+    rbo_p: float
+    test: str                                   # the t-test's name
+    agreement: tuple[Agreement, ...]
+    measures: tuple[MeasureRow, ...]
+    effects: tuple[EffectRow, ...]
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "runs": dict(self.runs), "depth": self.depth, "rbo_p": self.rbo_p,
+                "test": self.test,
+                "agreement": [{**asdict(a), "per_topic": [{"qid": q, "ktu": k, "rbo": r} for q, k, r in a.per_topic]}
+                              for a in self.agreement],
+                "measures": [asdict(m) for m in self.measures], "effects": [asdict(e) for e in self.effects]}
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=1)
+
+    def to_text(self, digits: int = 4) -> str:
+        runs = dict(self.runs)
+        head = f"{self.kind.capitalize()}: {runs['reproduced']} against the original {runs['original']}"
+        if "original_baseline" in runs:
+            head += f"; baselines {runs['reproduced_baseline']} against {runs['original_baseline']}"
+        out = [head + "."]
+        if self.agreement:
+            out += ["", f"Document orderings (top {self.depth}, per topic, then averaged over the topics both runs "
+                        f"have; RBO extrapolated, p = {self.rbo_p:g}):"]
+            out += _table(["pair", "topics", "KTU", "RBO"], 1,
+                          [[a.pair, str(a.n_topics), _f(a.ktu, digits), _f(a.rbo, digits)] for a in self.agreement])
+        rmse = self.kind == "reproducibility"
+        out += ["", f"Per measure ({self.test}, original against reproduced):"]
+        out += _table(["measure", "pair", "original", "reproduced", "topics"] + (["RMSE"] if rmse else []) + ["p"], 2,
+                      [[m.measure, m.pair, _f(m.original_mean, digits), _f(m.reproduced_mean, digits),
+                        str(m.n_topics)] + ([_f(m.rmse, digits)] if rmse else []) + [_f(m.p_value, digits)]
+                       for m in self.measures])
+        if self.effects:
+            out += ["", "Effects of the run over its baseline (ER: 1 = the improvement reproduced in full; "
+                        "delta RI: 0 = the same relative improvement):"]
+            out += _table(["measure", "ER", "delta RI"], 1,
+                          [[e.measure, _f(e.effect_ratio, digits), _f(e.delta_ri, digits)] for e in self.effects])
+        return "\n".join(out) + "\n"
+
+
+def _f(v, digits: int) -> str:
+    return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{digits}f}"
+
+
+def _table(header: list[str], labels: int, rows: list[list[str]]) -> list[str]:
+    """Columns padded to their widths: the first `labels` to the left, the numbers to the right."""
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    return ["  ".join(c.ljust(w) if i < labels else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
+            for r in [header, *rows]]
+
+
+__all__ = ["Reproduction", "Agreement", "MeasureRow", "EffectRow", "PAIRS"]
