@@ -82,9 +82,8 @@ def render_table(summary: pd.DataFrame, *, runs: list[str], measures: list[str],
         css["Judged@10"] = ["color: #b45309; font-weight: bold" if _ok(v) and v < 0.9 else ""
                             for v in table["Judged@10"]]
     styler = styler.apply(lambda _frame: css, axis=None)
-    height = 35 * (min(len(table), 12) + 1) + 3
-    show_table(styler, key=key, height=height, width="stretch", row_height=35,
-               column_config={"_index": st.column_config.TextColumn("Run", width="medium", pinned=True),
+    show_table(styler, key=key, width="stretch",       # every row up to SHORT_ROWS runs: the page scrolls, not the table
+               column_config={"_index": st.column_config.TextColumn("Run", pinned=True),
                               RANK: st.column_config.TextColumn(RANK, width="small"),
                               GROUP: st.column_config.TextColumn(GROUP, width="small")})
     return table
@@ -136,9 +135,9 @@ def render_details(comparisons, *, key: str) -> None:
     order = ("run", *(("baseline",) if len(comparisons) > 1 else ()), "measure", "delta", "rel_delta", "p_value", "p_corrected", "significant", "wins", "ties",
              "losses", "effect_size", "mean", "ci_low", "ci_high", "n_queries")   # the verdict first
     show_table(df, key=key, hide_index=True, width="stretch", column_order=order, column_config={
-        "run": st.column_config.TextColumn("Run", width=170, pinned=True),
-        "measure": st.column_config.TextColumn("Measure", width=95),
-        "baseline": st.column_config.TextColumn("Baseline", width=150),
+        "run": st.column_config.TextColumn("Run", pinned=True),
+        "measure": st.column_config.TextColumn("Measure"),
+        "baseline": st.column_config.TextColumn("Baseline"),
         "n_queries": st.column_config.NumberColumn("Topics", format="%d"),
         "mean": st.column_config.NumberColumn("Mean", format="%.4f"),
         "ci_low": st.column_config.NumberColumn("CI low", format="%.4f"),
