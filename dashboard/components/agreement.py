@@ -65,11 +65,8 @@ def render_confusion(pair, *, key: str) -> None:
     show(fig, key=key, filename=f"confusion_{a}_vs_{b}")
 
 
-def render_topic_kappa(pair, *, topics: dict, key: str) -> None:
-    df = pair.per_topic.dropna(subset=["kappa"]).sort_values("kappa")
-    if df.empty:
-        st.info("No topic has a defined kappa (each judge used a single label per topic).")
-        return
+def topic_kappa_figure(df: pd.DataFrame, *, topics: dict) -> go.Figure:
+    """Per-topic κ (`df`: qid, kappa, n; sorted), one trace per Landis & Koch band, named in the legend."""
     text = [chart_text(topics.get(str(q), ""), 120) for q in df["qid"]]
     shown = [chart_text(q, None) for q in df["qid"].astype(str)]
     band = np.searchsorted([b for b, _, _ in KAPPA_BANDS[1:]], df["kappa"].to_numpy(float), side="right")
@@ -86,8 +83,15 @@ def render_topic_kappa(pair, *, topics: dict, key: str) -> None:
     fig.update_xaxes(type="category", categoryorder="array", categoryarray=shown, title="topic (sorted by κ)",
                      showticklabels=len(df) <= 60)
     fig.update_yaxes(title="Cohen's κ", range=[min(-0.2, float(df["kappa"].min())), 1.02])
-    style(fig, height=320).update_layout(title="Per-topic Cohen's κ")
-    show(fig, key=key, filename=f"topic_kappa_{'_vs_'.join(pair.names)}")
+    return style(fig, height=320).update_layout(title="Per-topic Cohen's κ")
+
+
+def render_topic_kappa(pair, *, topics: dict, key: str) -> None:
+    df = pair.per_topic.dropna(subset=["kappa"]).sort_values("kappa")
+    if df.empty:
+        st.info("No topic has a defined kappa (each judge used a single label per topic).")
+        return
+    show(topic_kappa_figure(df, topics=topics), key=key, filename=f"topic_kappa_{'_vs_'.join(pair.names)}")
     skipped = int(pair.per_topic["kappa"].isna().sum())
     if skipped:
         st.caption(f"{skipped:,} topic(s) have no defined κ (both judges used one label) and are not shown.")
