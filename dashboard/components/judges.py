@@ -13,9 +13,8 @@ import streamlit as st
 from dashboard.components.charts import chart_text, show, slug, style
 from dashboard.components.feedback import md_escape
 from dashboard.components.palette import run_colors
-from dashboard.components.table import table as show_table
+from dashboard.components.table import WRAP_ROW_PX, table as show_table
 
-SWAP_PX = 300          # the bounds table's run lists: the other columns keep their room on 1280 px
 SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "star", "triangle-down", "hexagon")
 TABLE_COLUMNS = {"judge": "Judge", "cohen_kappa": "κ", "binary_kappa": "κ binary", "kendall_tau": "Kendall τ",
                  "tau_ap": "τ_AP", "largest_shift": "Largest shift", "largest_shift_run": "… of run",
@@ -122,7 +121,8 @@ def render_topic_view(report, judge: str, *, topics: dict, key: str) -> None:
                                 "under_rate": "Under-rates"})
     fmt = {c: st.column_config.NumberColumn(format="%.3f") for c in ("κ", "κ binary")}
     fmt |= {c: st.column_config.NumberColumn(format="percent") for c in ("Agreement", "Over-rates", "Under-rates")}
-    show_table(part, key=key, hide_index=True, width="stretch", column_config=fmt)
+    fmt["Query"] = st.column_config.TextColumn(width="large")
+    show_table(part, key=key, hide_index=True, width="stretch", column_config=fmt, row_height=WRAP_ROW_PX)
     st.download_button("Download this judge's topics (CSV)", part.to_csv(index=False), key=f"{key}_csv",
                        file_name=f"{slug('judge_topics_' + judge)}.csv", mime="text/csv",
                        icon=":material/download:")
@@ -148,9 +148,16 @@ def render_bounds(report, *, filled_by: str | None, key: str) -> None:
                          f"(trec_eval). 'Unjudged relevant' counts every unjudged retrieved document within the "
                          f"cutoff relevant at grade {report.top_grade}. {len(report.flips)} pair(s) of runs could "
                          f"swap places within those bounds."))
+    # on screen the swaps are counted in the table and listed under it (a list of names would not fit a cell);
+    # the CSV keeps the names in the column
+    shown = frame.assign(**{"Could swap with": [len(v.split(", ")) if v else 0 for v in frame["Could swap with"]]})
     fmt = {c: st.column_config.NumberColumn(format="%.4f") for c in frame.columns if c not in ("Run", "Could swap with")}
-    fmt["Could swap with"] = st.column_config.TextColumn(width=SWAP_PX, help="The full list is in the CSV")
-    show_table(frame, key=key, hide_index=True, width="stretch", column_config=fmt)
+    fmt["Run"] = st.column_config.TextColumn(pinned=True)
+    fmt["Could swap with"] = st.column_config.NumberColumn(format="%d runs", help="The pairs are listed under the table")
+    show_table(shown, key=key, hide_index=True, width="stretch", column_config=fmt)
+    if len(report.flips):
+        st.caption(md_escape("Could swap places: " + " · ".join(f"{a} ↔ {b}" for a, b in
+                                                                 zip(report.flips["a"], report.flips["b"]))))
     st.download_button("Download bounds (CSV)", frame.to_csv(index=False), key=f"{key}_csv",
                        file_name=f"{slug('bounds_' + report.reference + '_' + report.measure)}.csv",
                        mime="text/csv", icon=":material/download:")

@@ -5,11 +5,12 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.components.escape import md_escape, md_format
-from dashboard.components.table import table as show_table
+from dashboard.components.table import WRAP_ROW_PX, fit_height, table as show_table
 
 CUTOFF = {"none": "no", "optional": "optional", "required": "required"}
 NAME_PX = 160           # the longest measure name (NumNonRelJudgedRet) whole
-DESCRIPTION_PX = 500    # the rest of a 1280 px screen's table; the detail below the table shows the whole text
+DESCRIPTION_PX = 500    # the rest of a 1280 px screen's table: descriptions wrap onto three lines
+HEIGHT_PX = 38 + 5 * WRAP_ROW_PX
 
 
 def _params(family) -> str:
@@ -63,7 +64,10 @@ def _pick_table(frame: pd.DataFrame, *, key: str, order: list[str], config: dict
     """A searchable, single-row-selectable table in a keyed container (`.st-key-<key>`); the row chosen is
     read back with `_picked`."""
     with st.container(key=key):
-        st.dataframe(frame, key=f"{key}_pick", hide_index=True, width="stretch", height=300, column_order=order,
+        fit = fit_height(len(frame), row_px=WRAP_ROW_PX)       # every row up to 25, else five and a scroll
+        st.dataframe(frame, key=f"{key}_pick", hide_index=True, width="stretch",
+                     height=HEIGHT_PX if fit == "auto" else fit,
+                     row_height=WRAP_ROW_PX, column_order=order,
                      column_config=config, on_select="rerun", selection_mode="single-row")
 
 

@@ -10,6 +10,14 @@ import streamlit as st
 SHORT_ROWS = 25
 ROW_PX = 35          # Streamlit's row height
 HEADER_PX = 38       # the header row and the borders
+WRAP_ROW_PX = 62     # rows taller than 4rem (60 px) wrap their text: three lines of a long query or description
+
+
+def name_width(names, *, least: int = 60, most: int = 280) -> int:
+    """Pixels for a column of names (runs, measures) to show the longest whole; Streamlit sizes a column from
+    its first rows only."""
+    longest = max((len(str(n)) for n in names), default=0)
+    return int(min(most, max(least, 16 + 8.5 * longest)))
 
 
 def fit_height(n_rows: int, *, row_px: int = ROW_PX, most: int = SHORT_ROWS) -> int | str:

@@ -80,6 +80,44 @@ _CHECK_JS = """([short, shown, keySel, tabLabel]) => {
     if (rows <= short && sc.scrollHeight > sc.clientHeight + 2)
       out.push(`${name}: ${rows} rows scroll inside the table`);
   }
+  // table cells cut off: the columns' edges are the header's separators on the canvas, a cell's text is its
+  // accessibility cell's; numbers are left out (those cells hold the raw value, not the number as drawn)
+  const ruler = document.createElement('canvas').getContext('2d');
+  for (const df of main.querySelectorAll('[data-testid="stDataFrame"]')) {
+    const canvas = df.querySelector('canvas[data-testid="data-grid-canvas"]'), grid = df.querySelector('table[role="grid"]');
+    const editor = df.querySelector('.stDataFrameGlideDataEditor');
+    if (!shownEl(df) || !canvas || !grid || !editor) continue;
+    const css = getComputedStyle(editor), name = nameOf(df);
+    ruler.font = css.getPropertyValue('--gdg-base-font-style').trim() + ' ' + css.getPropertyValue('--gdg-font-family').trim();
+    const pad = parseFloat(css.getPropertyValue('--gdg-cell-horizontal-padding')) || 8;
+    const w = canvas.width, scale = w / canvas.getBoundingClientRect().width;
+    const line = canvas.getContext('2d').getImageData(0, Math.round(3 * scale), w, 1).data;
+    const bg = [0, 1, 2].map(c => line[(w - 3) * 4 + c]), edges = [0];
+    for (let x = 1; x < w - 1; x++) {
+      const d = [0, 1, 2].reduce((a, c) => a + Math.abs(line[x * 4 + c] - bg[c]), 0);
+      if (d > 6 && x - edges[edges.length - 1] > 3) edges.push(x);
+    }
+    edges.push(w);
+    // the rows' height, from the horizontal lines down the first column: a row taller than 4rem wraps its text
+    const down = canvas.getContext('2d').getImageData(Math.round(2 * scale), 0, 1, canvas.height).data;
+    const ys = [], dark = y => [0, 1, 2].reduce((a, c) => a + 255 - down[y * 4 + c], 0);
+    for (let y = 1; y < canvas.height; y++)        // a line is darker than the pixel above it (cells may be tinted)
+      if (dark(y) - dark(y - 1) > 6 && (!ys.length || y - ys[ys.length - 1] > 3)) ys.push(y);
+    const rowPx = ys.length > 2 ? (ys[2] - ys[1]) / scale : 35;
+    const size = parseFloat(css.getPropertyValue('--gdg-base-font-style').split(' ')[1]) || 13;
+    const lines = rowPx > 60 ? Math.max(1, Math.floor((rowPx - 6) / (size * 1.3))) : 1;   // 4rem at 15 px
+    const heads = [...grid.querySelectorAll('th')];
+    const shift = edges.length - 1 - heads.length;            // 1: a row-selection column comes first
+    heads.forEach((th, i) => {
+      const room = (edges[i + shift + 1] - edges[i + shift]) / scale - 2 * pad;
+      for (const td of grid.querySelectorAll(`td[aria-colindex="${th.getAttribute('aria-colindex')}"]`)) {
+        const text = td.textContent.trim();
+        if (!text || /^[-+]?[\d.,]+(e[-+]?\d+)?%?$/i.test(text) || text === 'true' || text === 'false') continue;
+        if (ruler.measureText(text).width > (lines > 1 ? 0.85 * lines * room : room + 1))   // words wrap unevenly
+          out.push(`${name}: "${text.slice(0, 40)}" is cut off in column "${th.textContent}"`);
+      }
+    });
+  }
   // text cut off with no tooltip; multiselects hiding chips
   for (const el of main.querySelectorAll('*')) {
     if (el.closest('[data-testid="stDataFrame"], .js-plotly-plot, [data-testid="stCode"], .katex, pre, code, textarea, input'))
