@@ -2,8 +2,9 @@
 a 17-run collection (all TREC 2003 Robust runs of tests/reference with the NIST qrels and the 100 topics).
 
 Each view fails when
-- a table reaches past the viewport, hides a column behind its horizontal scroll, or scrolls inside itself while it
-  has at most `SHORT_TABLE` rows;
+- a table reaches past the viewport, hides a column behind its horizontal scroll, scrolls inside itself while it
+  has at most `SHORT_TABLE` rows, or cuts a cell's text (the columns' edges and the rows' height are read from
+  the table's canvas, the cells' text from its accessibility table; a row taller than 60 px wraps its text);
 - text is cut off without a tooltip (an element that clips its text, with no `title` on it or around it), or a
   multiselect hides chosen values behind a scroll;
 - a chart's text labels overlap each other or stick out of the plot area, a colour bar's title overlaps its
@@ -112,7 +113,7 @@ _CHECK_JS = """([short, shown, keySel, tabLabel]) => {
       const room = (edges[i + shift + 1] - edges[i + shift]) / scale - 2 * pad;
       for (const td of grid.querySelectorAll(`td[aria-colindex="${th.getAttribute('aria-colindex')}"]`)) {
         const text = td.textContent.trim();
-        if (!text || /^[-+]?[\d.,]+(e[-+]?\d+)?%?$/i.test(text) || text === 'true' || text === 'false') continue;
+        if (!text || /^[-+]?[\\d.,]+(e[-+]?\\d+)?%?$/i.test(text) || text === 'true' || text === 'false') continue;
         if (ruler.measureText(text).width > (lines > 1 ? 0.85 * lines * room : room + 1))   // words wrap unevenly
           out.push(`${name}: "${text.slice(0, 40)}" is cut off in column "${th.textContent}"`);
       }
