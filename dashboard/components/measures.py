@@ -51,7 +51,7 @@ def render_differences(differences) -> None:
         st.markdown("\n".join(f"- {md_escape(d)}" for d in differences))
 
 
-def _picked(key: str, n: int) -> int:
+def _picked(key: str, n: int) -> int | None:
     """The row chosen in the table `key` (its selection state), else the first; None for an empty table."""
     if not n:
         return None
