@@ -26,23 +26,26 @@ if not chosen:
     st.info("Pick at least one run.")
     st.stop()
 run_ids = tuple(ids[n] for n in chosen)
-st.caption("PR: trec_eval's 11-point interpolated precision, averaged over topics. ROC: positives are the "
-           "relevant documents, negatives the judged non-relevant ones; AUC in the legend. "
-           "Save any chart as a PNG with the camera button in its toolbar.")
-left, right = st.columns(2)
+ONE = "One query"
 pr = None
-with left, guard("compute the PR curves"), st.spinner("Interpolating precision at 11 recall levels..."):
-    pr = cached.pr_curves(store, skey, coll["id"], run_ids, ver)
-    render_pr(pr, runs=chosen, colors=colors, title="Interpolated PR (11 points, mean)",
-              key="cv_pr", filename=f"pr_{coll['name']}", half=True)
-with right, guard("compute the ROC curves"), st.spinner("Tracing ROC curves..."):
-    roc, auc = cached.roc_curves(store, skey, coll["id"], run_ids, ver)
-    render_roc(roc, auc, runs=chosen, colors=colors, key="cv_roc", filename=f"roc_{coll['name']}", half=True)
+tab_mean, tab_one = st.tabs(["Mean over topics", ONE], key="cv_tab", on_change="rerun",
+                            default=ONE if state.url_value("query") else None)
+with tab_mean:
+    st.caption("PR: trec_eval's 11-point interpolated precision, averaged over topics. ROC: positives are the "
+               "relevant documents, negatives the judged non-relevant ones; AUC in the legend. "
+               "Save any chart as a PNG with the camera button in its toolbar.")
+    left, right = st.columns(2)
+    with left, guard("compute the PR curves"), st.spinner("Interpolating precision at 11 recall levels..."):
+        pr = cached.pr_curves(store, skey, coll["id"], run_ids, ver)
+        render_pr(pr, runs=chosen, colors=colors, title="Interpolated PR (11 points, mean)",
+                  key="cv_pr", filename=f"pr_{coll['name']}", half=True)
+    with right, guard("compute the ROC curves"), st.spinner("Tracing ROC curves..."):
+        roc, auc = cached.roc_curves(store, skey, coll["id"], run_ids, ver)
+        render_roc(roc, auc, runs=chosen, colors=colors, key="cv_roc", filename=f"roc_{coll['name']}", half=True)
 
 if pr is None:
     st.stop()
-st.subheader("One query")
-with guard("draw the query's PR curve"):
+with tab_one, guard("draw the query's PR curve"):     # both tabs are drawn; the curves come from a cache
     topics = cached.topics(store, skey, coll["id"], ver)
     qids = sorted(set(pr.loc[pr["qid"] != "all", "qid"]), key=lambda q: (len(q), q))
     qid = state.select_one("Single-query PR curve", [""] + qids, key="cv_query", param="query",

@@ -35,7 +35,8 @@ def diversity_section(coll, ids: dict, typed: list[str], sets) -> None:
     label = dict(zip(sets["qrels_id"].astype(int), sets["assessor"]))
     qrels_id = a.selectbox("Subtopic qrels", list(label), format_func=label.get, key="lb_div_set")
     picked = b.multiselect("Diversity measures", list(dict.fromkeys(typed + DIVERSITY_DEFAULT)),
-                           default=typed or DIVERSITY_DEFAULT, accept_new_options=True, key="lb_div_measures")
+                           default=typed or DIVERSITY_DEFAULT, accept_new_options=True, key="lb_div_measures",
+                           wrap=True)
     div, bad = cached.canonical_measures(picked)
     for text in bad:
         show_error(text, title="Unknown measure (left out)")

@@ -22,7 +22,7 @@ names = list(ids)
 ver = cached.version(coll["id"])
 store, skey = store_resource.get_store(), str(store_resource.get_store().path)
 
-c = st.columns([2, 2, 1.4])
+c = st.columns([1.6, 1.6, 1, 2.2])
 picked = state.chosen_runs(names)   # the Leaderboard's runs and baseline are where this page starts
 run_a = state.select_one("Baseline run", names, key="pq_baseline", param="baseline", default=picked[0], where=c[0])
 others = [n for n in picked if n != run_a] or [n for n in names if n != run_a]
@@ -32,6 +32,7 @@ run_b = state.select_one("Compared run", [n for n in names if n != run_a], key="
 chosen_on_leaderboard, _ = cached.canonical_measures(state.remembered("measures"))
 measure = state.select_one("Measure", list(dict.fromkeys(DEFAULT_MEASURES + chosen_on_leaderboard + MORE_MEASURES)),
                            key="pq_measure", param="measure", where=c[2])
+LISTS = "Ranked lists of the open topic"   # the tab a click on a bar or a row (or a query picked) opens
 
 diff = None
 with guard("compare the two runs per query"), st.spinner(md_format("Scoring {} and {} on every topic...", run_a, run_b)):
@@ -46,11 +47,16 @@ if diff.empty:
 diff = diff.assign(text=topics.clean(diff["text"]))     # "" for a topic without text
 
 
+def _open_lists() -> None:
+    st.session_state["pq_tab"] = LISTS
+
+
 def _pick_from_chart() -> None:
     points = st.session_state["pq_chart"].selection.get("points") or []
     qid = pq.clicked_topic(diff, points[0]) if points else None
     if qid is not None:
         state.set_choice("pq_query", "query", qid)
+        _open_lists()
 
 
 open_qid = st.session_state.get("pq_query", state.url_value("query"))
@@ -61,39 +67,28 @@ def _pick_from_table() -> None:
     row = pq.clicked_row(st.session_state["pq_table"].selection, next(iter(marked["selection"]["rows"]), None))
     if row is not None:
         state.set_choice("pq_query", "query", str(diff.iloc[row]["qid"]))
+        _open_lists()
 
 
-tab_chart, tab_table = st.tabs(["Δ per topic (click a bar)", "Topics, most different first (click a row)"])
+texts = dict(zip(diff["qid"].astype(str), diff["text"]))
+qid = state.select_one("Query", [""] + diff["qid"].astype(str).tolist(), key="pq_query", param="query", where=c[3],
+                       format_func=lambda q: "Pick a topic (or click a bar or a row)" if q == "" else
+                       topics.label(q, texts.get(q), 100), on_change=_open_lists)
+if not (diff["text"] != "").any():
+    topics.render_hint(key="pq_topics_hint")
+# every tab is drawn (the lists come from a cache); the lists' tab opens with a topic, so they start on the first screen
+tab_chart, tab_table, tab_lists = st.tabs(["Δ per topic (click a bar)", "Topics, most different first (click a row)",
+                                           LISTS], key="pq_tab", on_change="rerun", default=LISTS if qid else None)
 with tab_chart:
     pq.render_delta_chart(diff, run_a=run_a, run_b=run_b, measure=measure, key="pq_chart",
                           on_select=_pick_from_chart,
-                          selected=open_qid)
+                          selected=qid or None)
 with tab_table:
     st.session_state["pq_table"] = marked      # the open topic's row is shown selected
     pq.render_table(diff, run_a=run_a, run_b=run_b, key="pq_table", on_select=_pick_from_table)
-
-texts = dict(zip(diff["qid"].astype(str), diff["text"]))
-qid = state.select_one("Query", [""] + diff["qid"].astype(str).tolist(), key="pq_query", param="query",
-                       format_func=lambda q: "Pick a topic (or click a bar or a row)" if q == "" else
-                       topics.label(q, texts.get(q), 100))
-if not (diff["text"] != "").any():
-    topics.render_hint(key="pq_topics_hint")
 if not qid:
+    tab_lists.info("Pick a topic above, or click a bar or a row.", icon=":material/info:")
     st.stop()
-
-row = diff[diff["qid"].astype(str) == qid].iloc[0]
-st.markdown(f"#### Topic {md_escape(qid)} · Δ {row['delta']:+.4f}")
-if row["text"]:
-    st.text(row["text"])
-with guard("load the two rankings"):
-    with st.spinner(md_format("Loading both rankings of topic {}...", qid)):
-        left_list, right_list = cached.side_by_side(store, skey, coll["id"], ids[run_a], ids[run_b], qid, ver)
-    left, right = st.columns(2)
-    with left:
-        pq.render_ranked_list(left_list, run=f"{run_a} (baseline)", score=float(row["a"]), key="pq_list_a")
-    with right:
-        pq.render_ranked_list(right_list, run=run_b, score=float(row["b"]), key="pq_list_b")
-    pq.render_lists_download(left_list, right_list, run_a=run_a, run_b=run_b, qid=qid, key="pq_lists_csv")
 
 
 def _save_note(cid: int, qid: str, text: str) -> None:
@@ -102,10 +97,24 @@ def _save_note(cid: int, qid: str, text: str) -> None:
 
 
 save_note = access.for_editors(_save_note)
-with guard("load the note for this query"):
-    if save_note:
-        render_note(Note((coll["id"], qid), store.get_note(coll["id"], qid)),
-                    on_save=partial(save_note, coll["id"], qid), key="pq_note")
-    else:   # viewers read the meeting's note; writing one needs an editor
-        st.text_area("Note for this query", store.get_note(coll["id"], qid), height=90, disabled=True,
-                     help="Only editors can change notes.")
+with tab_lists:
+    row = diff[diff["qid"].astype(str) == qid].iloc[0]
+    st.markdown(f"#### Topic {md_escape(qid)} · Δ {row['delta']:+.4f}")
+    if row["text"]:
+        st.text(row["text"])
+    with guard("load the two rankings"):
+        with st.spinner(md_format("Loading both rankings of topic {}...", qid)):
+            left_list, right_list = cached.side_by_side(store, skey, coll["id"], ids[run_a], ids[run_b], qid, ver)
+        left, right = st.columns(2)
+        with left:
+            pq.render_ranked_list(left_list, run=f"{run_a} (baseline)", score=float(row["a"]), key="pq_list_a")
+        with right:
+            pq.render_ranked_list(right_list, run=run_b, score=float(row["b"]), key="pq_list_b")
+        pq.render_lists_download(left_list, right_list, run_a=run_a, run_b=run_b, qid=qid, key="pq_lists_csv")
+    with guard("load the note for this query"):
+        if save_note:
+            render_note(Note((coll["id"], qid), store.get_note(coll["id"], qid)),
+                        on_save=partial(save_note, coll["id"], qid), key="pq_note")
+        else:   # viewers read the meeting's note; writing one needs an editor
+            st.text_area("Note for this query", store.get_note(coll["id"], qid), height=90, disabled=True,
+                         help="Only editors can change notes.")

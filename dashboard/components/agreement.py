@@ -14,6 +14,10 @@ from core.agreement.qrels import reading
 from dashboard.components.charts import chart_text, show, style
 from dashboard.components.escape import md_escape
 
+# (lower bound, legend name, colour) of the per-topic κ chart's bands, Landis & Koch's cut points
+KAPPA_BANDS = ((-1.0, "κ < 0.4: fair or less", "#d73027"), (0.4, "0.4 ≤ κ < 0.6: moderate", "#fdae61"),
+               (0.6, "κ ≥ 0.6: substantial or more", "#1a9850"))
+
 
 def _fmt(value) -> str:
     return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.3f}"
@@ -61,21 +65,33 @@ def render_confusion(pair, *, key: str) -> None:
     show(fig, key=key, filename=f"confusion_{a}_vs_{b}")
 
 
+def topic_kappa_figure(df: pd.DataFrame, *, topics: dict) -> go.Figure:
+    """Per-topic κ (`df`: qid, kappa, n; sorted), one trace per Landis & Koch band, named in the legend."""
+    text = [chart_text(topics.get(str(q), ""), 120) for q in df["qid"]]
+    shown = [chart_text(q, None) for q in df["qid"].astype(str)]
+    band = np.searchsorted([b for b, _, _ in KAPPA_BANDS[1:]], df["kappa"].to_numpy(float), side="right")
+    fig = go.Figure()
+    for i, (_, name, color) in enumerate(KAPPA_BANDS):       # one trace per band: the legend names the colours
+        rows = np.flatnonzero(band == i)
+        fig.add_trace(go.Bar(x=[shown[j] for j in rows], y=df["kappa"].to_numpy(float)[rows], name=name,
+                             marker_color=color, customdata=[(text[j], int(df["n"].iloc[j])) for j in rows],
+                             hovertemplate="topic %{x}: κ = %{y:.2f}<br>%{customdata[1]} documents<br>"
+                                           "%{customdata[0]}<extra></extra>"))
+    # the legend sits top left, above the lowest κ bars (sorted ascending)
+    fig.update_layout(barmode="overlay", legend=dict(yanchor="top", y=0.99, xanchor="left", x=0.01,
+                                                     bgcolor="rgba(255,255,255,0.8)"))
+    fig.update_xaxes(type="category", categoryorder="array", categoryarray=shown, title="topic (sorted by κ)",
+                     showticklabels=len(df) <= 60)
+    fig.update_yaxes(title="Cohen's κ", range=[min(-0.2, float(df["kappa"].min())), 1.02])
+    return style(fig, height=320).update_layout(title="Per-topic Cohen's κ")
+
+
 def render_topic_kappa(pair, *, topics: dict, key: str) -> None:
     df = pair.per_topic.dropna(subset=["kappa"]).sort_values("kappa")
     if df.empty:
         st.info("No topic has a defined kappa (each judge used a single label per topic).")
         return
-    text = [chart_text(topics.get(str(q), ""), 120) for q in df["qid"]]
-    fig = go.Figure(go.Bar(x=[chart_text(q, None) for q in df["qid"].astype(str)], y=df["kappa"], customdata=list(zip(text, df["n"])),
-                           marker_color=["#d73027" if k < 0.4 else "#fdae61" if k < 0.6 else "#1a9850"
-                                         for k in df["kappa"]],
-                           hovertemplate="topic %{x}: κ = %{y:.2f}<br>%{customdata[1]} documents<br>"
-                                         "%{customdata[0]}<extra></extra>"))
-    fig.update_xaxes(type="category", title="topic (sorted by κ)", showticklabels=len(df) <= 60)
-    fig.update_yaxes(title="Cohen's κ", range=[min(-0.2, float(df["kappa"].min())), 1.02])
-    style(fig, height=320, legend=False).update_layout(title="Per-topic Cohen's κ")
-    show(fig, key=key, filename=f"topic_kappa_{'_vs_'.join(pair.names)}")
+    show(topic_kappa_figure(df, topics=topics), key=key, filename=f"topic_kappa_{'_vs_'.join(pair.names)}")
     skipped = int(pair.per_topic["kappa"].isna().sum())
     if skipped:
         st.caption(f"{skipped:,} topic(s) have no defined κ (both judges used one label) and are not shown.")

@@ -4,8 +4,11 @@ from __future__ import annotations
 import html
 import re
 
+import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
+
+from dashboard.components.palette import NEGATIVE, NEUTRAL, POSITIVE
 
 FONT = dict(size=14)
 
@@ -40,3 +43,22 @@ def show(fig: go.Figure, *, key: str, filename: str, **kwargs):
               "toImageButtonOptions": {"format": "png", "filename": slug(filename), "scale": 2},
               "modeBarButtonsToRemove": ["lasso2d", "select2d"]}
     return st.plotly_chart(fig, key=key, config=config, theme=None, **kwargs)
+
+
+def signed_bars(x: list, y, *, names: tuple[str, str, str], customdata=None, hovertemplate: str | None = None,
+                outline=None) -> list[go.Bar]:
+    """Bars coloured by the sign of y, one trace per sign (positive, negative, zero), so the legend names the
+    colours; give the x axis `categoryorder="array", categoryarray=x` to keep the bars in the order given.
+    `outline` (one line width per bar) outlines chosen bars."""
+    y = np.asarray(y, dtype=float)
+    sign = np.sign(np.nan_to_num(y))
+    traces = []
+    for s, name, color in ((1, names[0], POSITIVE), (-1, names[1], NEGATIVE), (0, names[2], NEUTRAL)):
+        rows = np.flatnonzero(sign == s)
+        if not len(rows):
+            continue
+        line = dict(width=[outline[j] for j in rows], color="#111827") if outline is not None else None
+        traces.append(go.Bar(x=[x[j] for j in rows], y=y[rows], name=name, marker=dict(color=color, line=line),
+                             customdata=None if customdata is None else [customdata[j] for j in rows],
+                             hovertemplate=hovertemplate))
+    return traces

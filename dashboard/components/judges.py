@@ -13,8 +13,10 @@ import streamlit as st
 from core.measures import parse_measure
 from dashboard.components.charts import chart_text, show, slug, style
 from dashboard.components.feedback import md_escape
-from dashboard.components.table import table as show_table
+from dashboard.components.palette import run_colors
+from dashboard.components.table import WRAP_ROW_PX, table as show_table
 
+SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "star", "triangle-down", "hexagon")
 TABLE_COLUMNS = {"judge": "Judge", "cohen_kappa": "κ", "binary_kappa": "κ binary", "kendall_tau": "Kendall τ",
                  "tau_ap": "τ_AP", "largest_shift": "Largest shift", "largest_shift_run": "… of run",
                  "largest_rank_change": "Largest rank change", "n_significant": "Significant shifts",
@@ -26,17 +28,34 @@ def judges_frame(report) -> pd.DataFrame:
     return report.table[list(TABLE_COLUMNS)].rename(columns=TABLE_COLUMNS)
 
 
+# the table on screen: short headers (the full name is the header's tooltip), so 14 columns fit 1280 px.
+# column -> (header, number format or None for text, tooltip)
+SHORT = {"κ": ("κ", "%.3f", "Cohen's κ of the graded labels"),
+         "κ binary": ("κ bin.", "%.3f", "Cohen's κ of the binary labels (relevant at the grade chosen)"),
+         "Kendall τ": ("τ", "%.3f", "Kendall's τ between the runs' order under the judge and under the reference"),
+         "τ_AP": ("τ_AP", "%.3f", "AP correlation: swaps near the top of the run order count more"),
+         "Largest shift": ("Max shift", "%.3f", "The largest change of a run's mean score (judge − reference)"),
+         "… of run": ("… of run", None, "The run whose mean shifts most"),
+         "Largest rank change": ("Max Δrank", "%d", "The largest change of a run's rank"),
+         "Significant shifts": ("Signif.", "%d", "Runs whose score shifts significantly (paired test, corrected)"),
+         "Over-rates": ("Over", "percent", "Share of the documents judged by both that the judge grades higher"),
+         "Under-rates": ("Under", "percent", "Share of the documents judged by both that the judge grades lower"),
+         "Judged by both": ("Both", "%d", "Documents judged by the judge and the reference"),
+         "Only reference": ("Ref. only", "%d", "Documents judged by the reference only"),
+         "Only judge": ("Judge only", "%d", "Documents judged by the judge only")}
+
+
 def render_judges_table(report, *, key: str) -> None:
-    """Sortable (click a header) table of judges, with a CSV download."""
+    """Sortable (click a header) table of judges, with a CSV download (full column names)."""
     frame = judges_frame(report)
     st.caption(md_escape(f"{len(frame)} judge(s) against {report.reference} on {report.measure}; binary κ at "
                          f"grade ≥ {report.rel_level}; τ and τ_AP compare the {len(report.runs)} runs' means with "
-                         f"the reference's order. Click a column header to sort."))
-    fmt = {c: st.column_config.NumberColumn(format="%.3f") for c in ("κ", "κ binary", "Kendall τ", "τ_AP",
-                                                                    "Largest shift")}
-    fmt |= {c: st.column_config.NumberColumn(format="percent") for c in ("Over-rates", "Under-rates")}
-    show_table(frame, key=key, hide_index=True, width="stretch", column_config=fmt,
-               height=min(38 + 35 * len(frame), 420))
+                         f"the reference's order. Click a column header to sort; point at it for its meaning."))
+    config = {"Judge": st.column_config.TextColumn("Judge", pinned=True)}
+    for column, (label, number, tip) in SHORT.items():
+        config[column] = (st.column_config.TextColumn(label, help=tip) if number is None else
+                          st.column_config.NumberColumn(label, format=number, help=tip))
+    show_table(frame, key=key, hide_index=True, width="stretch", column_config=config)
     st.download_button("Download judges table (CSV)", frame.to_csv(index=False), key=f"{key}_csv",
                        file_name=f"{slug('judges_' + report.reference + '_' + report.measure)}.csv",
                        mime="text/csv", icon=":material/download:")
@@ -53,7 +72,7 @@ def render_shift_heatmap(report, *, key: str) -> None:
     fig = go.Figure(go.Heatmap(
         z=z.to_numpy(), x=[chart_text(r, 24) for r in z.columns], y=[chart_text(j, 28) for j in z.index],
         text=text, texttemplate="%{text}", textfont=dict(size=14), colorscale="RdBu", zmid=0,
-        zmin=-span or -1, zmax=span or 1, colorbar=dict(title="shift"),
+        zmin=-span or -1, zmax=span or 1, colorbar=dict(title=dict(text="shift", side="right")),
         hovertemplate="judge %{y}<br>run %{x}<br>shift %{z:.4f}<extra></extra>"))
     style(fig, height=max(320, 60 + 22 * len(report.judges)), legend=False)
     fig.update_layout(title=chart_text(f"{report.measure}: judge − {report.reference} (● significant, "
@@ -66,19 +85,28 @@ def render_shift_heatmap(report, *, key: str) -> None:
                        mime="text/csv", icon=":material/download:")
 
 
-def render_kappa_tau(report, *, key: str) -> None:
-    """Each judge's κ against its Kendall τ: 'agrees on labels but reorders systems' sits bottom right."""
+def kappa_tau_figure(report) -> go.Figure:
+    """One marker per judge, named in the legend (labels beside the markers would pile up where judges agree)."""
     t = report.table
-    fig = go.Figure(go.Scatter(
-        x=t["cohen_kappa"], y=t["kendall_tau"], mode="markers+text", text=[chart_text(j, 20) for j in t["judge"]],
-        textposition="top center", marker=dict(size=11, color="#1f77b4"),
-        customdata=t["tau_ap"], hovertemplate="%{text}<br>κ %{x:.3f}<br>τ %{y:.3f}<br>τ_AP %{customdata:.3f}"
-                                              "<extra></extra>"))
-    style(fig, height=420, legend=False)
+    colors = run_colors(t["judge"])
+    fig = go.Figure()
+    for i, row in enumerate(t.itertuples()):
+        fig.add_trace(go.Scatter(
+            x=[row.cohen_kappa], y=[row.kendall_tau], mode="markers", name=chart_text(row.judge, 28),
+            marker=dict(size=13, color=colors[str(row.judge)], symbol=SYMBOLS[i % len(SYMBOLS)],
+                        line=dict(width=1, color="#111827")),
+            customdata=[row.tau_ap], hovertemplate="%{fullData.name}<br>κ %{x:.3f}<br>τ %{y:.3f}<br>"
+                                                   "τ_AP %{customdata:.3f}<extra></extra>"))
+    style(fig, height=420)
     fig.update_layout(title=chart_text(f"Label agreement (κ) against system-ranking agreement (τ, {report.measure})",
                                        90), xaxis_title="Cohen's κ with " + chart_text(report.reference, 30),
-                      yaxis_title="Kendall's τ of the run ranking")
-    show(fig, key=key, filename=f"judges_kappa_tau_{report.measure}")
+                      yaxis_title="Kendall's τ of the run ranking", legend=dict(title="Judge"))
+    return fig
+
+
+def render_kappa_tau(report, *, key: str) -> None:
+    """Each judge's κ against its Kendall τ: 'agrees on labels but reorders systems' sits bottom right."""
+    show(kappa_tau_figure(report), key=key, filename=f"judges_kappa_tau_{report.measure}")
 
 
 def render_topic_view(report, judge: str, *, topics: dict, key: str) -> None:
@@ -95,7 +123,8 @@ def render_topic_view(report, judge: str, *, topics: dict, key: str) -> None:
                                 "under_rate": "Under-rates"})
     fmt = {c: st.column_config.NumberColumn(format="%.3f") for c in ("κ", "κ binary")}
     fmt |= {c: st.column_config.NumberColumn(format="percent") for c in ("Agreement", "Over-rates", "Under-rates")}
-    show_table(part, key=key, hide_index=True, width="stretch", column_config=fmt, height=360)
+    fmt["Query"] = st.column_config.TextColumn(width="large")
+    show_table(part, key=key, hide_index=True, width="stretch", column_config=fmt, row_height=WRAP_ROW_PX)
     st.download_button("Download this judge's topics (CSV)", part.to_csv(index=False), key=f"{key}_csv",
                        file_name=f"{slug('judge_topics_' + judge)}.csv", mime="text/csv",
                        icon=":material/download:")
@@ -138,12 +167,20 @@ def render_bounds(report, *, filled_by: str | None, key: str) -> None:
     if note:
         st.info(md_escape(note), icon=":material/info:")
     counts = [c for c in frame.columns if c.startswith("Holes ")]
+    # on screen the swaps are counted in the table and listed under it (a list of names would not fit a cell);
+    # the CSV keeps the names in the column
+    shown = frame.assign(**{"Could swap with": [len(v.split(", ")) if v else 0 for v in frame["Could swap with"]]})
     fmt = {c: st.column_config.NumberColumn(format="%.4f") for c in frame.columns
            if c not in ("Run", "Could swap with", *counts)}
     fmt |= {c: st.column_config.NumberColumn(format="%d", help="Unjudged documents of the run within the cutoff "
                                                                "that this judge labels: the holes it fills")
             for c in counts}
-    show_table(frame, key=key, hide_index=True, width="stretch", column_config=fmt)
+    fmt["Run"] = st.column_config.TextColumn(pinned=True)
+    fmt["Could swap with"] = st.column_config.NumberColumn(format="%d runs", help="The pairs are listed under the table")
+    show_table(shown, key=key, hide_index=True, width="stretch", column_config=fmt)
+    if len(report.flips):
+        st.caption(md_escape("Could swap places: " + " · ".join(f"{a} ↔ {b}" for a, b in
+                                                                 zip(report.flips["a"], report.flips["b"]))))
     st.download_button("Download bounds (CSV)", frame.to_csv(index=False), key=f"{key}_csv",
                        file_name=f"{slug('bounds_' + report.reference + '_' + report.measure)}.csv",
                        mime="text/csv", icon=":material/download:")

@@ -8,7 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from dashboard.components.table import table as show_table
+from dashboard.components.table import name_width, table as show_table
 
 from dashboard.components.charts import chart_text, show, slug, style
 from dashboard.components.escape import md_escape, md_format
@@ -94,9 +94,8 @@ def render_table(summary: pd.DataFrame, *, runs: list[str], measures: list[str],
         css["Judged@10"] = ["color: #b45309; font-weight: bold" if _ok(v) and v < JUDGED_ENOUGH else ""
                             for v in table["Judged@10"]]
     styler = styler.apply(lambda _frame: css, axis=None)
-    height = 35 * (min(len(table), 12) + 1) + 3
-    show_table(styler, key=key, height=height, width="stretch", row_height=35,
-               column_config={"_index": st.column_config.TextColumn("Run", width="medium", pinned=True),
+    show_table(styler, key=key, width="stretch",       # every row up to SHORT_ROWS runs: the page scrolls, not the table
+               column_config={"_index": st.column_config.TextColumn("Run", pinned=True),
                               RANK: st.column_config.TextColumn(RANK, width="small"),
                               GROUP: st.column_config.TextColumn(GROUP, width="small")})
     return table
@@ -162,9 +161,9 @@ def render_details(comparisons, *, key: str) -> None:
     order = ("run", *(("baseline",) if len(comparisons) > 1 else ()), "measure", "delta", "rel_delta", "p_value", "p_corrected", "significant", "wins", "ties",
              "losses", "effect_size", "mean", "ci_low", "ci_high", "n_queries")   # the verdict first
     show_table(df, key=key, hide_index=True, width="stretch", column_order=order, column_config={
-        "run": st.column_config.TextColumn("Run", width=170, pinned=True),
-        "measure": st.column_config.TextColumn("Measure", width=95),
-        "baseline": st.column_config.TextColumn("Baseline", width=150),
+        "run": st.column_config.TextColumn("Run", pinned=True, width=name_width(df["run"])),
+        "measure": st.column_config.TextColumn("Measure", width=name_width(df["measure"])),
+        "baseline": st.column_config.TextColumn("Baseline", width=name_width(df["baseline"])),
         "n_queries": st.column_config.NumberColumn("Topics", format="%d"),
         "mean": st.column_config.NumberColumn("Mean", format="%.4f"),
         "ci_low": st.column_config.NumberColumn("CI low", format="%.4f"),
@@ -175,9 +174,9 @@ def render_details(comparisons, *, key: str) -> None:
         "ties": st.column_config.NumberColumn("Ties", format="%d"),
         "losses": st.column_config.NumberColumn("Losses", format="%d"),
         "p_value": st.column_config.NumberColumn("p", format="%.4f"),
-        "p_corrected": st.column_config.NumberColumn("p (corrected)", format="%.4f"),
+        "p_corrected": st.column_config.NumberColumn("p corr.", format="%.4f", help="p after the correction"),
         "effect_size": st.column_config.NumberColumn("Effect (d)", format="%.2f"),
-        "significant": st.column_config.CheckboxColumn("Significant"),
+        "significant": st.column_config.CheckboxColumn("Sig.", help="Significant after the correction"),
     })
 
 

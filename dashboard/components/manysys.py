@@ -8,8 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from dashboard.components.charts import chart_text, show, style
-from dashboard.components.palette import NEGATIVE, NEUTRAL, POSITIVE
+from dashboard.components.charts import chart_text, show, signed_bars, style
 from dashboard.components.table import table as show_table
 from dashboard.components.escape import md_escape
 
@@ -33,7 +32,7 @@ def heatmap_figure(resolution) -> go.Figure:
     fig = go.Figure(go.Heatmap(
         z=P, x=shown, y=shown, zmin=0, zmax=1, xgap=1, ygap=1,
         colorscale=[[0, SIGNIFICANT], [a, CLOSE], [a, APART], [1, "#ffffff"]],
-        colorbar=dict(title="adj. p", tickvals=[a, 0.5, 1], ticktext=[f"α={a:g}", "0.5", "1"]),
+        colorbar=dict(title=dict(text="adjusted p", side="right"), tickvals=[a, 0.5, 1], ticktext=[f"α={a:g}", "0.5", "1"]),
         text=text, texttemplate="%{text}" if len(names) <= ANNOTATE_UP_TO else None,
         hovertemplate="%{y} vs %{x}<br>adjusted p = %{z:.4f}<extra></extra>"))
     ticks = [chart_text(n, 18) for n in names]
@@ -85,19 +84,19 @@ def render_risk_table(table: pd.DataFrame, *, first: str, key: str) -> None:
 
 
 def contributions_figure(frame: pd.DataFrame, *, run: str, baseline: str, measure: str, alpha: float) -> go.Figure:
-    # the bar colours as numbers on a 3-colour scale (-1 red, 0 grey, +1 green): plotly validates a list of
-    # colour names one by one (~0.8 s for 5,000 topics), an array of numbers at once
-    sign = np.sign(frame["contribution"].fillna(0).to_numpy(float))
-    fig = go.Figure(go.Bar(
-        x=[chart_text(q, None) for q in frame["qid"]], y=frame["contribution"].to_numpy(float),
-        marker=dict(color=sign, cmin=-1, cmax=1, colorscale=[[0, NEGATIVE], [0.5, NEUTRAL], [1, POSITIVE]]),
-        customdata=np.column_stack([frame["delta"].to_numpy(float), frame["f"].to_numpy(float)]),
+    x = [chart_text(q, None) for q in frame["qid"]]
+    fig = go.Figure(signed_bars(
+        x, frame["contribution"].to_numpy(float), names=("run wins", "run loses", "tied"),
+        customdata=np.column_stack([frame["delta"].to_numpy(float), frame["f"].to_numpy(float)]).tolist(),
         hovertemplate="topic %{x}<br>Δ %{customdata[0]:+.4f}<br>f %{customdata[1]:+.4f}"
                       "<br>share of TRisk %{y:+.4f}<extra></extra>"))
+    fig.update_layout(barmode="overlay", legend=dict(yanchor="top", y=0.99, xanchor="right", x=0.99,
+                                                     bgcolor="rgba(255,255,255,0.8)"))
+    fig.update_xaxes(categoryorder="array", categoryarray=x)
     trisk = frame["contribution"].sum()
     fig.update_xaxes(type="category", title="topic (sorted by contribution)", showticklabels=len(frame) <= 60)
     fig.update_yaxes(title="share of TRisk")
-    style(fig, height=360, legend=False).update_layout(
+    style(fig, height=360).update_layout(
         title=(f"{chart_text(run, 28)} vs {chart_text(baseline, 28)} on {chart_text(measure)}: "
                f"TRisk {trisk:+.2f} (α = {alpha:g})"))
     return fig

@@ -8,9 +8,8 @@ import streamlit as st
 
 from dashboard.components.table import table as show_table
 
-from dashboard.components.charts import slug, chart_text, show, style
+from dashboard.components.charts import slug, chart_text, show, signed_bars, style
 from dashboard.components.escape import md_escape
-from dashboard.components.palette import NEGATIVE, NEUTRAL, POSITIVE
 
 GRADE_STYLE = {0: "background-color: #e5e7eb; color: #374151", 1: "background-color: #bbf7d0; color: #14532d",
                2: "background-color: #4ade80; color: #052e16", 3: "background-color: #15803d; color: #ffffff"}
@@ -23,14 +22,17 @@ def render_delta_chart(diff: pd.DataFrame, *, run_a: str, run_b: str, measure: s
     """Bars = per-topic delta (b - a), sorted, green when b wins; hover shows the topic text;
     the open topic (if any) is outlined."""
     d = diff.sort_values(["delta", "qid"], ascending=[False, True])
-    colors = [POSITIVE if v > 0 else NEGATIVE if v < 0 else NEUTRAL for v in d["delta"]]
     outline = [3 if str(q) == str(selected) else 0 for q in d["qid"]]
     text = [chart_text(t, 120) if t else "(no topic text)" for t in d["text"]]
-    fig = go.Figure(go.Bar(x=[chart_text(q, None) for q in d["qid"].astype(str)], y=d["delta"], marker_color=colors,
-                           marker_line=dict(width=outline, color="#111827"),
-                           customdata=list(zip(text, d["a"], d["b"])),
-                           hovertemplate="topic %{x}: %{customdata[0]}<br>Δ %{y:+.4f}<br>baseline %{customdata[1]:.4f}"
-                                         " → %{customdata[2]:.4f}<extra></extra>"))
+    x = [chart_text(q, None) for q in d["qid"].astype(str)]
+    fig = go.Figure(signed_bars(
+        x, d["delta"], names=(f"{chart_text(run_b, 24)} better", f"{chart_text(run_b, 24)} worse", "tied"),
+        outline=outline, customdata=list(zip(text, d["a"], d["b"])),
+        hovertemplate="topic %{x}: %{customdata[0]}<br>Δ %{y:+.4f}<br>baseline %{customdata[1]:.4f}"
+                      " → %{customdata[2]:.4f}<extra></extra>"))
+    fig.update_layout(barmode="overlay", legend=dict(yanchor="top", y=0.99, xanchor="right", x=0.99,
+                                                     bgcolor="rgba(255,255,255,0.8)"))
+    fig.update_xaxes(categoryorder="array", categoryarray=x)
     fig.update_xaxes(type="category", title="topic (sorted by Δ) — click a bar to open it",
                      showticklabels=len(d) <= 50)
     fig.update_yaxes(title=f"Δ {measure}", zeroline=True, zerolinecolor="#6b7280")
@@ -38,7 +40,7 @@ def render_delta_chart(diff: pd.DataFrame, *, run_a: str, run_b: str, measure: s
     st.markdown(f"**{md_escape(run_b)}** vs baseline **{md_escape(run_a)}** on {md_escape(measure)}: "
                 f"better on {wins:,}, worse on {losses:,}, tied on {len(d) - wins - losses:,} topics.")
     title = f"Δ {chart_text(measure)}: {chart_text(run_b, 30)} − {chart_text(run_a, 30)}"
-    style(fig, height=290, legend=False).update_layout(title=title, clickmode="event+select")
+    style(fig, height=290).update_layout(title=title, clickmode="event+select")
     return show(fig, key=key, filename=f"perquery_{run_b}_vs_{run_a}_{measure}", on_select=on_select,
                 selection_mode="points")
 

@@ -106,6 +106,7 @@ def select_many(label: str, options: Sequence, *, key: str, param: str, default:
     chosen = [lookup[str(v)] for v in want if str(v) in lookup]
     chosen = list(dict.fromkeys(chosen))
     st.session_state[key] = chosen
+    kwargs.setdefault("wrap", True)     # the chips wrap onto more rows: no chosen value hides behind a scroll
     value = (where or st).multiselect(label, options, key=key, format_func=format_func, **kwargs)
     if not following:
         remember(param, value)

@@ -159,7 +159,9 @@ def test_opening_a_query_shows_both_ranked_lists(app):
         assert set(docs) <= in_run, f"{run}: docs not in its run for topic {qid}"
 
     # clicking a bar opens that topic instead (plotly's drag layer takes the pointer: click the bar's
-    # centre with the mouse, as a user does); the tallest bar other than the open topic
+    # centre with the mouse, as a user does); the tallest bar other than the open topic. An open topic shows
+    # the lists' tab, so the chart's tab comes first; the click opens the lists' tab again
+    app.rerun_after(lambda: app.page.get_by_role("tab", name="Δ per topic (click a bar)").click())
     data = app.page.evaluate("() => { const d = document.querySelector('.st-key-pq_chart .js-plotly-plot')"
                              "._fullData[0]; return [Array.from(d.x), Array.from(d.y)]; }")
     i = max((k for k, q in enumerate(data[0]) if q != qid), key=lambda k: abs(data[1][k]))
@@ -172,6 +174,7 @@ def test_opening_a_query_shows_both_ranked_lists(app):
     expect(app.page.get_by_role("heading", name=re.compile(rf"Topic {re.escape(target)} "))).to_be_visible()
     expect(app.key("pq_list_a_table").get_by_test_id("stDataFrame")).to_be_visible()
     expect(app.key("pq_list_b_table").get_by_test_id("stDataFrame")).to_be_visible()
+    assert app.page.get_by_role("tab", name="Ranked lists of the open topic").get_attribute("aria-selected") == "true"
     app.shot("bar_clicked")
     app.assert_healthy()
 
