@@ -40,9 +40,8 @@ STATISTICS: tuple[Statistic, ...] = (
               "Tukey, Biometrics 5(2), 1949",
               "core.stats.multisys:tukey_hsd", "--test tukey"),
     Statistic("Randomisation, max statistic", "all-pairs test",
-              "Permute every topic's values among the runs; a pair's adjusted p-value is the share of permutations "
-              "whose range of means reaches the pair's difference. It controls the family-wise error over all pairs "
-              "by itself, and is what the letters use for randomisation with Holm or Bonferroni.",
+              "Permute each topic's values among the runs; a pair's p is the share of permutations whose range of "
+              "means reaches its difference: family-wise by itself.",
               r"p_{ab} = \frac{1 + |\{b : \max_j \bar x^{(b)}_j - \min_j \bar x^{(b)}_j \ge |\bar x_a - \bar x_b|\}|}{B + 1}",
               "Carterette, TOIS 30(1), 2012; Smucker, Allan & Carterette, CIKM 2007",
               "core.stats.multisys:randomization_all", "--test randomization-all"),

@@ -8,7 +8,7 @@ import pytest
 
 from benchmarks.loadproto import one_level
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("e2e")]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("e2e")]   # a server test: with the e2e ones
 
 
 def test_three_protocol_sessions_while_a_load_writes(tmp_path):

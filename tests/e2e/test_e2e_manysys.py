@@ -133,7 +133,7 @@ def test_trisk_contributions_chart(app):
     sel = ".st-key-lb_trisk .js-plotly-plot"
     app.page.wait_for_function(f"() => {{ const d = document.querySelector('{sel}'); return d && d.data.length; }}")
     title, n_bars = app.page.evaluate(f"() => {{ const d = document.querySelector('{sel}'); "
-                                      "return [d.layout.title.text, d.data[0].x.length]; }")
+                                      "return [d.layout.title.text, d.data.reduce((n, t) => n + t.x.length, 0)]; }")   # a trace per colour
     assert n_bars == 100 and "pircRBa1 vs humR03dc on AP: TRisk" in title
     rows = table_rows(app, "lb_risk_table")
     assert rows[0][:4] == ["Run", "Baseline", "Measure", "URisk"]
