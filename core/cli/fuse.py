@@ -1,11 +1,13 @@
 """`python -m core fuse RUN RUN [RUN ...] --method NAME [--norm NAME] [--param KEY=VALUE]... [--weights W1,W2,...]
-[--depth 1000] [-o OUT] [--name NAME] [--tune QRELS [-m MEASURE] [--folds 5] [--seed 0] [--step 0.1]]`
+[--depth 1000] [-o OUT] [--name NAME] [--train QRELS] [--tune QRELS [-m MEASURE] [--folds 5] [--seed 0]
+[--step 0.1]]`
 
 Fuses run files as ranx does (core/fusion, docs/fusion.md) and writes one TREC run, to OUT or to standard output,
 with the method, its parameters and the runs (file name and sha256) in an ir_metadata header. With --tune, the
 parameters are chosen by k-fold cross-validation over the topics of QRELS (core/fusion/tune.py): the report goes
 to standard error (to standard output when the run goes to a file), and each topic is fused with the parameters
-its fold was tuned on.
+its fold was tuned on. A method that learns from judged topics (posfuse, ...) learns from --train's topics, or
+under --tune from each fold's other topics.
 """
 from __future__ import annotations
 
@@ -30,6 +32,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--depth", type=int, default=1000, help="documents kept per topic (default: 1000)")
     parser.add_argument("-o", "--output", default=None, metavar="OUT", help="write the run here (default: stdout)")
     parser.add_argument("--name", default=None, help="the fused run's tag (default: the method's name)")
+    parser.add_argument("--train", default=None, metavar="QRELS",
+                        help="the judged topics a learning method (posfuse, probfuse, segfuse, slidefuse, bayesfuse, "
+                             "mapfuse) learns from")
     parser.add_argument("--tune", default=None, metavar="QRELS",
                         help="choose the parameters by cross-validation over the topics of these qrels")
     parser.add_argument("-m", "--measure", default="nDCG@10", metavar="MEASURE",
@@ -76,13 +81,19 @@ def read_runs(paths: list[str]):
     return frames, names, versions
 
 
-def tuned(args, frames, names, method: str, params: dict, weights):
+def read_judgments(path: str):
     from core.formats import read_qrels
+    if not Path(path).is_file():
+        raise EvalError(f"{path}: no such file. Check the path.")
+    return read_qrels(path, filename=Path(path).name).table.to_pandas()
+
+
+def tuned(args, frames, names, method: str, params: dict, weights):
     from core.fusion.tune import tune
     from core.measures import parse_measure
-    if not Path(args.tune).is_file():
-        raise EvalError(f"{args.tune}: no such file. Check the path.")
-    qrels = read_qrels(args.tune, filename=Path(args.tune).name).table.to_pandas()
+    if args.train is not None:
+        raise EvalError("--train and --tune both name qrels: --tune learns on each fold's other topics. Give one.")
+    qrels = read_judgments(args.tune)
     return tune(frames, method, qrels, measure=parse_measure(args.measure).name, norm=args.norm, params=params,
                 weights=weights, depth=args.depth, folds=args.folds, seed=args.seed, step=args.step, names=names,
                 qrels_name=Path(args.tune).name)
@@ -102,8 +113,9 @@ def run(args) -> int:
         tuning = tuned(args, frames, names, method.name, params, weights)
         fused, report = tuning.run, tuning.report()
     else:
+        qrels = read_judgments(args.train) if args.train is not None else None
         fused, report = fuse(frames, method.name, norm=args.norm, params=params, weights=weights, depth=args.depth,
-                             names=names), None
+                             names=names, qrels=qrels), None
     text = trec_text(fused, name, versions)
     if args.output is None:
         if report:

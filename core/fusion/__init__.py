@@ -7,7 +7,10 @@ Each method is declared once, in the module of its kind (combine, ranks, condorc
 parameters, default normalisation, formula and reference; each normalisation once, in norms.py. This layer reads
 runs as frames and evaluates through core.engine (tune.py): it sits between the engine and the statistics.
 """
-from core.fusion import combine, condorcet, norms, ranks  # noqa: F401  (registers the methods and normalisations)
+# registers the normalisations and the methods, in the order the registry lists them: the ones that combine
+# scores, then places, then the ones that learn
+from core.fusion import norms, combine, condorcet, ranks  # noqa: F401, I001
+from core.fusion import learned  # noqa: F401, E402
 from core.fusion.fuse import Fused, fuse
 from core.fusion.registry import METHODS, NORMS, Method, Norm, Param, method_named, norm_named, weight_grid
 

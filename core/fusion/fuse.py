@@ -21,7 +21,7 @@ from core.fusion.registry import Method, method_named, norm_named
 from core.fusion.stack import Stack, places, stack
 from core.fusion.votes import Votes, votes
 
-__all__ = ["Fused", "fuse", "prepare", "scores", "ranked", "check_weights"]
+__all__ = ["Fused", "fuse", "prepare", "scores", "learn", "ranked", "check_weights"]
 
 
 @dataclass(frozen=True)
@@ -52,9 +52,24 @@ def prepare(runs: list[pd.DataFrame], norm: str | None, method: Method) -> Stack
     return norm_named(norm or method.default_norm).fn(stack(runs))
 
 
-def scores(v: Votes, method: Method, params: dict) -> np.ndarray:
-    """One fused score per fused document of `v`."""
+def scores(v: Votes, method: Method, params: dict, model=None) -> np.ndarray:
+    """One fused score per fused document of `v` (`model`: what a learning method learned)."""
+    if method.train is not None:
+        return np.asarray(method.fn(v, model, **params), float)
     return np.asarray(method.fn(v, **params), float)
+
+
+def learn(method: Method, s: Stack, qrels: pd.DataFrame | None, params: dict):
+    """What a learning method learns from `qrels` (None for the others)."""
+    if method.train is None:
+        if qrels is not None:
+            raise EvalError(f"{method.name} does not learn from judged topics. Drop --train, or choose posfuse, "
+                            f"probfuse, segfuse, slidefuse, bayesfuse or mapfuse.")
+        return None
+    if qrels is None:
+        raise EvalError(f"{method.name} learns from judged topics. Give --train QRELS (the topics to learn from), "
+                        f"or --tune QRELS to learn on the other folds of topics.")
+    return method.train(s, qrels[["qid", "docno", "rel"]], **params)
 
 
 def ranked(v: Votes, score: np.ndarray, depth: int | None) -> tuple[np.ndarray, np.ndarray]:
@@ -76,17 +91,19 @@ def frame(v: Votes, score: np.ndarray, depth: int | None) -> pd.DataFrame:
 
 
 def fuse(runs: list[pd.DataFrame], method: str = "wsum", *, norm: str | None = None, params: dict | None = None,
-         weights=None, depth: int | None = 1000, names: list[str] | None = None) -> Fused:
+         weights=None, depth: int | None = 1000, names: list[str] | None = None,
+         qrels: pd.DataFrame | None = None) -> Fused:
     """Fuse `runs` (frames of qid, docno, score) with `method` (a name of the registry), after `norm` (None: the
     method's default, min-max as in ranx.fuse). `params` overrides the method's defaults; `weights` (weighted
-    methods) gives one weight per run."""
+    methods) gives one weight per run; `qrels` (qid, docno, rel) are the training topics of a learning method."""
     m = method_named(method)
     values = m.resolve(params or {})
     if depth is not None and int(depth) < 1:
         raise EvalError(f"the depth must be a positive number of documents, not {depth!r}. Give e.g. --depth 1000.")
     w = check_weights(m, weights, len(runs))
-    v = votes(prepare(runs, norm, m), w)
-    table = frame(v, scores(v, m, values), depth)
+    s = prepare(runs, norm, m)
+    v = votes(s, w)
+    table = frame(v, scores(v, m, values, learn(m, s, qrels, values)), depth)
     norm_name = norm_named(norm or m.default_norm).name
     return Fused(table, provenance(m, norm_name, values, w if m.weighted else None, names or []))
 

@@ -14,7 +14,8 @@ CORMACK = ("Cormack, Clarke and Buettcher, Reciprocal rank fusion outperforms Co
 BAILEY = ("Bailey, Moffat, Scholer and Thomas, Retrieval Consistency in the Presence of Query Variations, "
           "SIGIR 2017, https://doi.org/10.1145/3077136.3080839")
 MOURAO = ("Mourao, Martins and Magalhaes, Multimodal medical information retrieval with unsupervised rank "
-          "fusion, Computerized Medical Imaging and Graphics 39 (2015), https://doi.org/10.1016/j.compmedimag.2014.05.006")
+          "fusion, Computerized Medical Imaging and Graphics 39 (2015), "
+          "https://doi.org/10.1016/j.compmedimag.2014.05.006")
 ASLAM = "Aslam and Montague, Models for Metasearch, SIGIR 2001, https://doi.org/10.1145/383952.384007"
 
 K = Param("k", int, 60, tuple(range(10, 101, 10)), 0, 10**9, "the constant added to the rank")

@@ -22,6 +22,10 @@ SEMANTICS = [
     "The fused run is ranked like any run: score descending, equal scores by docno descending, and cut to `depth` "
     "documents per topic (1000 by default; ranx keeps all).",
     "Weighted methods take one weight per run; without weights every run weighs 1/n (ranx has no default).",
+    "posfuse, probfuse, segfuse, slidefuse, bayesfuse and mapfuse learn from judged topics, as ranx's *_train "
+    "functions do, from the normalised runs' rankings: `fuse --train QRELS` learns from the topics of QRELS; "
+    "`fuse --tune QRELS` learns each fold from the other folds' topics. A hit is a retrieved document of grade "
+    ">= 1.",
 ]
 
 DIFFERENCES = [
@@ -33,6 +37,9 @@ DIFFERENCES = [
     "condorcet, w_condorcet: when the majorities form a cycle, ranx's result depends on the order its sort visits "
     "the candidates (again a set); Rankboard scores each document 1 + the number of documents it goes before, "
     "which is ranx's score whenever the majorities are a strict order.",
+    "Learning methods: ranx ranks a normalised run again before counting its hits, with the same undefined order "
+    "of equal scores; bayesfuse reads past the end of its table for a place beyond 1000, where Rankboard counts "
+    "the document as not retrieved by that run (log(0.001/0.999)).",
     "--tune's weight grid keeps the vectors whose steps add up to 1; ranx's optimize_fusion checks "
     "`sum(weights) == 1.0` in floating point and drops some, such as (0.1, 0.2, 0.7).",
 ]
@@ -67,6 +74,8 @@ def _method(m: Method) -> list[str]:
                    f"`--tune` tries {_grid(p.grid)}")
     if m.weighted:
         out.append("- `weights`: one per run; `--tune` tries every vector on a grid of `--step` (0.1) summing to 1")
+    if m.train is not None:
+        out.append("- learns from judged topics (`--train QRELS`, or `--tune QRELS`)")
     return out + [""]
 
 
@@ -81,10 +90,10 @@ def markdown() -> str:
            "scores are not tied, the same AP and nDCG@10.", "",
            "## How runs are combined", ""]
     out += [f"- {s}" for s in SEMANTICS]
-    out += ["", "## Methods", "", "| method | aliases | parameters | default normalisation | description |",
-            "|---|---|---|---|---|"]
+    out += ["", "## Methods", "", "| method | aliases | parameters | default normalisation | learns | description |",
+            "|---|---|---|---|---|---|"]
     out += [f"| [`{m.name}`](#{m.name}) | {', '.join(f'`{a}`' for a in m.aliases)} | {_params(m)} | "
-            f"`{m.default_norm}` | {_cell(m.description)} |" for m in METHODS]
+            f"`{m.default_norm}` | {'yes' if m.train else ''} | {_cell(m.description)} |" for m in METHODS]
     out += ["", "s_r(d) is run r's normalised score of document d, p_r(d) its 0-based place, r ∋ d the runs that "
             "retrieved d.", "", "## Normalisations", "", "| normalisation | aliases | formula | description |",
             "|---|---|---|---|"]

@@ -67,7 +67,8 @@ class Param:
 @dataclass(frozen=True)
 class Method:
     name: str                         # ranx's name
-    fn: Callable                      # (Votes, **params) -> one score per fused document
+    fn: Callable                      # (Votes, **params) -> one score per fused document; (Votes, model, **params)
+    #                                   for a method that learns
     formula: str                      # LaTeX, over the normalised scores s_r(d) and 0-based places p_r(d)
     description: str
     reference: str
@@ -76,6 +77,8 @@ class Method:
     aliases: tuple[str, ...] = ()
     default_norm: str = "min-max"     # ranx's fuse(norm="min-max")
     ranx: str = ""                    # the function of ranx.fusion it follows
+    train: Callable | None = None     # (Stack, qrels, **params) -> model: the methods that learn from judged topics
+    learns_with: tuple[str, ...] = ()  # the parameters training depends on (the others only score)
 
     def param(self, name: str) -> Param:
         for p in self.params:

@@ -50,7 +50,8 @@ def test_the_run_goes_to_stdout_without_output(capsys):
     ([RUNS[0]], "fusion needs at least two runs. Give two or more run files."),
     ([RUNS[0], RUNS[1], "--method", "rrff"],
      "unknown fusion method 'rrff'. Did you mean rrf? Use --method with one of: sum, mnz, anz, gmnz, max, min, med, "
-     "wsum, wmnz, mixed, condorcet, w_condorcet, rrf, rbc, isr, log_isr, logn_isr, bordafuse, w_bordafuse."),
+     "wsum, wmnz, mixed, condorcet, w_condorcet, rrf, rbc, isr, log_isr, logn_isr, bordafuse, w_bordafuse, posfuse, "
+     "probfuse, segfuse, slidefuse, bayesfuse, mapfuse."),
     ([RUNS[0], RUNS[1], "--param", "k"], "--param k: expected KEY=VALUE. Write it as e.g. --param k=60."),
     ([RUNS[0], RUNS[1], "--method", "wsum", "--weights", "0.5,x"],
      "--weights 0.5,x: expected numbers separated by commas. Write it as e.g. --weights 0.3,0.7."),
@@ -59,6 +60,13 @@ def test_the_run_goes_to_stdout_without_output(capsys):
     ([RUNS[0], RUNS[1], "--name", "my run"],
      "--name 'my run': a run's name is one word, without spaces. Give e.g. --name rrf-fused."),
     ([RUNS[0], RUNS[1], "--tune", "none.qrels"], "none.qrels: no such file. Check the path."),
+    ([RUNS[0], RUNS[1], "--method", "posfuse"],
+     "posfuse learns from judged topics. Give --train QRELS (the topics to learn from), or --tune QRELS to learn on "
+     "the other folds of topics."),
+    ([RUNS[0], RUNS[1], "--train", QRELS], "rrf does not learn from judged topics. Drop --train, or choose posfuse, "
+     "probfuse, segfuse, slidefuse, bayesfuse or mapfuse."),
+    ([RUNS[0], RUNS[1], "--method", "posfuse", "--train", QRELS, "--tune", QRELS],
+     "--train and --tune both name qrels: --tune learns on each fold's other topics. Give one."),
     ([RUNS[0], RUNS[1], "--method", "rbc"],
      "rbc needs phi (the persistence of the user); ranx has no default for it. Give --param phi=VALUE, or --tune "
      "QRELS to choose it."),
@@ -69,6 +77,15 @@ def test_errors_are_one_line_that_says_what_to_do(argv, message, capsys):
     assert main(["fuse", *argv]) == 2
     err = capsys.readouterr().err
     assert err == f"error: {message}\n"
+
+
+def test_train_learns_from_the_qrels(tmp_path):
+    out = tmp_path / "posfuse.run"
+    assert main(["fuse", *RUNS[:2], "--method", "posfuse", "--train", QRELS, "-o", str(out)]) == 0
+    expected = fuse(frames()[:2], "posfuse", qrels=read_qrels(QRELS).table.to_pandas()).table
+    got = read_run(out).table.to_pandas()
+    assert got["docno"].tolist() == expected["docno"].tolist()
+    assert (got["score"].to_numpy() == expected["score"].to_numpy()).all()
 
 
 def test_tune_reports_the_folds_and_writes_each_fold_with_its_parameters(tmp_path, capsys):

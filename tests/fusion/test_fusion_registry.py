@@ -33,7 +33,7 @@ def test_parameters_are_checked():
                             "phi=VALUE, or --tune QRELS to choose it.")
     with pytest.raises(EvalError, match=r"^rbc: parameter phi must be between 0.0 and 1.0, not 2. "):
         fuse([A, B], "rbc", params={"phi": "2"})
-    with pytest.raises(EvalError, match=r"^rrf has no parameter 'phi' \(its parameters: k\)\. Drop --param phi=\.\.\.$"):
+    with pytest.raises(EvalError, match=r"^rrf has no parameter 'phi' \(its parameters: k\)\. Drop --param phi="):
         fuse([A, B], "rrf", params={"phi": 0.5})
     with pytest.raises(EvalError, match=r"^rrf: parameter k must be an integer, not 'x'\. Give e\.g\. --param k=10\.$"):
         fuse([A, B], "rrf", params={"k": "x"})

@@ -94,3 +94,17 @@ def test_the_report_lists_every_fold_and_the_parameters_tuned_on_all_topics():
                     "   2       5   0.3333    0.3067  weights=1,0\n"
                     "held-out AP of the fused run: 0.3200 (mean of the folds: 0.3200)\n"
                     "tuned on all topics: weights=0,1 (AP 0.4000 on the topics it was tuned on)")
+
+
+@pytest.mark.parametrize(("method", "params"), [("posfuse", {}), ("probfuse", {"n_segments": "2"}),
+                                                ("slidefuse", {})])
+def test_a_learning_method_learns_each_fold_from_the_other_folds_only(method, params):
+    a, b, qrels = planted()
+    tuning = tune([a, b], method, qrels, measure="AP", folds=5, seed=3, params=params)
+    for fold in tuning.folds:
+        others = qrels[~qrels["qid"].isin(fold.topics)]
+        alone = fuse([a, b], method, params=fold.params, qrels=others).table
+        alone = alone[alone["qid"].isin(fold.topics)].reset_index(drop=True)
+        written = tuning.run.table[tuning.run.table["qid"].isin(fold.topics)].reset_index(drop=True)
+        pd.testing.assert_frame_equal(written, alone)
+    assert set(tuning.overall) == set(tuning.folds[0].params)
