@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from core.errors import EvalError
@@ -116,6 +117,8 @@ def run(args) -> int:
         qrels = read_judgments(args.train) if args.train is not None else None
         fused, report = fuse(frames, method.name, norm=args.norm, params=params, weights=weights, depth=args.depth,
                              names=names, qrels=qrels), None
+        if qrels is not None:
+            fused = replace(fused, provenance={**fused.provenance, "train": {"qrels": Path(args.train).name}})
     text = trec_text(fused, name, versions)
     if args.output is None:
         if report:

@@ -83,7 +83,9 @@ def test_train_learns_from_the_qrels(tmp_path):
     out = tmp_path / "posfuse.run"
     assert main(["fuse", *RUNS[:2], "--method", "posfuse", "--train", QRELS, "-o", str(out)]) == 0
     expected = fuse(frames()[:2], "posfuse", qrels=read_qrels(QRELS).table.to_pandas()).table
-    got = read_run(out).table.to_pandas()
+    parsed = read_run(out)
+    assert parsed.metadata["method"]["fusion"]["train"] == {"qrels": "qrels.robust03.txt.gz"}
+    got = parsed.table.to_pandas()
     assert got["docno"].tolist() == expected["docno"].tolist()
     assert (got["score"].to_numpy() == expected["score"].to_numpy()).all()
 
