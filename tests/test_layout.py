@@ -20,8 +20,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 # core's layers, bottom first: a package may import the ones before it, never the ones after it
-CORE_LAYERS = ("errors", "db", "formats", "measures", "engine", "stats", "repro", "agreement", "judges", "analysis",
-               "distributed", "store", "service", "cli")
+CORE_LAYERS = ("errors", "db", "formats", "measures", "engine", "fusion", "stats", "repro", "agreement", "judges",
+               "analysis", "distributed", "store", "service", "cli")
 CORE_TOP = {"__init__.py", "__main__.py", "errors.py"}
 DASHBOARD_TOP = {"__init__.py", "__main__.py", "app.py", "pages.py"}
 # dashboard package -> the dashboard and core packages it must not import

@@ -36,6 +36,7 @@ COMMANDS = {
     "agreement": Command("core.cli.agreement", "Inter-assessor agreement between qrels files."),
     "convert": Command("core.cli.convert", "Check run files and write them as Parquet (fast input for --engine dask)."),
     "judges": Command("core.cli.judges", "Many judges (human or LLM) against a reference qrels set."),
+    "fuse": Command("core.cli.fuse", "Fuse runs into one, as ranx does (rrf, wsum, mnz, ...)."),
 }
 
 

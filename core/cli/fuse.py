@@ -1,0 +1,131 @@
+"""`python -m core fuse RUN RUN [RUN ...] --method NAME [--norm NAME] [--param KEY=VALUE]... [--weights W1,W2,...]
+[--depth 1000] [-o OUT] [--name NAME] [--train QRELS] [--tune QRELS [-m MEASURE] [--folds 5] [--seed 0]
+[--step 0.1]]`
+
+Fuses run files as ranx does (core/fusion, docs/fusion.md) and writes one TREC run, to OUT or to standard output,
+with the method, its parameters and the runs (file name and sha256) in an ir_metadata header. With --tune, the
+parameters are chosen by k-fold cross-validation over the topics of QRELS (core/fusion/tune.py): the report goes
+to standard error (to standard output when the run goes to a file), and each topic is fused with the parameters
+its fold was tuned on. A method that learns from judged topics (posfuse, ...) learns from --train's topics, or
+under --tune from each fold's other topics.
+"""
+from __future__ import annotations
+
+import hashlib
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from core.errors import EvalError
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("runs", nargs="+", metavar="RUN", help="two or more run files (TREC or MS MARCO, gzip or not)")
+    parser.add_argument("--method", required=True, metavar="NAME",
+                        help="fusion method, ranx's name (rrf, wsum, mnz, ...; docs/fusion.md lists them)")
+    parser.add_argument("--norm", default=None, metavar="NAME",
+                        help="score normalisation: min-max (the default, as in ranx), min-max-inverted, max, sum, "
+                             "zmuv, rank, borda or none")
+    parser.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                        help="a parameter of the method, e.g. k=60 for rrf (repeat for several)")
+    parser.add_argument("--weights", default=None, metavar="W1,W2,...",
+                        help="one weight per run, in the order of the runs (weighted methods; default 1/n each)")
+    parser.add_argument("--depth", type=int, default=1000, help="documents kept per topic (default: 1000)")
+    parser.add_argument("-o", "--output", default=None, metavar="OUT", help="write the run here (default: stdout)")
+    parser.add_argument("--name", default=None, help="the fused run's tag (default: the method's name)")
+    parser.add_argument("--train", default=None, metavar="QRELS",
+                        help="the judged topics a learning method (posfuse, probfuse, segfuse, slidefuse, bayesfuse, "
+                             "mapfuse) learns from")
+    parser.add_argument("--tune", default=None, metavar="QRELS",
+                        help="choose the parameters by cross-validation over the topics of these qrels")
+    parser.add_argument("-m", "--measure", default="nDCG@10", metavar="MEASURE",
+                        help="the measure --tune maximises (default: nDCG@10)")
+    parser.add_argument("--folds", type=int, default=5, help="folds of topics for --tune (default: 5)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the folds for --tune (default: 0)")
+    parser.add_argument("--step", type=float, default=0.1, help="step of --tune's weight grid (default: 0.1)")
+
+
+def parse_params(items: list[str]) -> dict:
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise EvalError(f"--param {item}: expected KEY=VALUE. Write it as e.g. --param k=60.")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def parse_weights(text: str | None) -> list[float] | None:
+    if text is None:
+        return None
+    try:
+        return [float(w) for w in text.split(",")]
+    except ValueError:
+        raise EvalError(f"--weights {text}: expected numbers separated by commas. Write it as e.g. "
+                        f"--weights 0.3,0.7.") from None
+
+
+def read_runs(paths: list[str]):
+    """(frames, names, sha256s) of the run files, in the order given."""
+    from core.formats import read_run
+    missing = [p for p in paths if not Path(p).is_file()]
+    if missing:
+        raise EvalError(f"{missing[0]}: no such file. Check the path.")
+    if len(paths) < 2:
+        raise EvalError("fusion needs at least two runs. Give two or more run files.")
+    frames, names, versions = [], [], []
+    for p in paths:
+        data = Path(p).read_bytes()
+        versions.append(hashlib.sha256(data).hexdigest())
+        frames.append(read_run(data, filename=Path(p).name).table.to_pandas())
+        names.append(Path(p).name)
+    return frames, names, versions
+
+
+def read_judgments(path: str):
+    from core.formats import read_qrels
+    if not Path(path).is_file():
+        raise EvalError(f"{path}: no such file. Check the path.")
+    return read_qrels(path, filename=Path(path).name).table.to_pandas()
+
+
+def tuned(args, frames, names, method: str, params: dict, weights):
+    from core.fusion.tune import tune
+    from core.measures import parse_measure
+    if args.train is not None:
+        raise EvalError("--train and --tune both name qrels: --tune learns on each fold's other topics. Give one.")
+    qrels = read_judgments(args.tune)
+    return tune(frames, method, qrels, measure=parse_measure(args.measure).name, norm=args.norm, params=params,
+                weights=weights, depth=args.depth, folds=args.folds, seed=args.seed, step=args.step, names=names,
+                qrels_name=Path(args.tune).name)
+
+
+def run(args) -> int:
+    from core.fusion import fuse, method_named
+    from core.fusion.trec import trec_text
+    method = method_named(args.method)
+    params, weights = parse_params(args.param), parse_weights(args.weights)
+    frames, names, versions = read_runs(args.runs)
+    name = args.name or method.name
+    if not name.strip() or len(name.split()) != 1:
+        raise EvalError(f"--name {name!r}: a run's name is one word, without spaces. Give e.g. --name "
+                        f"{method.name}-fused.")
+    if args.tune is not None:
+        tuning = tuned(args, frames, names, method.name, params, weights)
+        fused, report = tuning.run, tuning.report()
+    else:
+        qrels = read_judgments(args.train) if args.train is not None else None
+        fused, report = fuse(frames, method.name, norm=args.norm, params=params, weights=weights, depth=args.depth,
+                             names=names, qrels=qrels), None
+        if qrels is not None:
+            fused = replace(fused, provenance={**fused.provenance, "train": {"qrels": Path(args.train).name}})
+    text = trec_text(fused, name, versions)
+    if args.output is None:
+        if report:
+            print(report, file=sys.stderr)
+        sys.stdout.write(text)
+    else:
+        Path(args.output).write_text(text)
+        if report:
+            print(report)
+    return 0
