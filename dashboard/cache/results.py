@@ -176,8 +176,10 @@ def roc_curves(_store, store_key: str, cid: int, run_ids: tuple, version: str):
         if todo:
             curves = roc_curve_stored(_store, cid, todo, average=True, per_topic=False)
             names = dict(zip(catalogue.runs(cid)["run_id"].astype(int), catalogue.runs(cid)["name"].astype(str)))
+            by_run = dict(tuple(curves.groupby("run", sort=False)))   # one pass, not a comparison per run
+            empty = curves.iloc[:0]
             for rid in todo:
-                curve = curves[curves["run"] == names[rid]].reset_index(drop=True)
+                curve = by_run.get(names[rid], empty).reset_index(drop=True)
                 memo[rid] = (curve, roc_auc(curve))   # the averaged curve's area is the mean topic AUC
         parts = [memo[int(r)] for r in run_ids]
     return (pd.concat([p[0] for p in parts], ignore_index=True),
