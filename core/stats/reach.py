@@ -33,13 +33,13 @@ import math
 from dataclasses import dataclass
 
 from core.errors import OptionError
+from core.stats.comparison import TEST_NAMES
 
 RESAMPLES_PER_TEST = 20      # B >= 20 m / α: the smallest corrected p-value sits 20 times below α
 MAX_RESAMPLES = 100_000      # no all-pairs resampling test draws more (50 runs x 5,000 topics: a few seconds)
 FAMILY_WISE = ("bonferroni", "holm")
 _CORRECTION_NAMES = {"none": "no correction", "bonferroni": "Bonferroni", "holm": "Holm", "bh": "Benjamini-Hochberg"}
-_TEST_NAMES = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test",
-               "randomization": "Fisher randomisation test", "bootstrap": "paired bootstrap test",
+_TEST_NAMES = {**TEST_NAMES,           # the paired tests as compare names them; the all-pairs tests said plainly here
                "tukey": "Tukey's HSD (two-way run x topic ANOVA)",
                "randomization-all": "max-statistic randomisation test (randomised Tukey HSD)"}
 

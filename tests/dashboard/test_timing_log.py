@@ -30,11 +30,13 @@ def test_each_script_run_of_the_app_writes_one_line(app, tmp_path, monkeypatch):
     assert len({g["session"] for g in got}) == 1 and len(got[0]["session"]) == 12
 
 
-def test_unset_writes_nothing(app, tmp_path, monkeypatch):
+def test_unset_measures_and_writes_nothing(monkeypatch):
     monkeypatch.delenv("RANKBOARD_TIMING_LOG", raising=False)
-    monkeypatch.chdir(tmp_path)
-    assert_clean(app.run())
-    assert list(tmp_path.iterdir()) == []
+    calls = []
+    monkeypatch.setattr(timing, "write_line", lambda *a: calls.append(a))
+    with timing.timed(lambda: calls.append("page"), session=lambda: calls.append("session")):
+        pass
+    assert calls == []          # neither the page's name nor the session is asked for, and no line is written
 
 
 @pytest.mark.parametrize("exc, end", [(None, "done"), (ValueError("x"), "error")])
