@@ -5,7 +5,7 @@ Judges are named by file name, runs by run tag as `compare` names them. `--forma
 {"reference", "measure", "rel_level", "reference_scores": {run: mean}, "judges": [one object per JUDGE, in the
 order given: judge, cohen_kappa, binary_kappa, agreement, n_common, only_reference, only_judge, over_rate,
 under_rate, kendall_tau, tau_ap, largest_rank_change(_run), largest_shift(_run), n_significant, scores, shift,
-shift_ci, shift_significant, filled, confusion, topics (per topic, most disagreement first)], "bounds": {run: {unjudged_nonrelevant, unjudged_relevant}},
+shift_ci, shift_significant, filled, filled_holes (per run: the run's holes this judge labels), confusion, topics (per topic, most disagreement first)], "bounds": {run: {unjudged_nonrelevant, unjudged_relevant}},
 "top_grade", "flips": [{a, b}]}.
 """
 from __future__ import annotations

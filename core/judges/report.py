@@ -74,6 +74,8 @@ class JudgeReport:
             obj = {k: _num(v) if isinstance(v, float) else v for k, v in row._asdict().items()}
             obj.update(scores=_series(self.scores[name]), shift=_series(shifts["shift"]),
                        filled=_series(self.filled[name]),
+                       filled_holes=({str(r): int(v) for r, v in self.filled_holes[name].items()}
+                                     if name in self.filled_holes else {}),
                        shift_ci={r: [_num(a), _num(b)] for r, a, b in zip(shifts.index, shifts["ci_low"], shifts["ci_high"])},
                        shift_significant={r: bool(v) for r, v in shifts["significant"].items()},
                        confusion={"labels": [int(v) for v in conf.index], "rows": self.reference, "columns": name,

@@ -264,7 +264,8 @@ def test_cutting_stage_one_at_the_cutoff_changes_nothing(data):
 
 def test_json_keys_and_order(data):
     ref, judges, runs = data
-    obj = judges_frames(ref, judges, runs, reference_name="NIST").to_dict()
+    rep = judges_frames(ref, judges, runs, reference_name="NIST")
+    obj = rep.to_dict()
     assert list(obj)[:4] == ["reference", "measure", "rel_level", "reference_scores"]
     assert obj["reference"] == "NIST" and obj["measure"] == "nDCG@10"
     assert [j["judge"] for j in obj["judges"]] == list(judges)
@@ -272,6 +273,7 @@ def test_json_keys_and_order(data):
         assert {"judge", "cohen_kappa", "binary_kappa", "n_common", "only_reference", "only_judge", "kendall_tau",
                 "tau_ap", "scores", "shift"} <= set(j)
         assert set(j["scores"]) == set(runs) and set(j["shift"]) == set(runs)
+        assert j["filled_holes"] == {r: int(rep.filled_holes.loc[r, j["judge"]]) for r in runs}
         assert all(v is None or math.isfinite(v) for v in j["shift"].values())
         kappas = [t["cohen_kappa"] for t in j["topics"] if t["cohen_kappa"] is not None]
         assert kappas == sorted(kappas) and {"qid", "n", "agreement", "cohen_kappa"} <= set(j["topics"][0])
