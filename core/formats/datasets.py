@@ -9,6 +9,7 @@ dataset without qrels, files that are not on this machine) is an UploadError wor
 """
 from __future__ import annotations
 
+import typing
 from itertools import islice
 from pathlib import Path
 from typing import Iterator
@@ -46,8 +47,11 @@ def text_field(cls, key: str) -> str:
     for name in ("text", "title"):
         if name in fields:
             return name
-    types = getattr(cls, "__annotations__", {})
-    rest = [f for f in fields if f != key and types.get(f, str) in (str, "str")]
+    try:
+        types = typing.get_type_hints(cls)
+    except Exception:                       # noqa: BLE001 - a hint that does not resolve: take the fields untyped
+        types = {}
+    rest = [f for f in fields if f != key and types.get(f, str) is str]
     if not rest:
         raise errors.no_text_field(cls.__name__, fields)
     return rest[0]
