@@ -63,7 +63,8 @@ def test_a_dataset_that_cannot_be_loaded_shows_why_and_stores_nothing(home, priv
 
 
 def test_a_viewer_finds_no_dataset_field(home, private_app, monkeypatch):
-    monkeypatch.setenv("RANKBOARD_ACCESS", "team")
+    monkeypatch.setenv("RANKBOARD_ACCESS", "team")                  # a team server: a visitor without the editor
+    monkeypatch.setenv("RANKBOARD_EDITOR_SECRET", "editor secret")  # secret is a viewer
     at = open_page(private_app, "data")
     assert_clean(at)
     assert any("You are viewing" in i.value for i in at.info)
