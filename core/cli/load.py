@@ -259,7 +259,7 @@ def _insert_all(args, prepared) -> None:
                 for w in rep.warnings:
                     print(f"  warning: {w}", file=sys.stderr)
         files = len(prepared) - bool(args.dataset)
-        what = " and ".join(([f"irds:{args.dataset}"] if args.dataset else []) + ([f"{files} file(s)"] if files else []))
+        what = " and ".join([f"irds:{args.dataset}"] * bool(args.dataset) + [f"{files} file(s)"] * bool(files))
         print(f"Loaded {what} into collection '{args.collection}' of {store.path}.")
     finally:
         store.close()

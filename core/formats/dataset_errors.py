@@ -18,9 +18,9 @@ def _name(did: str) -> str:
 
 
 def unknown(did: str, ids: list[str]) -> UploadError:
-    close = difflib.get_close_matches(did, ids, n=5, cutoff=0.6)
+    close = difflib.get_close_matches(did, ids, n=3, cutoff=0.6)
     tail = did.rstrip("/").rsplit("/", 1)[-1]
-    close += [i for i in sorted(ids) if tail and tail in i and i not in close][:5 - len(close)]
+    close += [i for i in sorted(ids) if tail and tail in i and i not in close][:3 - len(close)]
     hint = (f"Did you mean {', '.join(close)}? " if close else "") + f"The ids are listed at {SITE}"
     return UploadError(Problem(_name(did), None, "ir_datasets has no dataset with this id", hint))
 

@@ -71,8 +71,8 @@ def _positions(cls, fields: tuple[str, ...]) -> list[int]:
 
 
 def read_dataset_qrels(did: str) -> pa.Table:
-    """The dataset's qrels (qid, docno, rel; read_qrels wraps them in ParsedQrels); an UploadError when it has none, when its files are
-    not on this machine, or when a (topic, document) pair is judged twice."""
+    """The dataset's qrels (qid, docno, rel; read_qrels wraps them in ParsedQrels); an UploadError when it has none,
+    when its files are not on this machine, or when a (topic, document) pair is judged twice."""
     ds = open_dataset(did)
     if not ds.has_qrels():
         raise errors.lacks(did, "qrels", _children(did, "qrels"))
@@ -89,7 +89,8 @@ def read_dataset_qrels(did: str) -> pa.Table:
 
 
 def read_dataset_topics(did: str) -> pd.DataFrame:
-    """The dataset's queries as topics (qid, text): the query's `text` field, else `title`, else its first text field."""
+    """The dataset's queries as topics (qid, text): the query's `text` field, else `title`, else its first text
+    field."""
     ds = open_dataset(did)
     if not ds.has_queries():
         raise errors.lacks(did, "queries", _children(did, "queries"))

@@ -18,6 +18,8 @@ from typing import Callable
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from core.db.sqltext import one
+from core.errors import Problem, UploadError
 from core.formats import datasets
 from core.formats.dataset_errors import nothing_to_load
 from core.formats.qrels import ParsedQrels
@@ -104,9 +106,13 @@ def _unlink(path: str) -> None:
 
 def insert_dataset(cur, cid: int, prepared: PreparedDataset) -> list[tuple[str, ingest.IngestReport]]:
     """Insert the prepared parts into collection `cid`, inside the caller's transaction: [(part, report)], part being
-    "qrels", "topics" or "documents". The qrels set is named after the dataset id; a set of that name already in the
-    collection is refused (nothing is stored)."""
+    "qrels", "topics" or "documents". The qrels set is named after the dataset id; a dataset whose qrels set is
+    already in the collection is refused (nothing is stored)."""
     name, out = prepared.name, []
+    if prepared.qrels is not None and one(cur, "SELECT 1 FROM qrels_sets WHERE collection_id = ? AND assessor = ?",
+                                          [cid, prepared.did]):
+        raise UploadError(Problem(name, None, "the collection already holds this dataset's qrels (its qrels set "
+                                              f"'{prepared.did}')", "Load the dataset into another collection"))
     if prepared.qrels is not None:
         out.append(("qrels", ingest.add_qrels(cur, cid, None, filename=name, assessor=prepared.did,
                                               parsed=prepared.qrels)))

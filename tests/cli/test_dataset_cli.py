@@ -112,8 +112,8 @@ def test_a_failed_load_changes_nothing(store, capsys):
                         "set by IR_DATASETS_HOME), then try again.\n")
     assert _error(capsys, "--store", store, "load", "--collection", "c", "--dataset", "rankboard-test/trec/tsv",
                   "--topics", str(reference_file(irds.TOPICS))) == (
-        "error: irds:rankboard-test/trec/tsv: the collection already has qrels by assessor 'rankboard-test/trec/tsv'. "
-        "Give these judgments a different assessor name.\n")
+        "error: irds:rankboard-test/trec/tsv: the collection already holds this dataset's qrels (its qrels set "
+        "'rankboard-test/trec/tsv'). Load the dataset into another collection.\n")
     with Store.open(store) as s:
         assert snapshot(s) == before
 

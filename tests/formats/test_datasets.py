@@ -95,13 +95,17 @@ def test_an_existing_file_named_like_a_dataset_is_a_file(tmp_path, monkeypatch):
 def test_an_unknown_id_names_the_close_ones(home):
     assert _message("irds:rankboard-test/trec/tvs") == (
         "irds:rankboard-test/trec/tvs: ir_datasets has no dataset with this id. Did you mean rankboard-test/trec/tsv, "
-        "rankboard-test/trec, rankboard-test/docs-only, rankboard-test/offline, rankboard-test/manual? The ids are "
-        "listed at https://ir-datasets.com.")
+        "rankboard-test/trec, rankboard-test/twice/docs? The ids are listed at https://ir-datasets.com.")
     assert _message("irds:msmarco-passage/trec-dl-2019/judgd") == (
         "irds:msmarco-passage/trec-dl-2019/judgd: ir_datasets has no dataset with this id. Did you mean "
         "msmarco-passage/trec-dl-2019/judged, msmarco-passage/trec-dl-2020/judged, "
-        "msmarco-passage-v2/trec-dl-2021/judged, msmarco-passage/trec-dl-2019, msmarco-passage-v2/trec-dl-2023/judged? "
-        "The ids are listed at https://ir-datasets.com.")
+        "msmarco-passage-v2/trec-dl-2021/judged? The ids are listed at https://ir-datasets.com.")
+    assert _message("irds:robust04") == (            # difflib's matches; then ids that hold the last part
+        "irds:robust04: ir_datasets has no dataset with this id. Did you mean trec-robust04, trec-robust04/fold1, "
+        "trec-robust04/fold2? The ids are listed at https://ir-datasets.com.")
+    assert _message("irds:nothing-like-it-at-all") == (
+        "irds:nothing-like-it-at-all: ir_datasets has no dataset with this id. The ids are listed at "
+        "https://ir-datasets.com.")
 
 
 def test_a_dataset_without_qrels_says_which_datasets_under_it_have_them(home):

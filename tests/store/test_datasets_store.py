@@ -42,8 +42,9 @@ def test_a_second_load_replaces_document_texts_and_refuses_the_same_qrels_set(ho
         before = snapshot(store)
         with pytest.raises(UploadError) as err:
             store.add_dataset("c", "rankboard-test/trec/tsv")
-        assert str(err.value) == ("irds:rankboard-test/trec/tsv: the collection already has qrels by assessor "
-                                  "'rankboard-test/trec/tsv'. Give these judgments a different assessor name.")
+        assert str(err.value) == ("irds:rankboard-test/trec/tsv: the collection already holds this dataset's qrels "
+                                  "(its qrels set 'rankboard-test/trec/tsv'). Load the dataset into another "
+                                  "collection.")
         assert snapshot(store) == before
         again = store.add_dataset("d", "rankboard-test/docs-only", docs=True)
         assert again[0][1].warnings == ["The dataset has no qrels; only its other parts were loaded.",
@@ -61,3 +62,18 @@ def test_a_dataset_that_fails_while_read_leaves_no_file_and_no_row(home, tmp_pat
     assert len(_spooled(tmp_path)) == 1 and prepared.name == "irds:rankboard-test/trec"
     prepared.close()
     assert _spooled(tmp_path) == []
+
+
+def test_a_pair_judged_twice_or_a_document_given_twice_is_refused(home, tmp_path):
+    with fresh_store(tmp_path) as store:
+        before = snapshot(store)
+        with pytest.raises(UploadError) as err:
+            store.add_dataset("c", "rankboard-test/twice")
+        assert str(err.value) == ("irds:rankboard-test/twice: topic 301 judges document d1 more than once. Rankboard "
+                                  "keeps one judgment per topic and document: choose a dataset whose qrels judge each "
+                                  "pair once.")
+        with pytest.raises(UploadError) as err:
+            store.add_dataset("c", "rankboard-test/twice/docs", docs=True)
+        assert str(err.value) == ("irds:rankboard-test/twice/docs: document d1 appears 2 times. Each document needs "
+                                  "one text: remove the repeated ones.")
+        assert snapshot(store) == before
