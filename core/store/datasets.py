@@ -23,7 +23,7 @@ from core.errors import Problem, UploadError
 from core.formats import datasets
 from core.formats.dataset_errors import nothing_to_load
 from core.formats.qrels import ParsedQrels
-from core.store import ingest
+from core.store import faults, ingest
 
 DOCS = pa.schema([("docno", pa.string()), ("text", pa.string())])
 # progress(part, done, total): part is "qrels", "queries" or "documents"; done and total count documents (total: None
@@ -80,7 +80,7 @@ def prepare_dataset(did: str, *, docs: bool = False, docs_limit: int | None = No
 def _spool_docs(did: str, limit: int | None, tell: Callable[[int], None]) -> Path:
     """The documents, batch by batch, into a temporary Parquet file of the spool folder (named as a spooled run's,
     so core.store.prepare sweeps it when its process is gone)."""
-    folder = os.environ.get("RANKBOARD_SPOOL_DIR") or tempfile.gettempdir()
+    folder = faults.spool_folder()[0]
     fd, path = tempfile.mkstemp(prefix=f"rankboard-run-{os.getpid()}-docs-", suffix=".parquet", dir=folder)
     os.close(fd)
     done = 0
