@@ -14,14 +14,13 @@ from dashboard.components.feedback import UNEXPECTED, show_error, show_warnings,
 
 log = logging.getLogger("rankboard.dashboard")
 EXAMPLE = "msmarco-passage/trec-dl-2019/judged"
-PARTS = {"qrels": "qrels", "queries": "queries", "documents": "documents"}
 
 
 def _progress(bar, did: str) -> Callable[[str, int, int | None], None]:
     """The load's progress callback: which part is read, and how many documents so far."""
     def tell(part: str, done: int, total: int | None) -> None:
         if part != "documents":
-            bar.progress(0.0, text=md_format("Reading the {} of {}...", PARTS.get(part, part), did))
+            bar.progress(0.0, text=md_format("Reading the {} of {}...", part, did))
             return
         of = f" of {total:,}" if total else ""
         bar.progress(min(done / total, 1.0) if total else 0.0,
