@@ -3,6 +3,8 @@ fails.
 
 - $RANKBOARD_STORE names a store in a temporary folder of this process before any test runs (and is restored
   afterwards), so nothing defaults to data/rankboard.duckdb; tests that need a store make their own in tmp_path.
+- $IR_DATASETS_HOME names a temporary folder of this process too (before anything imports ir_datasets, which
+  makes its folders on import), so ir_datasets writes nothing under ~/.ir_datasets.
 - Hypothesis keeps no example database, and its other files go to a temporary folder, not .hypothesis/.
 - `sys.modules["__main__"]` is put back after every test: Streamlit's AppTest runs dashboard/app.py as __main__ and
   leaves it there, and a process started later with multiprocessing's spawn (dask's LocalCluster workers) would
@@ -36,8 +38,9 @@ _saved: dict = {}
 
 def pytest_configure(config):
     scratch = tempfile.mkdtemp(prefix="rankboard-tests-")
-    _saved.update(scratch=scratch, store=os.environ.get("RANKBOARD_STORE"))
+    _saved.update(scratch=scratch, store=os.environ.get("RANKBOARD_STORE"), irds=os.environ.get("IR_DATASETS_HOME"))
     os.environ["RANKBOARD_STORE"] = os.path.join(scratch, "default-store", "rankboard.duckdb")
+    os.environ["IR_DATASETS_HOME"] = os.path.join(scratch, "ir_datasets")
     hypothesis_configuration.set_hypothesis_home_dir(os.path.join(scratch, "hypothesis"))
     if not hasattr(config, "workerinput"):               # the process that started the run (not an xdist worker)
         _saved["tree"] = worktree_entries(ROOT)
@@ -66,8 +69,9 @@ def _main_module_put_back():
 def pytest_unconfigure(config):
     if "scratch" not in _saved:
         return
-    if _saved["store"] is None:
-        os.environ.pop("RANKBOARD_STORE", None)
-    else:
-        os.environ["RANKBOARD_STORE"] = _saved["store"]
+    for name, key in (("RANKBOARD_STORE", "store"), ("IR_DATASETS_HOME", "irds")):
+        if _saved[key] is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = _saved[key]
     shutil.rmtree(_saved.pop("scratch"), ignore_errors=True)

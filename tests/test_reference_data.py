@@ -50,6 +50,6 @@ def test_every_reference_file_is_gzip_compressed():
 def test_the_readme_names_every_folder():
     readme = (REFERENCE / "README.md").read_text()
     folders = sorted(p.name for p in REFERENCE.iterdir() if p.is_dir())
-    assert folders == ["anserini_tools", "crowdtruth_core17", "kappa_reference", "llmjudge", "trec_eval_test",
+    assert folders == ["anserini_tools", "crowdtruth_core17", "irds", "kappa_reference", "llmjudge", "trec_eval_test",
                        "treccast", "trectools_robust03"]
     assert [f for f in folders if f"| `{f}/" not in readme] == []

@@ -16,7 +16,8 @@ DEFAULT_MEASURES = ["map", "P_10", "ndcg_cut_10"]
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("qrels", metavar="QRELS", nargs="?", help="qrels file (TREC format)")
+    parser.add_argument("qrels", metavar="QRELS", nargs="?",
+                        help="qrels file (TREC format), or irds:ID: the qrels of an ir_datasets dataset")
     parser.add_argument("new", metavar="NEW_RUN", nargs="?", help="the new run file")
     parser.add_argument("--against", required=True, metavar="BASELINE_RUN",
                         help="the baseline: a run file (with --collection: a stored run's name or id)")

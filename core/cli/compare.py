@@ -28,7 +28,8 @@ DEFAULT_MEASURES = ["map", "P_10", "ndcg_cut_10"]
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("qrels", metavar="QRELS", nargs="?", help="qrels file (TREC format)")
+    parser.add_argument("qrels", metavar="QRELS", nargs="?",
+                        help="qrels file (TREC format), or irds:ID: the qrels of an ir_datasets dataset")
     parser.add_argument("runs", metavar="RUN", nargs="*", help="run files (TREC format, gzip is fine)")
     stored.add_arguments(parser)
     parser.add_argument("--baseline", "-b", required=True, metavar="RUN", action="append", dest="baselines",

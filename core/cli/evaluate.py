@@ -19,7 +19,8 @@ from core.measures import labelled
 
 
 def add_arguments(p) -> None:
-    p.add_argument("qrels", nargs="?", help="qrels file (qid iter docno rel)")
+    p.add_argument("qrels", nargs="?", help="qrels file (qid iter docno rel), or irds:ID: the qrels of an ir_datasets "
+                                            "dataset (irds:msmarco-passage/trec-dl-2019/judged)")
     p.add_argument("runs", nargs="*", metavar="RUN", help="run file(s) in TREC format (gzip is fine)")
     stored.add_arguments(p)
     p.add_argument("-m", dest="measures", action="append", metavar="MEASURE",

@@ -2,8 +2,10 @@
 
     python -m core --store PATH load [--collection NAME] [--qrels FILE [--assessor NAME]]... [--diversity-qrels FILE]...
         [--run FILE [--name NAME]]... [--topics FILE] [--docs FILE] [--on-conflict error|replace|rename]
+        [--dataset ID [--docs [--docs-limit N]]]
 
-A `load` is one transaction: if any file is rejected, nothing from this command is stored. The files are
+`--dataset ID` loads the qrels, queries and (with a bare `--docs`) documents of an ir_datasets dataset
+(core.store.datasets). A `load` is one transaction: if any file is rejected, nothing from this command is stored. The files are
 read and checked before the store is taken, so other processes wait only for the inserts; while another
 process holds the store, `load` says "waiting for the store..." and waits (--wait SECONDS, default 120).
 """
@@ -15,13 +17,16 @@ import sys
 import time
 from pathlib import Path
 
+from core.errors import OptionError
 from core.store import faults
 from core.store import ingest
+from core.store.datasets import insert_dataset, prepare_dataset
 from core.formats import GZIP_MAGIC, file_error, max_text_bytes, read_documents, read_qrels, read_topics, too_big
 from core.formats.pieces import pieces_min_bytes
 from core.store.store import Store, resolve_path
 
 CHUNK = 4 << 20
+DATASET_DOCS = object()           # `--docs` without a file: the documents of --dataset
 PROGRESS_MIN_BYTES = 8 << 20
 
 
@@ -58,7 +63,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--on-conflict", choices=("error", "replace", "rename"), default="error",
                    help="when a run name exists: stop (default), replace the old run, or load as NAME-2")
     p.add_argument("--topics", metavar="FILE", help="topics: TREC <top> SGML, TSV qid<TAB>text, or JSONL")
-    p.add_argument("--docs", metavar="FILE", help="documents: TSV docno<TAB>text, or JSONL")
+    p.add_argument("--docs", metavar="FILE", nargs="?", const=DATASET_DOCS,
+                   help="documents: TSV docno<TAB>text, JSONL or TREC <DOC>; without FILE, the documents of --dataset")
+    p.add_argument("--dataset", metavar="ID",
+                   help="an ir_datasets id (msmarco-passage/trec-dl-2019/judged): load its qrels (as the qrels set "
+                        "named ID) and its queries (as topics); with --docs, its documents too")
+    p.add_argument("--docs-limit", metavar="N", type=_positive, default=None,
+                   help="with --dataset and --docs: load at most the first N documents")
+
+
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of documents, 1 or more, not {text!r}")
+    return int(text)
 
 
 def read_with_progress(path: str, out=None) -> bytes:
@@ -132,6 +149,12 @@ def _prepare_run(path: str, name: str):
 
 def _prepare(kind: str, path: str, name: str, args):
     """Parse (and for a run, check and rank) one file: the work done before the store is taken."""
+    if kind == "dataset":
+        bar = _Counter(name)
+        try:
+            return prepare_dataset(path, docs=args.docs is DATASET_DOCS, docs_limit=args.docs_limit, progress=bar)
+        finally:
+            bar.finish()
     if kind == "run":
         return _prepare_run(path, name)
     data = read_with_progress(path)
@@ -143,7 +166,29 @@ def _prepare(kind: str, path: str, name: str, args):
     return (read_topics if kind == "topics" else read_documents)(data, filename=name)
 
 
+class _Counter:
+    """prepare_dataset's progress: the documents read so far, on one line of stderr."""
+
+    def __init__(self, name: str, out=None):
+        self.name, self.out, self.drawn = name, out or sys.stderr, False
+
+    def __call__(self, part: str, done: int, total) -> None:
+        if part != "documents":
+            return
+        of = f" of {total:,}" if total else ""
+        self.out.write(f"\r  reading the documents of {self.name}: {done:,}{of}")
+        self.out.flush()
+        self.drawn = True
+
+    def finish(self) -> None:
+        if self.drawn:
+            self.out.write("\n")
+            self.drawn = False
+
+
 def _insert(cur, cid: int, kind: str, name: str, label, parsed, args):
+    if kind == "dataset":
+        return insert_dataset(cur, cid, parsed)
     if kind == "run":
         return ingest.add_run(cur, cid, None, filename=name, name=label, on_conflict=args.on_conflict,
                               prepared=parsed)
@@ -157,14 +202,25 @@ def _insert(cur, cid: int, kind: str, name: str, label, parsed, args):
     return adder(cur, cid, None, filename=name, frame=parsed)
 
 
+def _check(args) -> None:
+    if args.docs is DATASET_DOCS and not args.dataset:
+        raise OptionError("--docs without a FILE loads the documents of --dataset ID: give --dataset, or a FILE "
+                          "after --docs.")
+    if args.docs_limit is not None and args.docs is not DATASET_DOCS:
+        raise OptionError("--docs-limit N limits the documents of --dataset ID: add --dataset ID --docs.")
+
+
 def run(args) -> int:
-    jobs = [("topics", args.topics, None)] if args.topics else []
+    _check(args)
+    jobs = [("dataset", args.dataset, None)] if args.dataset else []
+    jobs += [("topics", args.topics, None)] if args.topics else []
     jobs += [("qrels", q["file"], q["label"]) for q in args.qrels or []]
     jobs += [("diversity qrels", path, None) for path in args.diversity or []]
-    jobs += [("docs", args.docs, None)] if args.docs else []
+    jobs += [("docs", args.docs, None)] if isinstance(args.docs, str) else []
     jobs += [("run", r["file"], r["label"]) for r in args.runs or []]
     if not jobs:
-        print("Nothing to load: give --run, --qrels, --diversity-qrels, --topics or --docs.", file=sys.stderr)
+        print("Nothing to load: give --run, --qrels, --diversity-qrels, --topics, --docs or --dataset.",
+              file=sys.stderr)
         return 2
     # Every file is read and checked first, without the store, so the store is held only for the inserts
     # and a bad file is reported before anyone else is made to wait.
@@ -172,7 +228,7 @@ def run(args) -> int:
     try:
         for kind, path, label in jobs:
             start = time.perf_counter()
-            name = Path(path).name
+            name = f"irds:{path}" if kind == "dataset" else Path(path).name
             with faults.reading(name, resolve_path(args.store)):
                 parsed = _prepare(kind, path, name, args)
             prepared.append((kind, name, label, parsed, time.perf_counter() - start))
@@ -192,11 +248,18 @@ def _insert_all(args, prepared) -> None:
             for i, (kind, name, label, parsed, spent) in enumerate(prepared, 1):
                 start = time.perf_counter()
                 rep = _insert(cur, cid, kind, name, label, parsed, args)
+                if kind == "dataset":         # [(part, report)]: one line for the parts
+                    rows = ", ".join(f"{r.n_rows} {part}" for part, r in rep)
+                    rep = ingest.IngestReport(None, 0, [w for _, r in rep for w in r.warnings])
+                else:
+                    rows = f"{rep.n_rows} rows"
                 label = f" as '{rep.name}'" if rep.name else ""
-                print(f"[{i}/{len(prepared)}] {kind} {name}{label}: {rep.n_rows} rows in "
+                print(f"[{i}/{len(prepared)}] {kind} {name}{label}: {rows} in "
                       f"{spent + time.perf_counter() - start:.2f}s", file=sys.stderr)
                 for w in rep.warnings:
                     print(f"  warning: {w}", file=sys.stderr)
-        print(f"Loaded {len(prepared)} file(s) into collection '{args.collection}' of {store.path}.")
+        files = len(prepared) - bool(args.dataset)
+        what = " and ".join([f"irds:{args.dataset}"] * bool(args.dataset) + [f"{files} file(s)"] * bool(files))
+        print(f"Loaded {what} into collection '{args.collection}' of {store.path}.")
     finally:
         store.close()

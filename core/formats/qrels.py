@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from core.errors import MAX_PROBLEMS, UploadError
+from core.formats.datasets import dataset_id, read_dataset_qrels
 from core.formats._fast import _BOM, fast_qrels, unique
 from core.formats._stream import line_pieces
 from core.formats._table import named_columns, open_columns
@@ -50,7 +51,10 @@ class ParsedQrels:
 
 
 def read_qrels(source, *, filename: str | None = None, judgment_groups: bool = False) -> ParsedQrels:
-    """Parse a qrels file; raise UploadError listing what is wrong."""
+    """Parse a qrels file, or take the qrels of the ir_datasets dataset `irds:ID` (core.formats.datasets); raise
+    UploadError listing what is wrong."""
+    if (did := dataset_id(source)) is not None:
+        return ParsedQrels(read_dataset_qrels(did), None, [], "ir_datasets")
     file = source_name(source, filename)
     raw = read_source(source, file)
     box = [decompress(raw, file)]

@@ -76,6 +76,18 @@ class Catalogue:
             return ingest.add_documents(cur, ingest.collection_id(cur, collection, create=True), source,
                                         filename=filename, frame=frame)
 
+    def add_dataset(self, collection, did: str, *, docs: bool = False, docs_limit: int | None = None, progress=None):
+        """The qrels, queries (and with `docs` the documents) of the ir_datasets dataset `did`, read before the
+        store is taken, in one transaction: [(part, IngestReport)] (core.store.datasets)."""
+        from core.store.datasets import insert_dataset, prepare_dataset
+        with faults.reading(f"irds:{did}", self.path):
+            prepared = prepare_dataset(did, docs=docs, docs_limit=docs_limit, progress=progress)
+        try:
+            with self.transaction() as cur:
+                return insert_dataset(cur, ingest.collection_id(cur, collection, create=True), prepared)
+        finally:
+            prepared.close()
+
     # -- reading ------------------------------------------------------------------------------------
     def runs(self, collection) -> pd.DataFrame:
         return self._query("SELECT run_id, name, tag, filename, n_rows, n_topics, depth, uploaded_at, metadata "

@@ -215,8 +215,22 @@ def add_topics(cur, cid: int, source, *, filename=None, frame=None) -> IngestRep
     return _upsert_text(cur, cid, df, "topics", "qid")
 
 
-def add_documents(cur, cid: int, source, *, filename=None, frame=None) -> IngestReport:
-    """Insert document texts (`frame`: already read); a docno already present gets its text replaced."""
+def add_documents(cur, cid: int, source, *, filename=None, frame=None, rows: Path | None = None) -> IngestReport:
+    """Insert document texts (`frame`: already read; `rows`: a Parquet file of docno, text, which DuckDB reads a row
+    group at a time); a docno already present gets its text replaced."""
+    if rows is not None:
+        view = f"upload_{uuid.uuid4().hex}"
+        cur.read_parquet(str(rows)).create_view(view)
+        try:
+            twice = one(cur, statement("SELECT docno, count(*) FROM {view} GROUP BY docno HAVING count(*) > 1 "
+                                       "ORDER BY docno LIMIT 1", view=view))
+            if twice:
+                raise UploadError(Problem(source_name(source, filename), None,
+                                          f"document {twice[0]} appears {twice[1]} times",
+                                          "Each document needs one text: remove the repeated ones"))
+            return _upsert_view(cur, cid, view, "documents", "docno")
+        finally:
+            cur.execute(statement("DROP VIEW {view}", view=view)).fetchall()
     df = (frame if frame is not None else read_documents(source, filename=source_name(source, filename)))[
         ["docno", "text"]]
     return _upsert_text(cur, cid, df, "documents", "docno")
@@ -225,15 +239,20 @@ def add_documents(cur, cid: int, source, *, filename=None, frame=None) -> Ingest
 def _upsert_text(cur, cid: int, df, table: str, key: str) -> IngestReport:
     view = _register(cur, pa.Table.from_pandas(df, preserve_index=False))
     try:
-        names = {"table": table, "key": key, "view": view}
-        in_view = "collection_id = ? AND {key} IN (SELECT {key} FROM {view})"
-        replaced = one(cur, statement("SELECT count(*) FROM {table} WHERE " + in_view, **names), [cid])[0]
-        cur.execute(statement("DELETE FROM {table} WHERE " + in_view, **names), [cid]).fetchall()
-        cur.execute(statement("INSERT INTO {table} SELECT ?, {key}, text FROM {view}", **names), [cid]).fetchall()
+        return _upsert_view(cur, cid, view, table, key)
     finally:
         cur.unregister(view)
+
+
+def _upsert_view(cur, cid: int, view: str, table: str, key: str) -> IngestReport:
+    names = {"table": table, "key": key, "view": view}
+    in_view = "collection_id = ? AND {key} IN (SELECT {key} FROM {view})"
+    replaced = one(cur, statement("SELECT count(*) FROM {table} WHERE " + in_view, **names), [cid])[0]
+    cur.execute(statement("DELETE FROM {table} WHERE " + in_view, **names), [cid]).fetchall()
+    cur.execute(statement("INSERT INTO {table} SELECT ?, {key}, text FROM {view}", **names), [cid]).fetchall()
+    n = one(cur, statement("SELECT count(*) FROM {view}", view=view))[0]
     warnings = [f"{replaced} existing {table} were replaced by the new text."] if replaced else []
-    return IngestReport(cid, len(df), warnings)
+    return IngestReport(cid, n, warnings)
 
 
 def rename_run(cur, run_id: int, new_name: str) -> None:

@@ -12,6 +12,7 @@ from dashboard.components.feedback import show_error, words
 from dashboard.components.escape import md_escape
 from dashboard.components.runs_admin import (render_collections, render_counts, render_diversity_table,
                                              render_qrels_table, render_run_admin, render_run_table)
+from dashboard.components.dataset import render_dataset_loader
 from dashboard.components.upload import render_uploader
 
 st.title("Data")
@@ -108,6 +109,7 @@ load_qrels = access.for_editors(_upload(store.add_qrels))
 load_diversity = access.for_editors(_upload(_add_diversity))
 load_topics = access.for_editors(_upload(store.add_topics))
 load_docs = access.for_editors(_upload(store.add_documents))
+load_dataset = access.for_editors(_then_refresh(lambda did, **kw: store.add_dataset(cid, did, **kw)))
 rename = access.for_editors(_then_refresh(store.rename_run))
 delete = access.for_editors(_then_refresh(store.delete_run))
 
@@ -115,8 +117,8 @@ delete = access.for_editors(_then_refresh(store.delete_run))
 def _upload_section() -> None:
     """The uploaders (editors only)."""
     st.subheader(f"Upload to '{md_escape(coll['name'])}'")
-    tab_runs, tab_qrels, tab_div, tab_topics, tab_docs = st.tabs(["Runs", "Qrels", "Diversity qrels", "Topics",
-                                                                  "Documents"])
+    tab_runs, tab_qrels, tab_div, tab_topics, tab_docs, tab_dataset = st.tabs(
+        ["Runs", "Qrels", "Diversity qrels", "Topics", "Documents", "ir_datasets"])
     with tab_runs:
         render_uploader(key="data_runs", journal=journal, label="Run files", button="Load runs", noun="runs",
                         load=load_runs, options=_run_options,
@@ -141,6 +143,8 @@ def _upload_section() -> None:
         render_uploader(key="data_docs", journal=journal,
                         label="Document files", button="Load documents", noun="document files",
                         load=load_docs, help="docno<TAB>text lines, JSONL or TREC <DOC> files.")
+    with tab_dataset:
+        render_dataset_loader(key="data_dataset", load=load_dataset)
 
 
 if load_runs is None:

@@ -45,9 +45,12 @@ def _tail(path: Path, n: int = 80) -> str:
 
 
 class Server:
-    def __init__(self, workdir: Path, args: tuple[str, ...] = (), env: dict | None = None):
-        """`args`: more `streamlit run` options; `env`: more environment variables for the server."""
-        self.workdir, self.args, self.env = workdir, tuple(args), dict(env or {})
+    def __init__(self, workdir: Path, args: tuple[str, ...] = (), env: dict | None = None,
+                 launcher: tuple[str, ...] = ("-m", "streamlit")):
+        """`args`: more `streamlit run` options; `env`: more environment variables for the server; `launcher`: what
+        the interpreter runs before `run dashboard/app.py ...` (a `-c` program that prepares the process, then calls
+        streamlit's command line)."""
+        self.workdir, self.args, self.env, self.launcher = workdir, tuple(args), dict(env or {}), tuple(launcher)
         self.store = workdir / "store.duckdb"
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -57,7 +60,7 @@ class Server:
 
     def start(self) -> None:
         env = dict(os.environ, RANKBOARD_STORE=str(self.store), PYTHONUNBUFFERED="1", **self.env)
-        cmd = [sys.executable, "-m", "streamlit", "run", "dashboard/app.py",
+        cmd = [sys.executable, *self.launcher, "run", "dashboard/app.py",
                "--server.headless", "true", "--server.port", str(self.port),
                "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", *self.args]
         with open(self.stdout, "wb") as out, open(self.stderr, "wb") as err:
