@@ -7,6 +7,7 @@ fused by core.fusion, and the fused run either returned or stored in the collect
 """
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, replace
 
 from core.errors import EvalError
@@ -31,12 +32,13 @@ def _parts(store, collection, runs) -> tuple[int, list[int], list[str]]:
     cur = store.cursor()
     try:
         cid = collection_id(cur, collection)
-        ids = [edits.run_id(cur, cid, str(collection), str(r)) for r in runs]
+        names = dict(cur.execute("SELECT run_id, name FROM runs WHERE collection_id = ?", [cid]).fetchall())
+        ids = [int(r) if isinstance(r, numbers.Integral) and int(r) in names      # an id (the dashboard's)
+               else edits.run_id(cur, cid, str(collection), str(r)) for r in runs]
         if len(set(ids)) != len(ids):
             raise EvalError("the same run is named twice. Give each stored run once.")
         if len(ids) < 2:
             raise EvalError("fusion needs at least two runs. Give two or more stored runs after --stored.")
-        names = dict(cur.execute("SELECT run_id, name FROM runs WHERE collection_id = ?", [cid]).fetchall())
         return cid, ids, [str(names[i]) for i in ids]
     finally:
         cur.close()
@@ -59,7 +61,7 @@ def fuse_stored(store, collection, runs, method: str, *, norm: str | None = None
                 weights=None, depth: int | None = 1000, tune: bool = False, train: bool = False,
                 qrels_id: int | None = None, measure: str = "nDCG@10", folds: int = 5, seed: int = 0,
                 step: float = 0.1) -> StoredFusion:
-    """Fuse the stored `runs` (names, or ids) of `collection` with `method` (core.fusion.fuse's arguments).
+    """Fuse the stored `runs` (names, or ints: run ids) of `collection` with `method` (core.fusion.fuse's arguments).
     `tune` chooses the parameters by cross-validation over the topics of the qrels set `qrels_id` (None: the
     collection's default set, core.fusion.tune); `train` gives a learning method those topics to learn from."""
     m = method_named(method)
