@@ -21,9 +21,8 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from core.cli.fuse_stored import STORED, run_stored
 from core.errors import EvalError
-
-STORED = ""     # --tune / --train given without QRELS: the collection's qrels
 
 
 def add_arguments(parser) -> None:
@@ -142,7 +141,6 @@ def run(args) -> int:
         raise EvalError(f"--name {name!r}: a run's name is one word, without spaces. Give e.g. --name "
                         f"{method.name}-fused.")
     if _stored_mode(args):
-        from core.cli.fuse_stored import run_stored
         return run_stored(args, method.name, params, weights, name)
     for flag in ("tune", "train"):
         if getattr(args, flag) == STORED:

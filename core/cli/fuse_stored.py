@@ -7,6 +7,8 @@ from pathlib import Path
 
 from core.errors import EvalError
 
+STORED = ""     # --tune / --train given without QRELS: the collection's qrels
+
 
 def _qrels_id(store, args) -> int | None:
     """The qrels set of --assessor (None: the collection's default set)."""
@@ -15,7 +17,6 @@ def _qrels_id(store, args) -> int | None:
 
 
 def run_stored(args, method: str, params: dict, weights, name: str) -> int:
-    from core.cli.fuse import STORED
     from core.fusion.trec import trec_text
     from core.service.fusion import check_new_name, fuse_stored, save_fused
     from core.store.store import Store
