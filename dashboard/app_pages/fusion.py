@@ -70,7 +70,7 @@ if method.weighted and mode != "tune" and weights is None and st.session_state.g
     st.stop()      # the weights could not be read: the error is shown above
 
 fusion = dict(method=method.name, norm=norm, params=params, weights=weights, mode=mode, folds=int(folds),
-              measure=measures[0])
+              measure=measures[0] if mode == "tune" else "")     # only tuning reads the measure (and the folds)
 name = f"{method.name}-" + "-".join(parts)
 with guard("fuse the runs"):
     with st.spinner(md_format("Fusing {} runs with {} and evaluating them on {}...", len(parts), method.name,

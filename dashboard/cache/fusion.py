@@ -16,7 +16,7 @@ def _fused(_store, store_key: str, cid: int, run_ids: tuple, method: str, norm: 
     from core.service.fusion import fuse_stored
     return fuse_stored(_store, cid, list(run_ids), method, norm=norm, params=dict(params),
                        weights=list(weights) if weights else None, tune=mode == "tune", train=mode == "train",
-                       measure=measure, folds=folds)
+                       measure=measure or "nDCG@10", folds=folds)
 
 
 def fused(cid: int, run_ids, *, method: str, norm: str, params: dict, weights, mode: str, folds: int,

@@ -67,6 +67,14 @@ def test_a_parameter_without_default_is_asked_for_and_tune_reports_its_folds(app
     assert len(report) == 1
 
 
+def test_a_learning_method_learns_from_the_collections_qrels(app):
+    at = open_page(app, "fusion", **VIEW, method="mapfuse")
+    assert_clean(at)
+    assert at.selectbox(key="fu_mode").options == ["Learn from the judged topics", "Tune (cross-validation)"]
+    assert at.selectbox(key="fu_mode").value == "train"
+    assert "fused" in frame(at, "fu_table").index
+
+
 def test_saving_adds_a_run_everywhere_with_its_provenance(private_app):
     at = open_page(private_app, "fusion", **VIEW)
     at.text_input(key="fu_save_name").input("rrf-two")
