@@ -26,14 +26,14 @@ def run_stored(args, method: str, params: dict, weights, name: str) -> int:
                             f"uses the collection's qrels (choose a set with --assessor NAME).")
     store = Store.open(args.store, load_sample=False)
     try:
-        with store.session():
+        with store.session():      # the names checked first, before the fusing
             qrels_id = _qrels_id(store, args)
             if args.store_as is not None:
                 check_new_name(store, args.collection, args.store_as)
-            stored = fuse_stored(store, args.collection, args.stored, method, norm=args.norm, params=params,
-                                 weights=weights, depth=args.depth, tune=args.tune is not None,
-                                 train=args.train is not None, qrels_id=qrels_id, measure=_measure(args),
-                                 folds=args.folds, seed=args.seed, step=args.step)
+        stored = fuse_stored(store, args.collection, args.stored, method, norm=args.norm, params=params,
+                             weights=weights, depth=args.depth, tune=args.tune is not None,
+                             train=args.train is not None, qrels_id=qrels_id, measure=_measure(args),
+                             folds=args.folds, seed=args.seed, step=args.step)
         report = None
         if args.store_as is not None:
             report = save_fused(store, args.collection, stored, args.store_as)

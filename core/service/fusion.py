@@ -65,25 +65,24 @@ def fuse_stored(store, collection, runs, method: str, *, norm: str | None = None
     `tune` chooses the parameters by cross-validation over the topics of the qrels set `qrels_id` (None: the
     collection's default set, core.fusion.tune); `train` gives a learning method those topics to learn from."""
     m = method_named(method)
-    cid, ids, names = _parts(store, collection, runs)
-    frames = [store.run_rows(i)[["qid", "docno", "score"]] for i in ids]
     if tune and train:
         raise EvalError("--train and --tune both ask for qrels: --tune learns on each fold's other topics. Give one.")
+    with store.session():      # everything read in one turn on the store; the fusing is done after it
+        cid, ids, names = _parts(store, collection, runs)
+        frames = [store.run_rows(i)[["qid", "docno", "score"]] for i in ids]
+        qrels = _qrels(store, cid, collection, qrels_id) if tune or train else None
+        set_name = _set_name(store, cid, qrels_id) if tune or train else None
     report = None
     if tune:
         from core.fusion.tune import tune as tuned
-        qrels = _qrels(store, cid, collection, qrels_id)
         tuning = tuned(frames, m.name, qrels, measure=measure, norm=norm, params=params, weights=weights,
-                       depth=depth, folds=folds, seed=seed, step=step, names=names, qrels_name=_set_name(store, cid,
-                                                                                                   qrels_id))
+                       depth=depth, folds=folds, seed=seed, step=step, names=names, qrels_name=set_name)
         fused, report = tuning.run, tuning.report()
     else:
-        qrels = _qrels(store, cid, collection, qrels_id) if train else None
         fused = fuse(frames, m.name, norm=norm, params=params, weights=weights, depth=depth, names=names,
                      qrels=qrels)
         if train:
-            fused = replace(fused, provenance={**fused.provenance, "train": {"qrels": _set_name(store, cid,
-                                                                                               qrels_id)}})
+            fused = replace(fused, provenance={**fused.provenance, "train": {"qrels": set_name}})
     return StoredFusion(fused, report, tuple(names), tuple(ids))
 
 
