@@ -7,7 +7,7 @@ commit of its figures (`heading`).
 
     run.py: peers            shapes.py: shapes        judges_timing.py: judges
     manysys_timing.py: manysys                        loadtest.py: loadtest
-    loadproto.py: loadproto
+    loadproto.py: loadproto                           fusion.py: fusion
 """
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """`python -m core fuse RUN RUN [RUN ...] --method NAME [--norm NAME] [--param KEY=VALUE]... [--weights W1,W2,...]
 [--depth 1000] [-o OUT] [--name NAME] [--train QRELS] [--tune QRELS [-m MEASURE] [--folds 5] [--seed 0]
-[--step 0.1]]`
+[--step 0.1]]`, and `python -m core [--store PATH] fuse --collection NAME --stored RUN RUN ... --method NAME
+[--assessor NAME] [--train] [--tune ...] [-o OUT] [--store-as NAME]` for runs of the store.
 
 Fuses run files as ranx does (core/fusion, docs/fusion.md) and writes one TREC run, to OUT or to standard output,
 with the method, its parameters and the runs (file name and sha256) in an ir_metadata header. With --tune, the
@@ -8,6 +9,10 @@ parameters are chosen by k-fold cross-validation over the topics of QRELS (core/
 to standard error (to standard output when the run goes to a file), and each topic is fused with the parameters
 its fold was tuned on. A method that learns from judged topics (posfuse, ...) learns from --train's topics, or
 under --tune from each fold's other topics.
+
+With --collection, the runs are read from the store (core/service/fusion.py), --train and --tune take no file: they
+use the collection's default qrels set, or --assessor's. --store-as NAME stores the fused run in the collection
+(its provenance in its metadata, through the ingest's one transaction) instead of writing it to standard output.
 """
 from __future__ import annotations
 
@@ -16,11 +21,21 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from core.cli.fuse_stored import STORED, run_stored
 from core.errors import EvalError
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("runs", nargs="+", metavar="RUN", help="two or more run files (TREC or MS MARCO, gzip or not)")
+    parser.add_argument("runs", nargs="*", metavar="RUN", help="two or more run files (TREC or MS MARCO, gzip or not)")
+    parser.add_argument("--collection", metavar="NAME", default=None,
+                        help="fuse runs stored in this collection of the store (instead of RUN files)")
+    parser.add_argument("--stored", metavar="RUN", nargs="+", action="extend", default=None,
+                        help="with --collection: two or more stored runs (names, or ids as `list` prints them)")
+    parser.add_argument("--assessor", metavar="NAME", default=None,
+                        help="with --collection: --tune and --train use this assessor's qrels set (default: the "
+                             "collection's default set)")
+    parser.add_argument("--store-as", metavar="NAME", default=None,
+                        help="with --collection: store the fused run in the collection under this name")
     parser.add_argument("--method", required=True, metavar="NAME",
                         help="fusion method, ranx's name (rrf, wsum, mnz, ...; docs/fusion.md lists them)")
     parser.add_argument("--norm", default=None, metavar="NAME",
@@ -33,11 +48,12 @@ def add_arguments(parser) -> None:
     parser.add_argument("--depth", type=int, default=1000, help="documents kept per topic (default: 1000)")
     parser.add_argument("-o", "--output", default=None, metavar="OUT", help="write the run here (default: stdout)")
     parser.add_argument("--name", default=None, help="the fused run's tag (default: the method's name)")
-    parser.add_argument("--train", default=None, metavar="QRELS",
+    parser.add_argument("--train", default=None, nargs="?", const=STORED, metavar="QRELS",
                         help="the judged topics a learning method (posfuse, probfuse, segfuse, slidefuse, bayesfuse, "
-                             "mapfuse) learns from")
-    parser.add_argument("--tune", default=None, metavar="QRELS",
-                        help="choose the parameters by cross-validation over the topics of these qrels")
+                             "mapfuse) learns from (with --collection, no QRELS: the collection's qrels)")
+    parser.add_argument("--tune", default=None, nargs="?", const=STORED, metavar="QRELS",
+                        help="choose the parameters by cross-validation over the topics of these qrels (with "
+                             "--collection, no QRELS: the collection's qrels)")
     parser.add_argument("-m", "--measure", default="nDCG@10", metavar="MEASURE",
                         help="the measure --tune maximises (default: nDCG@10)")
     parser.add_argument("--folds", type=int, default=5, help="folds of topics for --tune (default: 5)")
@@ -82,6 +98,21 @@ def read_runs(paths: list[str]):
     return frames, names, versions
 
 
+def _stored_mode(args) -> bool:
+    """True for --collection; an EvalError when files and stored runs are mixed, or a stored option lacks it."""
+    if args.collection is None:
+        given = [f for f, v in (("--stored", args.stored), ("--assessor", args.assessor),
+                                ("--store-as", args.store_as)) if v]
+        if given:
+            raise EvalError(f"{given[0]} needs --collection NAME (the runs of a collection in the store).")
+        return False
+    if args.runs:
+        raise EvalError("Give either RUN files or --collection NAME --stored RUN RUN ..., not both.")
+    if not args.stored:
+        raise EvalError(f"--collection {args.collection}: name the runs to fuse with --stored RUN RUN ...")
+    return True
+
+
 def read_judgments(path: str):
     from core.formats import read_qrels
     if not Path(path).is_file():
@@ -105,11 +136,17 @@ def run(args) -> int:
     from core.fusion.trec import trec_text
     method = method_named(args.method)
     params, weights = parse_params(args.param), parse_weights(args.weights)
-    frames, names, versions = read_runs(args.runs)
     name = args.name or method.name
     if not name.strip() or len(name.split()) != 1:
         raise EvalError(f"--name {name!r}: a run's name is one word, without spaces. Give e.g. --name "
                         f"{method.name}-fused.")
+    if _stored_mode(args):
+        return run_stored(args, method.name, params, weights, name)
+    for flag in ("tune", "train"):
+        if getattr(args, flag) == STORED:
+            raise EvalError(f"--{flag} needs QRELS with run files. Give --{flag} QRELS, or fuse stored runs with "
+                            f"--collection NAME.")
+    frames, names, versions = read_runs(args.runs)
     if args.tune is not None:
         tuning = tuned(args, frames, names, method.name, params, weights)
         fused, report = tuning.run, tuning.report()

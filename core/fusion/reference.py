@@ -88,6 +88,15 @@ def markdown() -> str:
            "names and with its formulas, defaults and normalisations (`python -m core fuse`, docs/cli.md). ranx "
            "is the oracle of the tests (tests/fusion/): the same scores to 1e-6, the same order wherever the "
            "scores are not tied, the same AP and nDCG@10.", "",
+           "## Where to fuse", "",
+           "- Files: `python -m core fuse RUN RUN ... --method NAME` writes the fused run (docs/cli.md).",
+           "- Stored runs: `python -m core fuse --collection NAME --stored RUN RUN ... --method NAME` reads them from "
+           "the store (core/service/fusion.py); `--tune` and `--train` use the collection's qrels; `--store-as NAME` "
+           "stores the fused run in the collection, its provenance (method, normalisation, parameters, weights, "
+           "tuning, the parts' names) in its ir_metadata.",
+           "- The dashboard's Fusion page (docs/dashboard.md) fuses stored runs, shows the fused run beside its parts "
+           "tested against the best part, with a per-topic chart of where fusion helps and hurts, and saves it to "
+           "the collection; the Data page shows a fused run's provenance.", "",
            "## How runs are combined", ""]
     out += [f"- {s}" for s in SEMANTICS]
     out += ["", "## Methods", "", "| method | aliases | parameters | default normalisation | learns | description |",

@@ -20,6 +20,7 @@ run does.
 """
 from __future__ import annotations
 
+import json
 import re
 
 import pyarrow as pa
@@ -27,7 +28,7 @@ import pyarrow.compute as pc
 
 from core.fusion.fuse import Fused
 
-__all__ = ["header", "trec_text"]
+__all__ = ["header", "trec_text", "described"]
 
 _PLAIN = re.compile(r"^[A-Za-z0-9_.,+@/=()\-]+$")
 
@@ -64,3 +65,27 @@ def trec_text(fused: Fused, name: str, versions: list[str] | None = None) -> str
             + " " + name)
     body = "\n".join(rows.tolist())
     return header(fused.provenance, name, versions) + (body + "\n" if body else "")
+
+
+def described(metadata) -> str:
+    """One line of a stored run's fusion provenance (its ir_metadata, a dict or JSON text): "rrf (min-max, k=60)
+    of bm25, dense"; "" for a run that was not fused."""
+    if isinstance(metadata, str):
+        try:
+            metadata = json.loads(metadata)
+        except ValueError:
+            return ""
+    fusion = (metadata or {}).get("method", {}) if isinstance(metadata, dict) else {}
+    fusion = fusion.get("fusion") if isinstance(fusion, dict) else None
+    if not isinstance(fusion, dict) or "method" not in fusion:
+        return ""
+    how = [str(fusion.get("norm", ""))] if fusion.get("norm") else []
+    params = fusion.get("params")
+    how += [f"{k}={v}" for k, v in params.items()] if isinstance(params, dict) else []
+    if isinstance(fusion.get("weights"), list):
+        how.append("weights " + ",".join(map(str, fusion["weights"])))
+    if isinstance(fusion.get("tune"), dict):
+        how.append(f"tuned on {fusion['tune'].get('measure', '')}, {fusion['tune'].get('folds', '')} folds")
+    runs = fusion.get("runs") if isinstance(fusion.get("runs"), list) else []
+    text = str(fusion["method"]) + (f" ({', '.join(how)})" if how else "")
+    return text + (f" of {', '.join(map(str, runs))}" if runs else "")

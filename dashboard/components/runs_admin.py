@@ -7,6 +7,7 @@ import streamlit as st
 from dashboard.components.table import table as show_table
 
 from core.errors import RankboardError
+from core.fusion.trec import described
 from dashboard.components.feedback import show_error, words
 from dashboard.components.escape import md_escape
 
@@ -29,9 +30,14 @@ def render_collections(collections: pd.DataFrame, *, key: str) -> None:
 
 
 def render_run_table(runs: pd.DataFrame, *, key: str) -> None:
+    """The runs; a fused run's provenance (method, normalisation, parameters, parts) in "Fused from"."""
     view = runs[["name", "tag", "filename", "n_topics", "depth", "n_rows", "uploaded_at"]]
+    if "metadata" in runs.columns:
+        fused = [described(m) for m in runs["metadata"]]
+        if any(fused):
+            view = view.assign(fused=fused)
     show_table(view, key=key, hide_index=True, width="stretch", column_config={
-        "name": "Run", "tag": "Tag", "filename": "File",
+        "name": "Run", "tag": "Tag", "filename": "File", "fused": "Fused from",
         "n_topics": st.column_config.NumberColumn("Topics", format="%d"),
         "depth": st.column_config.NumberColumn("Depth", format="%d", help="Most documents retrieved for a topic"),
         "n_rows": st.column_config.NumberColumn("Lines", format="localized"),

@@ -14,7 +14,7 @@ from tests.apptest_kit import app, private_app, store_path  # noqa: F401  (pytes
 from tests.fixtures_store import SAMPLE_COLLECTION, sample_store
 
 PAGES = {"leaderboard": "Leaderboard", "perquery": "Per-query comparison", "curves": "Precision-recall and ROC",
-         "agreement": "Judge agreement", "data": "Data", "measures": "Measures"}
+         "agreement": "Judge agreement", "fusion": "Fusion", "data": "Data", "measures": "Measures"}
 pytestmark = pytest.mark.xdist_group("apptest")   # one worker: the pages share Streamlit's caches
 
 
@@ -243,7 +243,7 @@ def test_a_run_named_with_markdown_and_html_renders_literally(tmp_path, monkeypa
     store.close()
     monkeypatch.setenv("RANKBOARD_STORE", str(tmp_path / "sample.duckdb"))
     views = [("leaderboard", {"baseline": ODD}), ("perquery", {"baseline": ODD, "run": other}),
-             ("curves", {"runs": [ODD, other]}), ("agreement", {})]
+             ("curves", {"runs": [ODD, other]}), ("agreement", {}), ("fusion", {"parts": [ODD, other]})]
     for page, params in views:
         at = open_page(AppTest.from_file(APP, default_timeout=TIMEOUT), page, **params)
         assert_clean(at)
@@ -251,7 +251,7 @@ def test_a_run_named_with_markdown_and_html_renders_literally(tmp_path, monkeypa
         assert not [v for v in shown if ODD in v or "*y*" in v], (page, shown)
         specs = _chart_specs(at)
         assert specs and "<b>x</b>" not in specs, page
-        if page in ("leaderboard", "perquery"):     # captions / headings that name the run
+        if page in ("leaderboard", "perquery", "fusion"):     # captions / headings that name the run
             assert any(md_escape(ODD) in v for v in shown), (page, shown)
         if page != "agreement":                     # chart labels, legends and titles that name it
             assert "&lt;b&gt;x&lt;/b&gt;*y*" in specs, page

@@ -55,6 +55,10 @@ VIEWS = [
      [(None, ".st-key-ag_multi_pairwise")]),
     ("judges-llm", f"/judges?collection={LLM}", JD_TABS),
     ("judges-sample", f"/judges?collection={SAMPLE}", JD_TABS[:3]),
+    ("fusion-sample", f"/fusion?collection={SAMPLE}&parts=aplrob03a&parts=UIUC03Rd1&method=wsum",
+     [(None, ".st-key-fu_table")]),
+    ("fusion-17", f"/fusion?collection={BIG}&parts=pircRBa1&parts=aplrob03a&parts=UIUC03Rd1&mode=tune&folds=2",
+     [(None, ".st-key-fu_table")]),
     ("data-17", f"/data?collection={BIG}", DATA_TABS),
     ("measures", "/measures", [(None, ".st-key-ms_table")]),
 ]

@@ -21,7 +21,7 @@ from tests.fixtures_store import snapshot
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("e2e")]
 UI_WAIT_MS = 120_000
 VIEW = "collection=robust03-sample&baseline=pircRBa1&run=aplrob03a&measure=AP&query=303"
-PAGES = ["", "per-query", "curves", "agreement", "judges", "data", "measures"]
+PAGES = ["", "per-query", "curves", "agreement", "judges", "fusion", "data", "measures"]
 WRITE_WORDS = re.compile(r"\b(load|create|rename|delete|save|upload|replace)\b", re.IGNORECASE)
 VIEWER_EMAIL = "bo@lab.org"
 MODES = ["team-no-login", "viewer-secret", "oidc", "local-on-127.0.0.2"]

@@ -1,0 +1,120 @@
+"""Fusion of stored runs: the runs read from the store (`Store.run_rows`, the one reader of a stored run's rows),
+fused by core.fusion, and the fused run either returned or stored in the collection through the normal ingest path
+(`Store.add_run`: one transaction, nothing written when it fails), its provenance in its ir_metadata.
+
+    stored = fuse_stored(store, "robust03", ["bm25", "dense"], "rrf")           # StoredFusion(fused, report, runs)
+    save_fused(store, "robust03", stored, "rrf-bm25-dense")                    # IngestReport of the new run
+"""
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass, replace
+
+from core.errors import EvalError
+from core.fusion import Fused, fuse, method_named
+from core.fusion.trec import trec_text
+from core.store import edits
+from core.store.ingest import collection_id, default_qrels_id
+
+__all__ = ["StoredFusion", "fuse_stored", "save_fused", "check_new_name"]
+
+
+@dataclass(frozen=True)
+class StoredFusion:
+    fused: Fused
+    report: str | None          # --tune's report (None when not tuned)
+    runs: tuple[str, ...]       # the parts' stored names, in the order fused
+    run_ids: tuple[int, ...]
+
+
+def _parts(store, collection, runs) -> tuple[int, list[int], list[str]]:
+    """(collection id, the runs' ids, their stored names), or an EvalError naming what is unknown."""
+    cur = store.cursor()
+    try:
+        cid = collection_id(cur, collection)
+        names = dict(cur.execute("SELECT run_id, name FROM runs WHERE collection_id = ?", [cid]).fetchall())
+        ids = [int(r) if isinstance(r, numbers.Integral) and int(r) in names      # an id (the dashboard's)
+               else edits.run_id(cur, cid, str(collection), str(r)) for r in runs]
+        if len(set(ids)) != len(ids):
+            raise EvalError("the same run is named twice. Give each stored run once.")
+        if len(ids) < 2:
+            raise EvalError("fusion needs at least two runs. Give two or more stored runs after --stored.")
+        return cid, ids, [str(names[i]) for i in ids]
+    finally:
+        cur.close()
+
+
+def _qrels(store, cid: int, collection, qrels_id):
+    if qrels_id is None:
+        cur = store.cursor()
+        try:
+            qrels_id = default_qrels_id(cur, cid)
+        finally:
+            cur.close()
+    if qrels_id is None:
+        raise EvalError(f"Collection '{collection}' has no qrels to tune or train on. Load some with "
+                        f"`python -m core load --collection {collection} --qrels FILE`.")
+    return store.qrels(int(qrels_id))
+
+
+def fuse_stored(store, collection, runs, method: str, *, norm: str | None = None, params: dict | None = None,
+                weights=None, depth: int | None = 1000, tune: bool = False, train: bool = False,
+                qrels_id: int | None = None, measure: str = "nDCG@10", folds: int = 5, seed: int = 0,
+                step: float = 0.1) -> StoredFusion:
+    """Fuse the stored `runs` (names, or ints: run ids) of `collection` with `method` (core.fusion.fuse's arguments).
+    `tune` chooses the parameters by cross-validation over the topics of the qrels set `qrels_id` (None: the
+    collection's default set, core.fusion.tune); `train` gives a learning method those topics to learn from."""
+    m = method_named(method)
+    if tune and train:
+        raise EvalError("--train and --tune both ask for qrels: --tune learns on each fold's other topics. Give one.")
+    with store.session():      # everything read in one turn on the store; the fusing is done after it
+        cid, ids, names = _parts(store, collection, runs)
+        frames = [store.run_rows(i)[["qid", "docno", "score"]] for i in ids]
+        qrels = _qrels(store, cid, collection, qrels_id) if tune or train else None
+        set_name = _set_name(store, cid, qrels_id) if tune or train else None
+    report = None
+    if tune:
+        from core.fusion.tune import tune as tuned
+        tuning = tuned(frames, m.name, qrels, measure=measure, norm=norm, params=params, weights=weights,
+                       depth=depth, folds=folds, seed=seed, step=step, names=names, qrels_name=set_name)
+        fused, report = tuning.run, tuning.report()
+    else:
+        fused = fuse(frames, m.name, norm=norm, params=params, weights=weights, depth=depth, names=names,
+                     qrels=qrels)
+        if train:
+            fused = replace(fused, provenance={**fused.provenance, "train": {"qrels": set_name}})
+    return StoredFusion(fused, report, tuple(names), tuple(ids))
+
+
+def _set_name(store, cid: int, qrels_id) -> str:
+    """The qrels set's name for the provenance: its assessor, else its file name."""
+    cur = store.cursor()
+    try:
+        qrels_id = qrels_id if qrels_id is not None else default_qrels_id(cur, cid)
+        row = cur.execute("SELECT coalesce(assessor, filename) FROM qrels_sets WHERE qrels_id = ?",
+                          [int(qrels_id)]).fetchone()
+        return str(row[0]) if row and row[0] is not None else f"qrels {qrels_id}"
+    finally:
+        cur.close()
+
+
+def check_new_name(store, collection, name: str) -> None:
+    """An EvalError when `name` cannot name a new run of `collection`: not one word, or taken."""
+    if not name or not name.strip() or len(name.split()) != 1:
+        raise EvalError(f"{name!r}: a run's name is one word, without spaces. Give e.g. rrf-fused.")
+    cur = store.cursor()
+    try:
+        cid = collection_id(cur, collection)
+        if cur.execute("SELECT 1 FROM runs WHERE collection_id = ? AND name = ?", [cid, name]).fetchone():
+            raise EvalError(f"Collection '{collection}' already has a run named '{name}'. Choose another name, or "
+                            f"delete that run first.")
+    finally:
+        cur.close()
+
+
+def save_fused(store, collection, stored: StoredFusion, name: str):
+    """Store the fused run in `collection` as run `name` (its tag too), its provenance in its metadata, through
+    `Store.add_run` (one transaction: a failed write leaves the store unchanged). Returns the IngestReport."""
+    check_new_name(store, collection, name)
+    text = trec_text(stored.fused, name)
+    return store.add_run(collection, text.encode(), filename=f"{name}.run", name=name)

@@ -1,0 +1,60 @@
+"""core.service.fusion and fusion_report: stored runs fused, saved through the ingest (nothing written when the name
+is taken), and the fused run beside its parts, compared with the best part."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from core.engine.relevance import evaluate_frames
+from core.errors import EvalError
+from core.fusion import fuse
+from core.service import fuse_stored, fusion_report, save_fused
+from core.service.fusion_report import fused_label
+from tests.fixtures_store import SAMPLE_COLLECTION as C, assert_derived, sample_store, snapshot
+
+
+@pytest.fixture
+def store(tmp_path):
+    with sample_store(tmp_path) as s:
+        yield s
+
+
+def test_the_report_sets_the_fused_run_beside_its_parts(store):
+    stored = fuse_stored(store, C, ["aplrob03a", "UIUC03Rd1"], "rrf")
+    report = fusion_report(store, C, stored, ["AP", "nDCG@10"], name="rrf-two")
+    summary = report.summary.pivot_table(index="run", columns="measure", values="value")
+    assert set(summary.index) == {"rrf-two", "aplrob03a", "UIUC03Rd1"}
+    assert report.best == summary.loc[["aplrob03a", "UIUC03Rd1"], "AP"].idxmax()
+    qrels = store.qrels(store.default_qrels_id(C))
+    own = evaluate_frames(qrels, stored.fused.table[["qid", "docno", "score"]], ["AP"]).summary
+    assert summary.loc["rrf-two", "AP"] == pytest.approx(float(own["value"].iat[0]), abs=1e-12)
+    row = next(r for r in report.comparison.rows if r.run == "rrf-two" and r.measure == "AP")
+    deltas = report.topic_deltas("AP")
+    assert row.delta == pytest.approx(deltas["delta"].mean(), abs=1e-12)
+    assert row.p_value == pytest.approx(stats.ttest_rel(deltas["fused"], deltas["best"]).pvalue, abs=1e-9)
+    assert (np.diff(deltas["delta"].to_numpy()) <= 0).all()
+
+
+def test_a_part_named_like_the_fused_run_keeps_its_name():
+    assert fused_label("rrf", ["rrf", "bm25"]) == "rrf (fused)"
+    assert fused_label("rrf-two", ["rrf", "bm25"]) == "rrf-two"
+
+
+def test_saved_run_is_the_fused_run(store):
+    stored = fuse_stored(store, C, ["pircRBa1", "humR03dc", "MU03rob01"], "mnz", depth=50)
+    report = save_fused(store, C, stored, "mnz-three")
+    rows = store.run_rows(report.id)
+    assert rows["docno"].tolist() == stored.fused.table["docno"].tolist()
+    frames = [store.run_rows(i)[["qid", "docno", "score"]] for i in stored.run_ids[:3]]
+    assert rows["docno"].tolist() == fuse(frames, "mnz", depth=50).table["docno"].tolist()
+    assert_derived(store)
+
+
+def test_a_taken_name_writes_nothing(store):
+    stored = fuse_stored(store, C, ["pircRBa1", "humR03dc"], "rrf")
+    before = snapshot(store)
+    with pytest.raises(EvalError, match="^Collection 'robust03-sample' already has a run named 'pircRBa1'. Choose "
+                                        "another name, or delete that run first.$"):
+        save_fused(store, C, stored, "pircRBa1")
+    assert snapshot(store) == before
