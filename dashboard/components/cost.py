@@ -9,6 +9,7 @@ import streamlit as st
 from dashboard.components.charts import chart_text, show, style
 from dashboard.components.escape import md_escape, md_format
 from dashboard.components.palette import NEUTRAL, POSITIVE
+from dashboard.components.table import table as show_table
 
 
 def carried(lineage: pd.DataFrame, runs: list[str], keys) -> list[str]:
@@ -36,10 +37,12 @@ def render_cost_chart(result, *, meaning: str, key: str) -> None:
         return
     front, rest = points[points["front"]], points[~points["front"]]
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=rest["cost"], y=rest["measure"], mode="markers", name="beaten on both axes",
-                             marker=dict(color=NEUTRAL, size=10), text=[chart_text(r) for r in rest["run"]],
+    fig.add_trace(go.Scatter(x=rest["cost"].tolist(), y=rest["measure"].tolist(), mode="markers",
+                             name="dominated by another run", marker=dict(color=NEUTRAL, size=10),
+                             text=[chart_text(r) for r in rest["run"]],
                              hovertemplate="%{text}<br>%{x:g}<br>%{y:.4f}<extra></extra>"))
-    fig.add_trace(go.Scatter(x=front["cost"], y=front["measure"], mode="lines+markers+text", name="Pareto front",
+    fig.add_trace(go.Scatter(x=front["cost"].tolist(), y=front["measure"].tolist(), mode="lines+markers+text",
+                             name="Pareto front",
                              line=dict(color=POSITIVE, width=2, shape="hv"), marker=dict(color=POSITIVE, size=12),
                              text=[chart_text(r, 24) for r in front["run"]], textposition="top center",
                              hovertemplate="%{text}<br>%{x:g}<br>%{y:.4f}<extra>Pareto front</extra>"))
@@ -53,15 +56,15 @@ def render_cost_chart(result, *, meaning: str, key: str) -> None:
 
 def render_cost_lists(result, *, key: str) -> None:
     """In words: the runs on the front (best cost first), and the runs left out of the chart, with why."""
-    better = "cheaper" if result.cost_better == "lower" else "higher"
     with st.container(key=key):
         if result.front:
-            st.markdown(md_format("**On the Pareto front** (no other run has a {} {} and a higher {}): ",
-                                  better, result.cost, result.measure)
+            st.markdown(md_format("**On the Pareto front** (no other run is at least as good on both {} and {}, and "
+                                  "better on one): ", result.cost, result.measure)
                         + ", ".join(md_escape(r) for r in result.front))
             table = result.points[result.points["front"]][["run", "cost", "measure"]]
-            st.dataframe(table.rename(columns={"run": "Run", "cost": result.cost, "measure": result.measure}),
-                         hide_index=True, key=f"{key}_front")
+            show_table(table.rename(columns={"run": "Run", "cost": result.cost, "measure": result.measure}),
+                       hide_index=True, key=f"{key}_front", column_config={
+                           result.measure: st.column_config.NumberColumn(result.measure, format="%.4f")})
         if result.missing:
             st.warning(md_format("Not plotted, no cost data ({}): ", result.cost)
                        + ", ".join(md_escape(r) for r in result.missing), icon=":material/info:")

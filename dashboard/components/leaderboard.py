@@ -78,15 +78,13 @@ def render_table(summary: pd.DataFrame, *, runs: list[str], measures: list[str],
         table[wtl] = [f"{rows[r].wins}/{rows[r].ties}/{rows[r].losses}"
                       if r in rows and rows[r].wins is not None else "" for r in table.index]
     cost_keys = [] if costs is None else [c for c in costs.columns if c not in table.columns]
-    for c in cost_keys:
-        table[c] = costs[c].reindex(table.index).values
+    for c in cost_keys:      # as text: a run without the key shows '–' (a missing number would show "None")
+        table[c] = ["–" if not _ok(v) else f"{v:g}" if isinstance(v, float) else str(v)
+                    for v in costs[c].reindex(table.index)]
     table.index = [f"{r} (baseline)" if r == baseline else r for r in table.index]
     table.index.name = "Run"
     numeric = [c for c in table.columns if c != wtl and c not in ranked and c not in cost_keys]
     styler = table.style.format("{:.4f}", na_rep="–", subset=numeric)
-    if cost_keys:
-        styler = styler.format(lambda v: "–" if not _ok(v) else f"{v:g}" if isinstance(v, float) else str(v),
-                               subset=cost_keys)
     css = pd.DataFrame("", index=table.index, columns=table.columns, dtype=object)   # not Arrow text: set cell by cell
     if comparison is not None:
         marked: dict[tuple[str, str], list[str]] = {}
