@@ -35,7 +35,7 @@ META_KEYS: dict[str, MetaKey] = {k.name: k for k in (
             header=("system", "method.name")),
     MetaKey("version", "text", "the system's version: a commit, a tag or a number", "v1.2",
             header=("version", "implementation.source.commit", "implementation.source.version")),
-    MetaKey("timestamp", "timestamp", "when the run was made, ISO 8601 (default: when it was loaded)",
+    MetaKey("timestamp", "timestamp", "when the run was made (default: when it was loaded)",
             "2026-11-27T09:30:00", header=("timestamp", "date")),
     MetaKey("latency_ms", "number", "mean latency per query, in milliseconds", "12.5",
             header=("latency_ms", "cost.latency_ms"), cost=True, better="lower"),
