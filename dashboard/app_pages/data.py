@@ -1,4 +1,4 @@
-"""Data: choose or create a collection, upload runs/qrels/topics/documents, manage runs."""
+"""Data: choose or create a collection, upload runs/qrels/topics/documents, manage runs and their lineage and cost."""
 from __future__ import annotations
 
 import streamlit as st
@@ -13,6 +13,7 @@ from dashboard.components.escape import md_escape
 from dashboard.components.runs_admin import (render_collections, render_counts, render_diversity_table,
                                              render_qrels_table, render_run_admin, render_run_table)
 from dashboard.components.dataset import render_dataset_loader
+from dashboard.components.lineage import render_lineage_table, render_meta_editor
 from dashboard.components.upload import render_uploader
 
 st.title("Data")
@@ -112,6 +113,7 @@ load_docs = access.for_editors(_upload(store.add_documents))
 load_dataset = access.for_editors(_then_refresh(lambda did, **kw: store.add_dataset(cid, did, **kw)))
 rename = access.for_editors(_then_refresh(store.rename_run))
 delete = access.for_editors(_then_refresh(store.delete_run))
+save_meta = access.for_editors(_then_refresh(lambda run_id, values: store.set_run_meta(run_id, values, replace=True)))
 
 
 def _upload_section() -> None:
@@ -161,6 +163,13 @@ else:
     if rename and delete:
         with st.expander("Rename or delete a run"):
             render_run_admin(runs, rename=rename, delete=delete, key="data")
+    st.subheader("Lineage and cost")
+    st.caption("Each run's system, version, timestamp and cost, from its ir_metadata header, `python -m core load "
+               "--system/--version/--meta` or the editor below (docs/formats.md lists the keys).")
+    render_lineage_table(catalogue.lineage(cid), key="data_lineage_table")
+    if save_meta:
+        with st.expander("Edit a run's lineage and cost"):
+            render_meta_editor(runs, meta_of=store.run_meta, save=save_meta, key="data")
 
 st.subheader("Qrels sets")
 if qrels_sets.empty:

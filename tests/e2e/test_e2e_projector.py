@@ -44,8 +44,8 @@ DATA_TABS = [(None, ".st-key-data_runs_files"), ("Qrels", ".st-key-data_qrels_fi
              ("Diversity qrels", ".st-key-data_div_files"), ("Topics", ".st-key-data_topics_files"),
              ("Documents", ".st-key-data_docs_files")]
 VIEWS = [
-    ("leaderboard-17", f"/?collection={BIG}&baseline=pircRBa1", LB_TABS),
-    ("leaderboard-sample", f"/?collection={SAMPLE}&baseline=pircRBa1", LB_TABS),
+    ("leaderboard-17", f"/?collection={BIG}&baseline=pircRBa1", LB_TABS + [("Cost", ".st-key-lb_cost_chart")]),
+    ("leaderboard-sample", f"/?collection={SAMPLE}&baseline=pircRBa1", LB_TABS + [("Cost", ".st-key-lb_cost_none")]),
     ("leaderboard-llm", f"/?collection={LLM}", LB_TABS[:2]),
     ("per-query-17", f"/per-query?collection={BIG}&baseline=aplrob03a&run=pircRBa1&query=601", PQ_TABS),
     ("per-query-sample", f"/per-query?collection={SAMPLE}&query=601", PQ_TABS[:1]),
@@ -197,8 +197,11 @@ def server(tmp_path_factory):
         store.add_topics(BIG, (DATA / "topics.robust03.txt").read_bytes(), filename="topics.robust03.txt")
         runs = sorted(qrels.parent.joinpath("runs").glob("input.*.gz"))
         assert len(runs) == 17, runs
-        for run in runs:
-            store.add_run(BIG, reference_file(f"trectools_robust03/runs/{run.name}").read_bytes(), filename=run.name)
+        for i, run in enumerate(runs):
+            rid = store.add_run(BIG, reference_file(f"trectools_robust03/runs/{run.name}").read_bytes(),
+                                filename=run.name).id
+            if i:                             # a latency for all runs but the first (the Cost tab's chart and lists)
+                store.set_run_meta(rid, {"latency_ms": str(10 + (i * 37) % 200)})
     finally:
         store.close()
     srv.start()
