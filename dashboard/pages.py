@@ -15,6 +15,7 @@ SECTIONS = {
         ("curves.py", "Curves", "curves", ":material/show_chart:"),
         ("agreement.py", "Agreement", "agreement", ":material/group:"),
         ("judges.py", "Judges", "judges", ":material/gavel:"),
+        ("reproduce.py", "Reproduce", "reproduce", ":material/replay:"),
     ),
     "Collection": (
         ("data.py", "Data", "data", ":material/database:"),
