@@ -15,6 +15,7 @@ SECTIONS = {
         ("curves.py", "Curves", "curves", ":material/show_chart:"),
         ("agreement.py", "Agreement", "agreement", ":material/group:"),
         ("judges.py", "Judges", "judges", ":material/gavel:"),
+        ("history.py", "History", "history", ":material/timeline:"),
         ("reproduce.py", "Reproduce", "reproduce", ":material/replay:"),
     ),
     "Collection": (

@@ -2,8 +2,8 @@
 correction (paired.py), comparing runs with a baseline (compare.py -> the `Comparison` value, comparison.py), the
 regression gate (gate.py -> the `Gate` value, gatereport.py), tests over every pair of runs (multisys.py,
 permute.py) and how they can reach significance (reach.py), rank intervals and letters (ranks.py,
-resolution.py), risk (risk.py, riskeval.py), several baselines together (baselines.py), a system over its versions (history.py -> the `History` value), and the table that
-documents them (docs.py)."""
+resolution.py), risk (risk.py, riskeval.py), several baselines together (baselines.py), a system over its versions
+(history.py -> the `History` value), and the table that documents them (docs.py)."""
 from core.stats.baselines import Report, corrected_together, report
 from core.stats.compare import Comparison, ComparisonRow, compare
 from core.stats.gate import Gate, GateRow, gate
