@@ -28,6 +28,7 @@ COMMANDS = {
     "load": Command("core.cli.load", "Load runs, qrels, topics and documents into the store."),
     "list": Command("core.cli.listing", "List the collections, runs and qrels sets in the store."),
     "rename": Command("core.cli.rename", "Rename a run or a collection of the store."),
+    "meta": Command("core.cli.meta", "Show or edit a stored run's lineage and cost metadata (system, version, ...)."),
     "delete": Command("core.cli.delete", "Delete runs or a whole collection from the store (needs --yes)."),
     "evaluate": Command("core.cli.evaluate", "Evaluate runs against qrels, like trec_eval."),
     "compare": Command("core.cli.compare", "Compare runs against a baseline with significance tests."),

@@ -1,7 +1,12 @@
 """`python -m core load ...`: files into the store.
 
     python -m core --store PATH load [--collection NAME] [--qrels FILE [--assessor NAME]]... [--diversity-qrels FILE]...
-        [--run FILE [--name NAME]]... [--topics FILE] [--docs FILE] [--on-conflict error|replace|rename]
+        [--run FILE [--name NAME] [--system NAME] [--version V] [--timestamp ISO] [--meta KEY=VALUE]...]...
+        [--topics FILE] [--docs FILE] [--on-conflict error|replace|rename]
+
+--system, --version, --timestamp and --meta set a run's lineage and cost metadata (core/formats/lineage.py), over
+what its ir_metadata header gives: after a --run they describe that run; before the first --run, every run of
+the load (a run's own flags win).
 
 A `load` is one transaction: if any file is rejected, nothing from this command is stored. The files are
 read and checked before the store is taken, so other processes wait only for the inserts; while another
@@ -18,6 +23,7 @@ from pathlib import Path
 from core.store import faults
 from core.store import ingest
 from core.formats import GZIP_MAGIC, file_error, max_text_bytes, read_documents, read_qrels, read_topics, too_big
+from core.formats.lineage import COST_KEYS, META_KEYS, parse_pair
 from core.formats.pieces import pieces_min_bytes
 from core.store.store import Store, resolve_path
 
@@ -41,6 +47,21 @@ class _Append(argparse.Action):
             entries[-1]["label"] = value
 
 
+class _Meta(argparse.Action):
+    """--system/--version/--timestamp/--meta describe the preceding --run, or every run when no --run precedes them
+    (kept as `key=value` texts, checked by `_run_meta` before any file is read)."""
+
+    def __call__(self, parser, ns, value, option_string=None):
+        runs = getattr(ns, "runs", None)
+        target = runs[-1].setdefault("meta", []) if runs else ns.__dict__.setdefault("meta_all", [])
+        target.append((option_string, value if self.dest == "meta" else f"{self.dest}={value}"))
+
+
+def _run_meta(texts) -> dict[str, str]:
+    """The (option, key=value) texts of one run -> {key: checked value}; a bad one raises OptionError."""
+    return dict(parse_pair(text, option=option) for option, text in texts)
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--collection", default="default", help="collection to load into (created if new; default: 'default')")
     p.add_argument("--qrels", dest="qrels", action=_Append, metavar="FILE", help="qrels file (repeatable)")
@@ -55,6 +76,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--run", dest="runs", action=_Append, metavar="FILE", help="run file (repeatable)")
     p.add_argument("--name", dest="runs", action=_Append, const="--run", metavar="NAME",
                    help="name for the preceding --run (default: the run tag, else the file name)")
+    for flag, meaning in (("--system", "NAME"), ("--version", "V"), ("--timestamp", "ISO")):
+        key = flag.removeprefix("--")
+        p.add_argument(flag, dest=key, action=_Meta, metavar=meaning,
+                       help=f"{META_KEYS[key].meaning} of the preceding --run (before any --run: of every run)")
+    p.add_argument("--meta", dest="meta", action=_Meta, metavar="KEY=VALUE",
+                   help="metadata of the preceding --run (before any --run: of every run), repeatable: a cost key ("
+                        + ", ".join(COST_KEYS) + ") or any other key; KEY= removes a key the header gave")
     p.add_argument("--on-conflict", choices=("error", "replace", "rename"), default="error",
                    help="when a run name exists: stop (default), replace the old run, or load as NAME-2")
     p.add_argument("--topics", metavar="FILE", help="topics: TREC <top> SGML, TSV qid<TAB>text, or JSONL")
@@ -145,8 +173,9 @@ def _prepare(kind: str, path: str, name: str, args):
 
 def _insert(cur, cid: int, kind: str, name: str, label, parsed, args):
     if kind == "run":
+        label, meta = label
         return ingest.add_run(cur, cid, None, filename=name, name=label, on_conflict=args.on_conflict,
-                              prepared=parsed)
+                              prepared=parsed, meta=meta)
     if kind == "qrels":
         return ingest.add_qrels(cur, cid, None, filename=name, assessor=label,
                                 judgment_groups=args.judgment_groups, parsed=parsed)
@@ -162,7 +191,8 @@ def run(args) -> int:
     jobs += [("qrels", q["file"], q["label"]) for q in args.qrels or []]
     jobs += [("diversity qrels", path, None) for path in args.diversity or []]
     jobs += [("docs", args.docs, None)] if args.docs else []
-    jobs += [("run", r["file"], r["label"]) for r in args.runs or []]
+    common = _run_meta(getattr(args, "meta_all", []))
+    jobs += [("run", r["file"], (r["label"], {**common, **_run_meta(r.get("meta", []))})) for r in args.runs or []]
     if not jobs:
         print("Nothing to load: give --run, --qrels, --diversity-qrels, --topics or --docs.", file=sys.stderr)
         return 2

@@ -1,10 +1,12 @@
 """The store: one DuckDB file shared by the dashboard, the command line and scripts. `Store` (store.py) opens it and
 owns its transactions; processes take turns on the file (access.py, connections.py); the schema and its
 migrations (schema.py); what it holds, read and edited by name (catalogue.py, edits.py); loading files (prepare.py
-before the store is taken, ingest.py inside the transaction); diversity qrels sets (diversity.py); the per-query
-results cache (results.py); damaged files (health.py) and faults with a way back (faults.py)."""
+before the store is taken, ingest.py inside the transaction); diversity qrels sets (diversity.py); runs' lineage and
+cost metadata (lineage.py: `Store.lineage(collection)`, version order); the per-query results cache (results.py);
+damaged files (health.py) and faults with a way back (faults.py)."""
 from core.store.diversity import add_diversity_qrels, diversity_sets, insert_diversity_qrels
+from core.store.lineage import natural_key, order_versions
 from core.store.store import DEFAULT_PATH, Store, resolve_path, sample_names
 
 __all__ = ["Store", "resolve_path", "sample_names", "DEFAULT_PATH", "add_diversity_qrels", "insert_diversity_qrels",
-           "diversity_sets"]
+           "diversity_sets", "natural_key", "order_versions"]

@@ -11,6 +11,9 @@ from typing import TYPE_CHECKING
 from core.store import edits
 from core.store import faults
 from core.store import ingest
+from core.store import lineage
+from core.errors import EvalError
+from core.formats.lineage import check_key, check_value
 from core.formats import read_documents, read_qrels, read_topics, source_name
 
 if TYPE_CHECKING:
@@ -46,14 +49,16 @@ class Catalogue:
             return ingest.create_collection(cur, name)
 
     # -- uploads (each one transaction; the file is parsed before the store is taken) -------------------------------------------------------------
-    def add_run(self, collection, source, *, filename=None, name=None, on_conflict="error"):
+    def add_run(self, collection, source, *, filename=None, name=None, on_conflict="error", meta=None):
+        """Load one run file; `meta`: {key: value} lineage and cost metadata over its header's
+        (core.formats.lineage.parse_pairs checks them)."""
         with faults.reading(source_name(source, filename), self.path):   # parse and rank before taking the store
             prepared = ingest.prepare_run(source, filename=filename)
         try:
             with self.transaction() as cur:
                 cid = ingest.collection_id(cur, collection, create=True)
                 return ingest.add_run(cur, cid, source, filename=filename, name=name, on_conflict=on_conflict,
-                                      prepared=prepared)
+                                      prepared=prepared, meta=meta)
         finally:
             prepared.close()      # a large run waits in a temporary file until it is inserted
 
@@ -110,6 +115,40 @@ class Catalogue:
         df = self._query("SELECT docno, text FROM documents WHERE collection_id = ? AND list_contains(?, docno)",
                          [self._cid(collection), list(docnos)])
         return dict(zip(df["docno"], df["text"]))
+
+    # -- lineage and cost (core/store/lineage.py) ------------------------------------------------------
+    def lineage(self, collection) -> pd.DataFrame:
+        """Every run of the collection with its lineage and cost, one row per run: `run_id`, `run` (its name),
+        `system`, `version` (text, None when not given), `timestamp` (pandas datetime: the run's own, else its
+        upload time), then the cost keys any run carries (`latency_ms`, `index_gb`, `cost_usd`, `energy_kwh` as
+        floats, NaN when a run lacks it; `gpu` as text), then the free keys (text), alphabetically. Rows are in
+        version order: by system (runs without one last), then timestamp, then the natural order of version
+        ('v2' before 'v10'), then run id."""
+        cur = self.cursor()
+        try:
+            return lineage.read_lineage(cur, ingest.collection_id(cur, collection))
+        finally:
+            cur.close()
+
+    def run_meta(self, run_id: int) -> dict[str, str]:
+        """The run's stored metadata, {key: value} as text."""
+        cur = self.cursor()
+        try:
+            return lineage.run_meta(cur, run_id)
+        finally:
+            cur.close()
+
+    def set_run_meta(self, run_id: int, values: dict[str, str | None], *, replace: bool = False) -> None:
+        """Set keys of a run's metadata (values checked by core.formats.lineage; '' or None removes a key); with
+        `replace`, the run's metadata becomes exactly `values`. One transaction."""
+        checked = {check_key(k): (None if v is None else check_value(k, v)) for k, v in values.items()}
+        with self.transaction() as cur:
+            if replace:
+                lineage.replace_meta(cur, run_id, checked)
+            elif ingest.one(cur, "SELECT 1 FROM runs WHERE run_id = ?", [run_id]) is None:
+                raise EvalError(f"Unknown run id {run_id}.")
+            else:
+                lineage.write_meta(cur, run_id, checked)
 
     # -- editing ------------------------------------------------------------------------------------
     def rename_run(self, run_id: int, new_name: str) -> None:

@@ -16,6 +16,8 @@ from core.errors import EvalError, OptionError, Problem, UploadError
 from core.formats import read_documents, read_qrels, read_topics, source_name
 from core.store.prepare import PreparedRun, prepare_run  # noqa: F401  (the loaders' first step, before the store)
 from core.db.sqltext import one, statement
+from core.formats.lineage import from_header
+from core.store.lineage import write_meta
 from core.store.schema import BY_RUN
 
 INSERT_RUN_ROWS = "INSERT INTO run_docs SELECT ?, topic, docno, score, rank FROM {view}"
@@ -102,18 +104,21 @@ def _register(cur, table: pa.Table) -> str:
 
 
 def add_run(cur, cid: int, source, *, filename=None, name=None, on_conflict="error", parsed=None,
-            prepared: PreparedRun | None = None) -> IngestReport:
-    """Insert one run (parsing it here unless `prepared`); raises UploadError (nothing written) on any problem."""
+            prepared: PreparedRun | None = None, meta: dict[str, str] | None = None) -> IngestReport:
+    """Insert one run (parsing it here unless `prepared`); raises UploadError (nothing written) on any problem.
+    Its lineage and cost metadata (core/store/lineage.py) come from its ir_metadata header, overridden by `meta`
+    ({key: value} already checked by core.formats.lineage.parse_pairs; an empty value removes the header's)."""
     if on_conflict not in ("error", "replace", "rename"):
         raise OptionError(f"on_conflict must be 'error', 'replace' or 'rename', not {on_conflict!r}.")
     if prepared is None:
         prepared = prepare_run(source, filename=filename, parsed=parsed)
         try:
-            return add_run(cur, cid, None, name=name, on_conflict=on_conflict, prepared=prepared)
+            return add_run(cur, cid, None, name=name, on_conflict=on_conflict, prepared=prepared, meta=meta)
         finally:
             prepared.close()
     file, run, rows, topics = prepared.file, prepared.run, prepared.rows, prepared.topics
     name = name or run.tag or Path(file).name.removesuffix(".gz")
+    lineage = {**from_header(run.metadata, file), **(meta or {})}
     warnings = list(run.warnings)
     old = one(cur, "SELECT run_id FROM runs WHERE collection_id = ? AND name = ?", [cid, name])
     if old and on_conflict == "error":
@@ -131,6 +136,7 @@ def add_run(cur, cid: int, source, *, filename=None, name=None, on_conflict="err
     n_topics, depth = topics.num_rows, (pc.max(topics["n"]).as_py() if topics.num_rows else None)
     cur.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, now())",
                 [run_id, cid, name, run.tag, file, json.dumps(run.metadata), run.n_rows, n_topics, depth]).fetchall()
+    write_meta(cur, run_id, lineage)
     return IngestReport(run_id, run.n_rows, warnings, name, [run_id])
 
 

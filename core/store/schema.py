@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from core.errors import RankboardError
 from core.db.sqltext import one
+from core.store.lineage import fill_from_headers
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 # Schema 2: what stored evaluation reads, kept up to date by every write that changes it (core/store/ingest.py).
 # (As created by the 1 -> 2 migration; schema 3 adds run_topics.topic.)
@@ -47,10 +48,17 @@ DIVERSITY_TABLES = [
     "docno VARCHAR, rel INTEGER);",
 ]
 
+# Schema 5: a run's lineage and cost, `key=value` rows (core/formats/lineage.py declares the reserved keys: system,
+# version, timestamp and the cost keys; any other key is free). One row per (run, key); the value is text, numbers
+# and timestamps as core/formats/lineage.py `check_value` normalised them (core/store/lineage.py reads and writes).
+LINEAGE_TABLES = [
+    "CREATE TABLE IF NOT EXISTS run_meta(run_id INTEGER, key VARCHAR, value VARCHAR);",
+]
+
 # The tables keyed by each id, for deleting (core/store/edits.py, ingest.delete_run): every table of the schema
 # that holds a run_id, qrels_id or collection_id column is listed under that id (tests/store/test_store.py checks
 # the lists against the schema, and that deleting a collection leaves no row of it in any table).
-BY_RUN = ("results", "judged_rows", "run_topics", "run_docs", "runs")
+BY_RUN = ("results", "judged_rows", "run_topics", "run_docs", "run_meta", "runs")
 BY_QRELS = ("results", "judged_rows", "qrels", "subtopic_qrels", "qrels_sets", "diversity_sets")
 BY_COLLECTION = ("runs", "qrels_sets", "diversity_sets", "topics", "documents", "query_notes", "collections")
 
@@ -71,7 +79,7 @@ CREATE TABLE IF NOT EXISTS runs(run_id INTEGER PRIMARY KEY, collection_id INTEGE
 CREATE TABLE IF NOT EXISTS results(run_id INTEGER, qrels_id INTEGER, options VARCHAR, qid VARCHAR,
     measure VARCHAR, value DOUBLE);
 CREATE TABLE IF NOT EXISTS query_notes(collection_id INTEGER, qid VARCHAR, note VARCHAR, updated_at TIMESTAMP);
-""" + "\n".join(DIVERSITY_TABLES)
+""" + "\n".join(DIVERSITY_TABLES + LINEAGE_TABLES)
 
 
 def _v1_to_v2(cur) -> None:
@@ -103,8 +111,16 @@ def _v3_to_v4(cur) -> None:
         cur.execute(create).fetchall()
 
 
+def add_run_meta(cur) -> None:
+    """Add run_meta, the runs' lineage and cost metadata, filled from each stored run's ir_metadata header (kept in
+    runs.metadata); a run's timestamp defaults to its upload time when read."""
+    for create in LINEAGE_TABLES:
+        cur.execute(create).fetchall()
+    fill_from_headers(cur)
+
+
 # MIGRATIONS[v] upgrades a store at schema version v to v + 1 (run inside the open transaction).
-MIGRATIONS: dict[int, callable] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}
+MIGRATIONS: dict[int, callable] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4, 4: add_run_meta}
 
 
 def check_version(cur, path) -> int:

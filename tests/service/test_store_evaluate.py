@@ -76,7 +76,7 @@ TO_V2 = """CREATE TABLE run_rows_old AS SELECT run_id, qid, docno, score, rank F
     DROP VIEW run_rows; DROP TABLE run_docs; ALTER TABLE run_rows_old RENAME TO run_rows;
     CREATE TABLE run_topics_old AS SELECT run_id, qid, n FROM run_topics;
     DROP TABLE run_topics; ALTER TABLE run_topics_old RENAME TO run_topics;
-    DROP TABLE diversity_sets; DROP TABLE subtopic_qrels;
+    DROP TABLE diversity_sets; DROP TABLE subtopic_qrels; DROP TABLE run_meta;
     UPDATE meta SET value = '2' WHERE key = 'schema_version'"""
 TO_V1 = TO_V2 + """; DROP TABLE run_topics; DROP TABLE judged_rows;
     UPDATE meta SET value = '1' WHERE key = 'schema_version'"""

@@ -1,0 +1,50 @@
+"""`python -m core meta --collection NAME RUN [KEY=VALUE]...`: show or edit a stored run's lineage and cost metadata.
+
+    python -m core meta --collection robust04 bm25                               # print its metadata
+    python -m core meta --collection robust04 bm25 version=v2 latency_ms=12.5    # set keys
+    python -m core meta --collection robust04 bm25 gpu=                          # remove a key
+
+The keys are declared in core/formats/lineage.py (system, version, timestamp, the cost keys; any other key is
+free). The values are checked before the store is taken (a number for a numeric key, ISO 8601 for timestamp);
+the change is one transaction, like `rename`.
+"""
+from __future__ import annotations
+
+from core.formats.lineage import parse_pairs
+from core.store import edits
+from core.store import lineage
+from core.store.store import Store
+
+
+def add_arguments(p) -> None:
+    p.add_argument("--collection", required=True, metavar="NAME", help="the collection of the run")
+    p.add_argument("run", metavar="RUN", help="the run (its name, or its id as `list` prints it)")
+    p.add_argument("pairs", nargs="*", metavar="KEY=VALUE",
+                   help="keys to set (KEY= removes one); none: print the run's metadata")
+
+
+def run(args) -> int:
+    values = parse_pairs(args.pairs, option="meta")
+    store = Store.open(args.store, load_sample=False)
+    try:
+        if values:
+            with store.transaction() as cur:
+                rid = edits.run_id(cur, edits.collection(cur, args.collection), args.collection, args.run)
+                lineage.write_meta(cur, rid, values)
+                now = lineage.run_meta(cur, rid)
+        else:
+            cur = store.cursor()
+            try:
+                rid = edits.run_id(cur, edits.collection(cur, args.collection), args.collection, args.run)
+                now = lineage.run_meta(cur, rid)
+            finally:
+                cur.close()
+    finally:
+        store.close()
+    if values:
+        print(f"Updated the metadata of run '{args.run}' in collection '{args.collection}'.")
+    for key, value in now.items():
+        print(f"{key}\t{value}")
+    if "timestamp" not in now:
+        print("timestamp\t(not given: the upload time)")
+    return 0
