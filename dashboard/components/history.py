@@ -100,7 +100,7 @@ def render_topics(moved: pd.DataFrame, *, step, texts: dict, key: str, on_select
     """The step's topics, largest change first; a click on a row opens that topic in Per-query."""
     st.markdown(md_format("Topics that moved most from {} to {} (Δ = {} − {}). Click a row to open it in Per-query.",
                           step.before, step.after, step.after_version, step.before_version))
-    view = moved.assign(text=[texts.get(q, "") for q in moved["qid"]])
+    view = moved.assign(text=[texts.get(q, "") for q in moved["qid"]])[["qid", "text", "before", "after", "delta"]]
     if not (view["text"] != "").any():
         view = view.drop(columns=["text"])
     download_csv(view.to_csv(index=False), label="Download these topics (CSV)",

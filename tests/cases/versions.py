@@ -66,3 +66,12 @@ def load_args(folder: Path) -> list[str]:
     for version, path in write_versions(folder).items():
         args += ["--run", str(path), "--name", f"{SYSTEM}-{version}", "--system", SYSTEM, "--version", version]
     return args
+
+
+def add_versions(store, collection: str, folder: Path, *, system: str = SYSTEM) -> dict[str, int]:
+    """Load the four versions into a store (Store.add_run with their system and version); version -> run id."""
+    out = {}
+    for version, path in write_versions(folder).items():
+        out[version] = store.add_run(collection, str(path), name=f"{system}-{version}",
+                                     meta={"system": system, "version": version}).id
+    return out
