@@ -23,6 +23,8 @@ from core.stats import paired
 from core.stats.comparison import TEST_NAMES
 
 STEP_TESTS = ("t", "wilcoxon", "randomization")
+CORRECTION_NAMES = {"none": "no correction", "bonferroni": "Bonferroni correction", "holm": "Holm correction",
+                    "bh": "Benjamini-Hochberg correction"}
 UP, DOWN = "▲", "▼"
 
 
@@ -95,7 +97,7 @@ class History:
 
     def legend(self) -> str:
         return (f"{UP} / {DOWN}: significantly better / worse than the version before ({TEST_NAMES[self.test]} on "
-                f"the topics both versions have, {self.correction} correction over the {len(self.steps)} steps "
+                f"the topics both versions have, {CORRECTION_NAMES[self.correction]} over the {len(self.steps)} steps "
                 f"shown, α = {self.alpha:g}). The band is each version's 95% t interval over its topics.")
 
 

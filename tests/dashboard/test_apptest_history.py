@@ -60,7 +60,7 @@ def test_the_correction_and_test_are_in_the_url(history_app):
     assert_clean(at)
     assert at.selectbox(key="hi_test").value == "wilcoxon"
     plain = texts(at).replace("\\", "")
-    assert "Wilcoxon signed-rank test" in plain and "bonferroni correction over the 3 steps" in plain
+    assert "Wilcoxon signed-rank test" in plain and "Bonferroni correction over the 3 steps" in plain
     at.selectbox(key="hi_correction").set_value("none").run()
     assert_clean(at)
     assert url(at, "correction") == ["none"]

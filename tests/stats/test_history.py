@@ -108,7 +108,8 @@ def test_frame_csv_and_moved_topics():
     assert (np.diff(np.abs(moved["delta"].to_numpy())) <= 0).all()
     q = moved["qid"].iloc[0]
     assert moved["delta"].iloc[0] == pytest.approx(_values(per_query, "a4")[q] - _values(per_query, "a3")[q])
-    assert "Holm" in h.legend() or "holm" in h.legend()
+    assert "Holm correction over the 4 steps shown" in h.legend()
+    assert "no correction over the 4 steps" in h.with_correction("none").legend()
 
 
 def test_one_version_has_no_step_and_bad_choices_are_refused():
