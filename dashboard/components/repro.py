@@ -34,11 +34,10 @@ def render_orderings(result, *, key: str) -> None:
         return
     cols = st.columns(2 * len(result.agreement))
     for i, a in enumerate(result.agreement):
-        who = md_format("{} vs {}", a.reproduced, a.original)
         cols[2 * i].metric(f"KTU · {PAIRS[a.pair]}", "–" if a.ktu is None else f"{a.ktu:.4f}", help=MEANING["ktu"])
         cols[2 * i + 1].metric(f"RBO (p = {result.rbo_p:g}) · {PAIRS[a.pair]}",
                                "–" if a.rbo is None else f"{a.rbo:.4f}", help=MEANING["rbo"])
-        cols[2 * i].caption(f"{who}, mean over {a.n_topics} topics")
+        cols[2 * i].caption(md_format("{} vs {}, mean over {} topics", a.reproduced, a.original, a.n_topics))
     per_topic = result.per_topic_frame()
     run = per_topic[per_topic["pair"] == "run"]
     fig = go.Figure([go.Scatter(x=[chart_text(q, None) for q in run["qid"]], y=run[c], mode="markers", name=c.upper(),
