@@ -44,7 +44,8 @@ def render_chart(frame: pd.DataFrame, *, measure: str, colors: dict, key: str, o
         marks = g["mark"].fillna("").tolist()
         traces.append(go.Scatter(
             x=x, y=g["mean"], mode="lines+markers+text", name=chart_text(system, 30), legendgroup=system,
-            line=dict(color=color, width=2), text=marks, textposition="top center",
+            line=dict(color=color, width=2), text=marks,
+            textposition=["bottom center" if m == "▼" else "top center" for m in marks],
             textfont=dict(size=18, color=[SYMBOL.get(m, ("", color))[1] for m in marks]),
             marker=dict(size=[16 if m else 9 for m in marks], color=[SYMBOL.get(m, ("", color))[1] for m in marks],
                         symbol=[SYMBOL.get(m, ("circle",))[0] for m in marks]),
