@@ -90,7 +90,8 @@ class History:
             rows.append({**asdict(v), "measure": self.measure, **step})
         columns = ["system", "version", "run", "measure", "n_topics", "mean", "ci_low", "ci_high", "delta",
                    "n_common", "p_value", "p_corrected", "mark"]
-        return pd.DataFrame(rows, columns=columns)
+        numbers = ["mean", "ci_low", "ci_high", "delta", "n_common", "p_value", "p_corrected"]
+        return pd.DataFrame(rows, columns=columns).astype({c: float for c in numbers})   # None -> NaN: shown blank
 
     def to_csv(self) -> str:
         return self.to_dataframe().to_csv(index=False)
