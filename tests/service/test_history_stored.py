@@ -40,3 +40,15 @@ def test_unknown_system_and_no_system(tmp_path):
         with pytest.raises(EvalError) as err:
             history_stored(store, SAMPLE_COLLECTION, [], "AP")
         assert str(err.value) == "No system chosen. Pick at least one system."
+
+
+def test_timestamps_order_the_versions_before_their_names(tmp_path):
+    from tests.cases.versions import write_versions
+    with sample_store(tmp_path) as store:
+        files = write_versions(tmp_path)
+        for version, stamp in (("v1", "2026-03-01T10:00:00"), ("v2", "2026-01-01T10:00:00"), ("v9", None)):
+            meta = {"system": "dated", **({"version": version, "timestamp": stamp} if stamp else {})}
+            store.add_run(SAMPLE_COLLECTION, str(files[version]), name=f"dated-{version}", meta=meta)
+        lines = lines_of(store.lineage(SAMPLE_COLLECTION), ["dated"])
+    # v2 is older than v1; the run without a version or timestamp is dated by its upload (now): last, by its name
+    assert lines == {"dated": [("v2", "dated-v2"), ("v1", "dated-v1"), ("dated-v9", "dated-v9")]}
