@@ -79,7 +79,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     for flag, meaning in (("--system", "NAME"), ("--version", "V"), ("--timestamp", "ISO")):
         key = flag.removeprefix("--")
         p.add_argument(flag, dest=key, action=_Meta, metavar=meaning,
-                       help=f"{META_KEYS[key].meaning} of the preceding --run (before any --run: of every run)")
+                       help=f"{key}: {META_KEYS[key].meaning}; describes the preceding --run (before any --run: "
+                            "every run)")
     p.add_argument("--meta", dest="meta", action=_Meta, metavar="KEY=VALUE",
                    help="metadata of the preceding --run (before any --run: of every run), repeatable: a cost key ("
                         + ", ".join(COST_KEYS) + ") or any other key; KEY= removes a key the header gave")

@@ -35,7 +35,7 @@ META_KEYS: dict[str, MetaKey] = {k.name: k for k in (
             header=("system", "method.name")),
     MetaKey("version", "text", "the system's version: a commit, a tag or a number", "v1.2",
             header=("version", "implementation.source.commit", "implementation.source.version")),
-    MetaKey("timestamp", "timestamp", "when the run was made, ISO 8601 (default: when it was loaded)",
+    MetaKey("timestamp", "timestamp", "when the run was made (default: when it was loaded)",
             "2026-11-27T09:30:00", header=("timestamp", "date")),
     MetaKey("latency_ms", "number", "mean latency per query, in milliseconds", "12.5",
             header=("latency_ms", "cost.latency_ms"), cost=True, better="lower"),
@@ -96,12 +96,14 @@ def _timestamp(key: str, value: str, spec: MetaKey) -> str:
     return when.isoformat()
 
 
-def parse_pair(text: str, *, option: str = "--meta") -> tuple[str, str]:
-    """`key=value` -> (key, checked value); an empty value (`key=`) removes the key. Raises OptionError."""
+def parse_pair(text: str, *, option: str = "--meta", example: str | None = None) -> tuple[str, str]:
+    """`key=value` -> (key, checked value); an empty value (`key=`) removes the key. Raises OptionError, which
+    names `option` (where the text came from) and gives `example` (default: `<option> latency_ms=12.5`)."""
     key, eq, value = str(text).partition("=")
     if not eq or not key.strip():
+        example = example or f"{option} latency_ms=12.5"
         raise OptionError(f"{option} '{text}' is not key=value. Write it as KEY=VALUE, e.g. "
-                          f"{option} latency_ms=12.5 (an empty value, latency_ms=, removes the key).")
+                          f"{example} (an empty value, latency_ms=, removes the key).")
     key = check_key(key.strip())
     return key, check_value(key, value)
 

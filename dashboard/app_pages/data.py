@@ -1,4 +1,4 @@
-"""Data: choose or create a collection, upload runs/qrels/topics/documents, manage runs."""
+"""Data: choose or create a collection, upload runs/qrels/topics/documents, manage runs and their lineage and cost."""
 from __future__ import annotations
 
 import streamlit as st
@@ -12,6 +12,7 @@ from dashboard.components.feedback import show_error, words
 from dashboard.components.escape import md_escape
 from dashboard.components.runs_admin import (render_collections, render_counts, render_diversity_table,
                                              render_qrels_table, render_run_admin, render_run_table)
+from dashboard.components.lineage import render_lineage_table, render_meta_editor
 from dashboard.components.upload import render_uploader
 
 st.title("Data")
@@ -110,6 +111,7 @@ load_topics = access.for_editors(_upload(store.add_topics))
 load_docs = access.for_editors(_upload(store.add_documents))
 rename = access.for_editors(_then_refresh(store.rename_run))
 delete = access.for_editors(_then_refresh(store.delete_run))
+save_meta = access.for_editors(_then_refresh(lambda run_id, values: store.set_run_meta(run_id, values, replace=True)))
 
 
 def _upload_section() -> None:
@@ -157,6 +159,13 @@ else:
     if rename and delete:
         with st.expander("Rename or delete a run"):
             render_run_admin(runs, rename=rename, delete=delete, key="data")
+    st.subheader("Lineage and cost")
+    st.caption("Each run's system, version, timestamp and cost, from its ir_metadata header, `python -m core load "
+               "--system/--version/--meta` or the editor below (docs/formats.md lists the keys).")
+    render_lineage_table(catalogue.lineage(cid), key="data_lineage_table")
+    if save_meta:
+        with st.expander("Edit a run's lineage and cost"):
+            render_meta_editor(runs, meta_of=store.run_meta, save=save_meta, key="data")
 
 st.subheader("Qrels sets")
 if qrels_sets.empty:

@@ -1,11 +1,13 @@
 """Leaderboard: runs x measures, ranks with 95% intervals and letter groups, baselines with
-significance tests, CIs, every pair's adjusted p-value, risk, Judged@10, exports."""
+significance tests, CIs, every pair's adjusted p-value, risk, Judged@10, cost beside effectiveness, exports."""
 from __future__ import annotations
 
 from functools import partial
 
 import streamlit as st
 
+from core.analysis.pareto import pareto
+from core.formats.lineage import COST_KEYS, META_KEYS, NUMERIC_COST_KEYS
 from core.stats.baselines import unreachable
 from dashboard.cache import results as cached
 from dashboard.cache import diversity as cached_diversity
@@ -13,6 +15,7 @@ from dashboard.cache import judges as cached_judges
 from dashboard.cache import catalogue
 from dashboard.cache import store as store_resource
 from dashboard.session import gates, state
+from dashboard.components import cost
 from dashboard.components import leaderboard as lb
 from dashboard.components import manysys
 from dashboard.components.feedback import guard, show_error, show_warnings
@@ -65,6 +68,24 @@ def bounds_section(coll, run_ids, measures, ver: str) -> None:
     render_leaderboard_bounds(list(names), default, measures, report=report, key="lb_bounds_view")
 
 
+def cost_tab(summary, lineage, chosen: list[str], measures: list[str]) -> None:
+    """A measure against a cost key: the Pareto front, its runs, and the runs without cost data."""
+    keys = cost.carried(lineage, chosen, NUMERIC_COST_KEYS)
+    if not keys:
+        cost.render_no_cost(chosen, NUMERIC_COST_KEYS, key="lb_cost_none")
+        return
+    left, right = st.columns(2)
+    measure = state.select_one("Measure", measures, key="lb_cost_measure", param="cost_measure", where=left)
+    key = state.select_one("Cost", keys, key="lb_cost_key", param="cost_key", where=right,
+                           format_func=lambda k: f"{k} ({META_KEYS[k].meaning})")
+    means = lb.means_table(summary, runs=chosen, measures=[measure])
+    costs = cost.cost_frame(lineage, chosen, [key])[key]
+    values = means[measure].values if measure in means else [None] * len(chosen)
+    result = pareto(chosen, costs.values, values, cost=key, measure=measure, cost_better=META_KEYS[key].better)
+    cost.render_cost_chart(result, meaning=META_KEYS[key].meaning, key="lb_cost_chart")
+    cost.render_cost_lists(result, key="lb_cost_lists")
+
+
 st.title("Leaderboard")
 coll, ids = gates.require_runs(key="lb_empty")
 names = list(ids)
@@ -103,6 +124,11 @@ alpha = state.select_one("Significance level", ALPHAS, key="lb_alpha", param="al
 more = state.select_many("More baselines", [r for r in chosen if r != baseline], key="lb_more_baselines",
                          param="baselines", help="Test every other run against each of these too; the correction "
                                                  "covers all of those tests.") if baseline else []
+lineage = catalogue.lineage(coll["id"])
+carried = cost.carried(lineage, chosen, COST_KEYS)
+cost_columns = state.select_many("Cost columns", carried, key="lb_cost_columns", param="cost",
+                                 help="Show the runs' cost metadata beside the measures (" + ", ".join(
+                                     f"{k}: {META_KEYS[k].meaning}" for k in carried) + ")") if carried else []
 if not chosen or not measures:
     st.info("Pick at least one run and one measure.")
     st.stop()
@@ -127,6 +153,7 @@ with guard("evaluate the runs"):
         st.warning(unjudged, icon=":material/warning:")
     table = lb.render_table(result.summary, runs=chosen, measures=measures,
                             comparison=comparison if baseline else None, judged=judged, resolution=resolution,
+                            costs=cost.cost_frame(lineage, chosen, cost_columns) if cost_columns else None,
                             key="lb_table")
     st.caption(md_escape(resolution.legend()))
     manysys.render_unreachable(resolution.warning())
@@ -135,8 +162,9 @@ with guard("evaluate the runs"):
     st.caption(md_escape(comparison.missing_note if baseline else cached.missing_note(result.missing_topics)))
     # only the open tab runs (on_change="rerun"): the first view skips the details, the heatmap and the risk views
     # (~0.5 s at 50 runs x 5,000 topics); opening a tab reruns the page, whose results are cached by then
-    tab_chart, tab_details, tab_pairs, tab_risk = st.tabs(["Confidence intervals", "Deltas, wins/ties/losses, p-values",
-                                                           "Every pair", "Risk"], key="lb_tab", on_change="rerun")
+    tab_chart, tab_details, tab_pairs, tab_risk, tab_cost = st.tabs(
+        ["Confidence intervals", "Deltas, wins/ties/losses, p-values", "Every pair", "Risk", "Cost"], key="lb_tab",
+        on_change="rerun")
     with tab_chart:
         if tab_chart.open is not False:
             measure = state.select_one("Chart measure", measures, key="lb_measure", param="measure")
@@ -180,6 +208,9 @@ with guard("evaluate the runs"):
                 manysys.render_contributions(cached.contributions(coll["id"], run_ids, measures, run=run, baseline=versus,
                                                                   measure=m, alpha_risk=alpha_risk, ver=ver),
                                              run=run, baseline=versus, measure=m, alpha=alpha_risk, key="lb_trisk")
+    with tab_cost:
+        if tab_cost.open is not False:
+            cost_tab(result.summary, lineage, chosen, measures)
     stem = f"leaderboard_{coll['name']}" + (f"_vs_{baseline}" if baseline else "")
     order = lb.rank_order(result.summary, runs=chosen, measures=measures)    # the exports list the runs as the table
     csv, latex = (cached.report_later(coll["id"], run_ids, measures, order=order, **many) if baseline

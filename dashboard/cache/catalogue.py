@@ -30,6 +30,11 @@ def _diversity_sets(path: str, cid: int, version: int):
     return diversity_sets(get_store(), cid)
 
 
+@st.cache_data(show_spinner=False, max_entries=64)
+def _lineage(path: str, cid: int, version: int):
+    return get_store().lineage(cid)
+
+
 def collections():
     """All collections (DataFrame with collection_id, name, n_runs, ...), cached per data version."""
     return _collections(str(store_path()), data_version())
@@ -56,7 +61,13 @@ def diversity_sets(cid: int):
     return _diversity_sets(str(store_path()), int(cid), data_version())
 
 
+def lineage(cid: int):
+    """The collection's runs with their lineage and cost (core's Store.lineage, in version order), cached per data
+    version."""
+    return _lineage(str(store_path()), int(cid), data_version())
+
+
 def changed() -> None:
     """Drop the cached catalogue (a write changes the data version anyway; this frees the old entries)."""
-    for fn in (_collections, _runs, _qrels_sets, _diversity_sets):
+    for fn in (_collections, _runs, _qrels_sets, _diversity_sets, _lineage):
         fn.clear()

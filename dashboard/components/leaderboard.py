@@ -55,10 +55,12 @@ def _cell_marks(comparison, measures: list[str]) -> dict:
 
 
 def render_table(summary: pd.DataFrame, *, runs: list[str], measures: list[str], comparison=None,
-                 judged: pd.Series | None = None, resolution=None, key: str) -> pd.DataFrame:
+                 judged: pd.Series | None = None, resolution=None, costs: pd.DataFrame | None = None,
+                 key: str) -> pd.DataFrame:
     """The main leaderboard: one row per run, one column per measure, markers and colours vs the
     baseline (if any), Judged@10 last; with a core.stats.resolution.Resolution, the rank with its 95%
-    interval ('2 (1–4)') and the letter group first. Click a header to sort. Returns the table."""
+    interval ('2 (1–4)') and the letter group first; `costs` (runs x cost keys) adds those columns at the end, a
+    run without one shows '–'. Click a header to sort. Returns the table."""
     table = in_rank_order(means_table(summary, runs=runs, measures=measures))
     measures = list(table.columns)
     ranked = [RANK, GROUP] if resolution is not None else []
@@ -75,9 +77,13 @@ def render_table(summary: pd.DataFrame, *, runs: list[str], measures: list[str],
         rows = {r.run: r for r in comparison.rows if r.measure == measures[0]}
         table[wtl] = [f"{rows[r].wins}/{rows[r].ties}/{rows[r].losses}"
                       if r in rows and rows[r].wins is not None else "" for r in table.index]
+    cost_keys = [] if costs is None else [c for c in costs.columns if c not in table.columns]
+    for c in cost_keys:      # as text: a run without the key shows '–' (a missing number would show "None")
+        table[c] = ["–" if not _ok(v) else f"{v:g}" if isinstance(v, float) else str(v)
+                    for v in costs[c].reindex(table.index)]
     table.index = [f"{r} (baseline)" if r == baseline else r for r in table.index]
     table.index.name = "Run"
-    numeric = [c for c in table.columns if c != wtl and c not in ranked]
+    numeric = [c for c in table.columns if c != wtl and c not in ranked and c not in cost_keys]
     styler = table.style.format("{:.4f}", na_rep="–", subset=numeric)
     css = pd.DataFrame("", index=table.index, columns=table.columns, dtype=object)   # not Arrow text: set cell by cell
     if comparison is not None:

@@ -117,3 +117,13 @@ def test_a_bad_free_key_in_the_header_is_refused():
         from_header(meta, "r")
     assert str(err.value) == ("r: the ir_metadata header's meta: key 'k 1' is not a metadata key. Use only letters, "
                               "digits, '_', '.' and '-' in it.\n    '#   k 1: 0.9'")
+
+
+def test_docs_formats_lists_every_key_as_the_registry_declares_it():
+    from pathlib import Path
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "formats.md").read_text()
+    kinds = {"text": "text", "number": "number", "timestamp": "ISO 8601"}
+    for spec in META_KEYS.values():
+        paths = ", ".join(f"`{p}`" for p in spec.header)
+        row = f"| `{spec.name}` | {kinds[spec.kind]} | {spec.meaning} | {paths} | {spec.better or ''} |"
+        assert row.replace("|  |", "| |") in doc, row
