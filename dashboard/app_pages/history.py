@@ -6,6 +6,7 @@ import streamlit as st
 
 from core.service.history import step_topics, systems_of
 from core.stats.history import STEP_TESTS
+from dashboard.cache import catalogue
 from dashboard.cache import history as cached_history
 from dashboard.cache import results as cached
 from dashboard.cache import store as store_resource
@@ -21,7 +22,7 @@ st.title("History")
 coll, ids = gates.require_runs(key="hi_empty")
 store, ver = store_resource.get_store(), cached.version(coll["id"])
 skey = str(store.path)
-lineage = cached_history.lineage(store, skey, coll["id"], ver)
+lineage = catalogue.lineage(coll["id"])
 systems = systems_of(lineage)
 if not systems:
     empty_state(f"No run of collection '{coll['name']}' has a system yet. Give runs a system and a version when "

@@ -1,19 +1,12 @@
-"""st.cache_data wrappers for the History page (keys as in dashboard/cache/results.py: the store path, the
-collection, the systems, the measure, the test and the store's data version). The steps' p-values are cached
-uncorrected; the page applies the correction and alpha with History.with_correction, so changing only those is
-instant."""
+"""st.cache_data wrapper for the History page (the runs' lineage is dashboard/cache/catalogue.py's). Keys as in
+dashboard/cache/results.py: the store path, the collection, the systems, the measure, the test and the store's data
+version. The steps' p-values are cached uncorrected; the page applies the correction and alpha with
+History.with_correction, so changing only those is instant."""
 from __future__ import annotations
 
 import streamlit as st
 
 from dashboard.cache import store as store_resource
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def lineage(_store, store_key: str, cid: int, version: str):
-    """The collection's runs with system, version and timestamp, in version order (Store.lineage)."""
-    with store_resource.db_lock():
-        return _store.lineage(cid)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
