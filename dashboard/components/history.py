@@ -94,7 +94,8 @@ def render_versions(frame: pd.DataFrame, *, stem: str, key: str) -> None:
 def step_label(step) -> str:
     p = "–" if step.p_corrected is None else f"{step.p_corrected:.4f}"
     delta = "–" if step.delta is None else f"{step.delta:+.4f}"
-    return f"{step.system}: {step.before_version} → {step.after_version} {step.mark} (Δ {delta}, p corr. {p})"
+    mark = f" {step.mark}" if step.mark else ""
+    return f"{step.system}: {step.before_version} → {step.after_version}{mark} (Δ {delta}, p corr. {p})"
 
 
 def render_topics(moved: pd.DataFrame, *, step, texts: dict, key: str, on_select):

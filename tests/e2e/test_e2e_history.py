@@ -1,7 +1,7 @@
 """The History page in Debian's chromium at 1280x720 against a real `streamlit run`: four versions of one system,
 loaded from the command line with `--system` and `--version`, show as four points in version order (v1, v2, v9,
-v10: natural order, not text order), the significant step (v2 -> v9) is marked ▲ and picked, and a click on a row of
-its topic list opens Per-query on that pair and topic."""
+v10: natural order, not text order), the significant step (v2 -> v9) is marked ▲ and picked, a click on a point picks
+the step into its version, and a click on a row of the step's topic list opens Per-query on that pair and topic."""
 from __future__ import annotations
 
 import re
@@ -38,6 +38,14 @@ def _click_row(app, i: int) -> None:
     app.rerun_after(lambda: app.page.mouse.click(box["x"] + 160, box["y"] + height * (i + 1.5)))
 
 
+def _click_point(app, i: int) -> None:
+    """A click on the centre of version i's marker (plotly's drag layer takes the pointer: the mouse, as a user)."""
+    point = app.key("hi_chart").locator(".scatterlayer .point").nth(i)
+    point.scroll_into_view_if_needed()
+    b = point.bounding_box()
+    app.rerun_after(lambda: app.page.mouse.click(b["x"] + b["width"] / 2, b["y"] + b["height"] / 2))
+
+
 def test_four_versions_in_order_a_marked_step_and_its_topics_open_per_query(app, server, tmp_path):
     app.goto(f"/history?collection={SAMPLE}")          # the store is made with the samples on the first visit
     expect(app.page.get_by_text(re.compile("has a system yet"))).to_be_visible()
@@ -61,4 +69,10 @@ def test_four_versions_in_order_a_marked_step_and_its_topics_open_per_query(app,
     expect(app.combobox("pq_query")).to_have_value(re.compile(rf"^{re.escape(qid)}:"))
     expect(app.page.get_by_role("heading", name=re.compile(rf"Topic {re.escape(qid)} "))).to_be_visible()
     app.shot("per_query_from_history")
+    app.assert_healthy()
+    app.goto(f"/history?collection={SAMPLE}")
+    _click_point(app, 3)                                # a click on a version's point picks the step into it
+    want = f"{SYSTEM}: v9 → v10"
+    assert app.settled(lambda: app.selected("hi_step").split(" (")[0], want) == want
+    expect(app.page.get_by_text(f"Topics that moved most from {SYSTEM}-v9 to {SYSTEM}-v10")).to_be_visible()
     app.assert_healthy()
