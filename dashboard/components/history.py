@@ -10,7 +10,7 @@ from dashboard.components.charts import chart_text, show, style
 from dashboard.components.escape import md_format
 from dashboard.components.palette import NEGATIVE, POSITIVE
 from dashboard.components.perquery import download_csv
-from dashboard.components.table import name_width, table as show_table
+from dashboard.components.table import fit_height, name_width, table as show_table
 
 SYMBOL = {"▲": ("triangle-up", POSITIVE), "▼": ("triangle-down", NEGATIVE)}
 
@@ -107,7 +107,8 @@ def render_topics(moved: pd.DataFrame, *, step, texts: dict, key: str, on_select
         view = view.drop(columns=["text"])
     download_csv(view.to_csv(index=False), label="Download these topics (CSV)",
                  file_name=f"history_{step.after}_vs_{step.before}", key=f"{key}_csv")
-    return st.dataframe(view, key=key, hide_index=True, width="stretch", height=300, on_select=on_select,
+    return st.dataframe(view, key=key, hide_index=True, width="stretch", height=fit_height(len(view)),
+                        on_select=on_select,
                         selection_mode=["single-row", "single-cell"], column_config={
                             "qid": st.column_config.TextColumn("Topic", pinned=True),
                             "text": st.column_config.TextColumn("Query"),
