@@ -24,7 +24,7 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    values = parse_pairs(args.pairs, option="meta")
+    values = parse_pairs(args.pairs, option="meta", example="latency_ms=12.5")
     store = Store.open(args.store, load_sample=False)
     try:
         if values:

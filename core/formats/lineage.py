@@ -108,9 +108,9 @@ def parse_pair(text: str, *, option: str = "--meta", example: str | None = None)
     return key, check_value(key, value)
 
 
-def parse_pairs(texts, *, option: str = "--meta") -> dict[str, str]:
+def parse_pairs(texts, *, option: str = "--meta", example: str | None = None) -> dict[str, str]:
     """Several `key=value` texts -> {key: value}; a later one wins."""
-    return dict(parse_pair(t, option=option) for t in texts or ())
+    return dict(parse_pair(t, option=option, example=example) for t in texts or ())
 
 
 def _at(metadata: dict, path: str):

@@ -28,6 +28,13 @@ def axis_title(key: str, meaning: str, better: str | None) -> str:
     return f"{key} ({meaning}; {better} is better)" if better else f"{key} ({meaning})"
 
 
+def _padded(values: pd.Series, below: float, above: float) -> list[float]:
+    """An axis range around `values` with a share of their span (or of their size, for a single value) added."""
+    low, high = float(values.min()), float(values.max())
+    span = (high - low) or abs(high) or 1.0
+    return [low - below * span, high + above * span]
+
+
 def render_cost_chart(result, *, meaning: str, key: str) -> None:
     """The runs' measure against a cost (core.analysis.pareto.Pareto), the front as a step line through its runs,
     each labelled by name; the others as grey points."""
@@ -46,9 +53,11 @@ def render_cost_chart(result, *, meaning: str, key: str) -> None:
                              line=dict(color=POSITIVE, width=2, shape="hv"), marker=dict(color=POSITIVE, size=12),
                              text=[chart_text(r, 24) for r in front["run"]], textposition="top center",
                              hovertemplate="%{text}<br>%{x:g}<br>%{y:.4f}<extra>Pareto front</extra>"))
+    x_range = _padded(points["cost"], 0.08, 0.08)
     fig.update_xaxes(title=chart_text(axis_title(result.cost, meaning, result.cost_better), 80),
-                     autorange="reversed" if result.cost_better == "higher" else True)
-    fig.update_yaxes(title=chart_text(f"{result.measure} (higher is better)", 80))
+                     range=x_range[::-1] if result.cost_better == "higher" else x_range)
+    fig.update_yaxes(title=chart_text(f"{result.measure} (higher is better)", 80),
+                     range=_padded(points["measure"], 0.08, 0.18))     # room above for the front's labels
     style(fig, height=440, legend_below=True).update_layout(
         title=f"{chart_text(result.measure)} against {chart_text(result.cost)}: the Pareto front")
     show(fig, key=key, filename=f"cost_{result.measure}_{result.cost}")

@@ -59,12 +59,12 @@ def render_meta_editor(runs: pd.DataFrame, *, meta_of: Callable[[int], dict], sa
     cols = st.columns(len(LINEAGE_KEYS))
     for col, name in zip(cols, LINEAGE_KEYS):
         col.text_input(name, key=f"{key}_meta_{name}", help=META_KEYS[name].meaning,
-                       placeholder="the upload time" if name == "timestamp" else META_KEYS[name].example)
+                       placeholder="the upload time" if name == "timestamp" else f"e.g. {META_KEYS[name].example}")
     costs = [n for n in META_KEYS if n not in LINEAGE_KEYS]
     for col, name in zip(st.columns(len(costs)), costs):
         col.text_input(name, key=f"{key}_meta_{name}", help=META_KEYS[name].meaning,
-                       placeholder=META_KEYS[name].example)
-    st.text_area("Other keys (key=value, one a line)", key=f"{key}_meta_free", placeholder="stemmer=porter")
+                       placeholder=f"e.g. {META_KEYS[name].example}")
+    st.text_area("Other keys (key=value, one a line)", key=f"{key}_meta_free", placeholder="e.g. stemmer=porter")
 
     def _save() -> None:
         try:

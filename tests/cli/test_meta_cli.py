@@ -102,7 +102,7 @@ def test_meta_shows_sets_and_removes_keys(files):
 @pytest.mark.parametrize("args, message", [
     (("a", "energy_kwh=lots"), "error: energy_kwh must be a number (energy used to produce the run, in "
                                "kilowatt-hours), not 'lots'. Write it as a plain number, e.g. energy_kwh=0.8.\n"),
-    (("a", "version"), "error: meta 'version' is not key=value. Write it as KEY=VALUE, e.g. meta latency_ms=12.5 "
+    (("a", "version"), "error: meta 'version' is not key=value. Write it as KEY=VALUE, e.g. latency_ms=12.5 "
                        "(an empty value, latency_ms=, removes the key).\n"),
     (("zz", "version=1"), "error: Collection 'c' has no run 'zz'. Its runs: 'a'. Run `python -m core list "
                           "--collection c` to see them.\n"),

@@ -84,6 +84,10 @@ def test_the_data_page_edits_a_runs_lineage_and_cost(cost_app, tmp_path):
         rid = int(store.runs("robust03-sample").set_index("name").loc["humR03dc", "run_id"])
         assert store.run_meta(rid) == {}                                    # nothing saved
     at.text_input(key="data_meta_latency_ms").input("7.5").run()
+    at.text_area(key="data_meta_free").input("k1=0.9\noops").run()
+    at.button(key="data_meta_save").click().run()
+    assert [c.value for c in at.code] == ["Other keys, line 2: 'oops' is not key=value. Write it as KEY=VALUE, e.g. "
+                                          "stemmer=porter (an empty value, latency_ms=, removes the key)."]
     at.text_area(key="data_meta_free").input("k1=0.9\nstemmer=porter").run()
     at.button(key="data_meta_save").click().run()
     assert_clean(at)

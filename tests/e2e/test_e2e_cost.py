@@ -28,13 +28,18 @@ def run_text(tag: str, rank_of_d1: int, latency) -> str:
     return header + "".join(f"{q} Q0 {d} {i + 1} {3 - i} {tag}\n" for q in (1, 2, 3) for i, d in enumerate(order))
 
 
-def load(store, tmp_path) -> None:
+def load(store, tmp_path, collection: str = "costs") -> None:
+    """The qrels and the five runs into `collection`, from the command line (once per server)."""
+    listed = subprocess.run([sys.executable, "-m", "core", "--store", str(store), "list"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=180, stdin=subprocess.DEVNULL)
+    if f"\n{collection} (id" in "\n" + listed.stdout:
+        return
     (tmp_path / "qrels.txt").write_text(QRELS)
     args = ["--qrels", str(tmp_path / "qrels.txt")]
     for tag, (rank, latency) in RUNS.items():
         (tmp_path / f"{tag}.run").write_text(run_text(tag, rank, latency))
         args += ["--run", str(tmp_path / f"{tag}.run")]
-    done = subprocess.run([sys.executable, "-m", "core", "--store", str(store), "load", "--collection", "costs",
+    done = subprocess.run([sys.executable, "-m", "core", "--store", str(store), "load", "--collection", collection,
                            *args], cwd=ROOT, capture_output=True, text=True, timeout=180, stdin=subprocess.DEVNULL)
     assert done.returncode == 0, done.stderr
 
@@ -61,9 +66,7 @@ def test_the_cost_tab_shows_the_pareto_front_and_runs_without_cost(app, server, 
 
 
 def test_cost_columns_are_offered_and_kept_in_the_link(app, server, tmp_path):
-    if "costs" not in subprocess.run([sys.executable, "-m", "core", "--store", str(server.store), "list"], cwd=ROOT,
-                                     capture_output=True, text=True, timeout=180).stdout:
-        load(server.store, tmp_path)
+    load(server.store, tmp_path)
     app.goto("/?collection=costs&measures=AP&cost=latency_ms")
     assert app.tags("lb_cost_columns") == ["latency_ms"]
     rows = app.key("lb_table").locator('[role="row"]')
@@ -75,4 +78,26 @@ def test_cost_columns_are_offered_and_kept_in_the_link(app, server, tmp_path):
     col = header.index("latency_ms")
     assert cells["fast"][col] == "10" and cells["plain"][col] == "–"
     app.shot("cost_columns")
+    app.assert_healthy()
+
+
+def test_a_cost_typed_on_the_data_page_moves_the_front(app, server, tmp_path):
+    """An editor gives the run without cost a latency on the Data page; the Cost tab then plots it: as fast as any
+    and as good as the best, it alone is the front, and no run is left without cost data."""
+    load(server.store, tmp_path, "costs-edited")          # a collection of its own: the edit changes its front
+    app.goto("/data?collection=costs-edited")
+    app.page.get_by_test_id("stExpander").filter(has_text="Edit a run's lineage and cost").locator("summary").click()
+    expect(app.key("data_meta_run")).to_be_visible()
+    app.choose("data_meta_run", "plain")
+    app.key("data_meta_latency_ms").locator("input").fill("5")       # typed, no Enter: the click sends it
+    app.rerun_after(lambda: app.key("data_meta_save").locator("button").click())
+    expect(app.page.get_by_text("Could not save the metadata")).to_have_count(0)
+    app.shot("data_page_cost_saved")
+    app.goto("/?collection=costs-edited&measures=AP&cost_measure=AP")
+    app.page.get_by_role("tab", name="Cost").click()
+    sel = ".st-key-lb_cost_chart .js-plotly-plot"
+    read = f"""() => {{ const d = document.querySelector('{sel}');
+        return d ? Array.from(d.data.find(t => t.name === 'Pareto front').text) : null; }}"""
+    assert app.settled(lambda: app.page.evaluate(read), ["plain"]) == ["plain"]
+    expect(app.key("lb_cost_lists").get_by_text(re.compile("no cost data"))).to_have_count(0)
     app.assert_healthy()

@@ -48,8 +48,8 @@ DATA_TABS = [(None, ".st-key-data_runs_files"), ("Qrels", ".st-key-data_qrels_fi
 RP_TABS = [(None, ".st-key-rp_orderings_chart"), ("Per measure (RMSE, p)", ".st-key-rp_measures_table"),
            ("Effects (ER, ΔRI)", ".st-key-rp_effects")]
 VIEWS = [
-    ("leaderboard-17", f"/?collection={BIG}&baseline=pircRBa1", LB_TABS),
-    ("leaderboard-sample", f"/?collection={SAMPLE}&baseline=pircRBa1", LB_TABS),
+    ("leaderboard-17", f"/?collection={BIG}&baseline=pircRBa1", LB_TABS + [("Cost", ".st-key-lb_cost_chart")]),
+    ("leaderboard-sample", f"/?collection={SAMPLE}&baseline=pircRBa1", LB_TABS + [("Cost", ".st-key-lb_cost_none")]),
     ("leaderboard-llm", f"/?collection={LLM}", LB_TABS[:2]),
     ("per-query-17", f"/per-query?collection={BIG}&baseline=aplrob03a&run=pircRBa1&query=601", PQ_TABS),
     ("per-query-sample", f"/per-query?collection={SAMPLE}&query=601", PQ_TABS[:1]),
@@ -200,8 +200,11 @@ def server(tmp_path_factory):
         store.add_topics(BIG, (DATA / "topics.robust03.txt").read_bytes(), filename="topics.robust03.txt")
         runs = sorted(qrels.parent.joinpath("runs").glob("input.*.gz"))
         assert len(runs) == 17, runs
-        for run in runs:
-            store.add_run(BIG, reference_file(f"trectools_robust03/runs/{run.name}").read_bytes(), filename=run.name)
+        for i, run in enumerate(runs):
+            rid = store.add_run(BIG, reference_file(f"trectools_robust03/runs/{run.name}").read_bytes(),
+                                filename=run.name).id
+            if i:                             # a latency for all runs but the first (the Cost tab's chart and lists)
+                store.set_run_meta(rid, {"latency_ms": str(10 + (i * 37) % 200)})
         store.create_collection(HISTORY)
         store.add_qrels(HISTORY, (DATA / "qrels.robust03.txt.gz").read_bytes(), filename="qrels.robust03.txt.gz",
                         assessor="NIST")

@@ -2,7 +2,11 @@
 ir_metadata header maps to lineage and cost."""
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.errors import OptionError, UploadError
 from core.formats import read_run
@@ -127,3 +131,13 @@ def test_docs_formats_lists_every_key_as_the_registry_declares_it():
         paths = ", ".join(f"`{p}`" for p in spec.header)
         row = f"| `{spec.name}` | {kinds[spec.kind]} | {spec.meaning} | {paths} | {spec.better or ''} |"
         assert row.replace("|  |", "| |") in doc, row
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.floats(allow_nan=False, allow_infinity=False), st.datetimes(timezones=st.none() | st.timezones()))
+def test_numbers_and_timestamps_round_trip(number, when):
+    assert parse_pair(f"cost_usd={number!r}") == ("cost_usd", repr(number))
+    key, stored = parse_pair(f"timestamp={when.isoformat()}")
+    assert parse_pair(f"timestamp={stored}") == (key, stored)             # stored once, stored the same again
+    assert datetime.fromisoformat(stored) == (when if when.tzinfo is None else
+                                              when.astimezone(timezone.utc).replace(tzinfo=None))

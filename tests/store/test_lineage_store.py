@@ -125,3 +125,13 @@ def test_a_v4_store_is_upgraded_with_a_backup_and_its_headers_read(tmp_path):
         assert con.execute("SELECT run_id, name, metadata FROM runs ORDER BY run_id").fetchall() == rows
     finally:
         con.close()
+
+
+def test_a_collection_without_runs_or_metadata_has_the_lineage_columns(tmp_path):
+    with fresh_store(tmp_path) as store:
+        store.create_collection("e")
+        empty = store.lineage("e")
+        assert list(empty.columns) == ["run_id", "run", "system", "version", "timestamp"] and empty.empty
+        store.add_run("e", RUN, filename="a", name="a")
+        got = store.lineage("e")
+        assert got[["run", "system", "version"]].values.tolist() == [["a", None, None]]
