@@ -16,6 +16,8 @@ SECTIONS = {
         ("agreement.py", "Agreement", "agreement", ":material/group:"),
         ("judges.py", "Judges", "judges", ":material/gavel:"),
         ("fusion.py", "Fusion", "fusion", ":material/merge:"),
+        ("history.py", "History", "history", ":material/timeline:"),
+        ("reproduce.py", "Reproduce", "reproduce", ":material/replay:"),
     ),
     "Collection": (
         ("data.py", "Data", "data", ":material/database:"),

@@ -5,6 +5,8 @@ import json
 import math
 from dataclasses import asdict, dataclass
 
+import pandas as pd
+
 PAIRS = ("run", "baseline")   # the improved run (repro_eval's "advanced") and its baseline
 
 
@@ -57,6 +59,33 @@ class Reproduction:
                 "agreement": [{**asdict(a), "per_topic": [{"qid": q, "ktu": k, "rbo": r} for q, k, r in a.per_topic]}
                               for a in self.agreement],
                 "measures": [asdict(m) for m in self.measures], "effects": [asdict(e) for e in self.effects]}
+
+    def per_topic_frame(self) -> pd.DataFrame:
+        """One row per pair and topic: pair, qid, ktu, rbo (NaN where a value is undefined)."""
+        rows = [(a.pair, q, k, r) for a in self.agreement for q, k, r in a.per_topic]
+        return pd.DataFrame(rows, columns=["pair", "qid", "ktu", "rbo"]).astype({"ktu": float, "rbo": float})
+
+    def measures_frame(self) -> pd.DataFrame:
+        """One row per measure and pair: the two means, topics, RMSE and p-value."""
+        return pd.DataFrame([asdict(m) for m in self.measures], columns=list(MeasureRow.__dataclass_fields__))
+
+    def effects_frame(self) -> pd.DataFrame:
+        """One row per measure: effect ratio and delta RI (no rows without baselines)."""
+        return pd.DataFrame([asdict(e) for e in self.effects], columns=list(EffectRow.__dataclass_fields__))
+
+    def to_csv(self) -> str:
+        """Everything as one long CSV: section, pair, measure, qid, statistic, value (the means of the orderings
+        with qid "all")."""
+        rows = [("ordering", a.pair, "", "all", name, value) for a in self.agreement
+                for name, value in (("ktu", a.ktu), ("rbo", a.rbo))]
+        rows += [("ordering", a.pair, "", q, name, value) for a in self.agreement for q, k, r in a.per_topic
+                 for name, value in (("ktu", k), ("rbo", r))]
+        rows += [("measure", m.pair, m.measure, "all", name, getattr(m, name)) for m in self.measures
+                 for name in ("original_mean", "reproduced_mean", "n_topics", "rmse", "p_value")]
+        rows += [("effect", "", e.measure, "all", name, getattr(e, name)) for e in self.effects
+                 for name in ("effect_ratio", "delta_ri")]
+        return pd.DataFrame(rows, columns=["section", "pair", "measure", "qid", "statistic", "value"]).to_csv(
+            index=False)
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=1)

@@ -23,3 +23,4 @@ ALPHAS = ["0.01", "0.05", "0.1"]
 NO_BASELINE = ""
 RISKS = {"urisk": "URisk", "trisk": "TRisk"}
 RISK_ALPHAS = ["0", "1", "2", "5", "10"]
+RBO_PS = ["0.5", "0.8", "0.9", "0.95", "0.99"]      # RBO's persistence: 0.8 as repro_eval's SIGIR 2020 paper

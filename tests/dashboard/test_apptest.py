@@ -14,7 +14,8 @@ from tests.apptest_kit import app, private_app, store_path  # noqa: F401  (pytes
 from tests.fixtures_store import SAMPLE_COLLECTION, sample_store
 
 PAGES = {"leaderboard": "Leaderboard", "perquery": "Per-query comparison", "curves": "Precision-recall and ROC",
-         "agreement": "Judge agreement", "fusion": "Fusion", "data": "Data", "measures": "Measures"}
+         "agreement": "Judge agreement", "fusion": "Fusion", "data": "Data", "measures": "Measures",
+         "reproduce": "Reproducibility", "history": "History"}
 pytestmark = pytest.mark.xdist_group("apptest")   # one worker: the pages share Streamlit's caches
 
 

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "dashboard" / "app.py")
 TIMEOUT = 180
 pytestmark = pytest.mark.xdist_group("apptest")
-PAGES = ["leaderboard", "perquery", "curves", "agreement", "judges", "fusion", "data", "measures"]
+PAGES = ["leaderboard", "perquery", "curves", "agreement", "judges", "fusion", "data", "measures", "history", "reproduce"]
 VIEW = dict(collection="robust03-sample", baseline="pircRBa1", run="aplrob03a", measure="AP", query="303",
             runs=["pircRBa1", "aplrob03a"])
 ENV = ("RANKBOARD_ACCESS", "RANKBOARD_EDITOR_SECRET", "RANKBOARD_VIEWER_SECRET", "RANKBOARD_EDITORS",

@@ -29,6 +29,8 @@ RUNS = ["[click me](https://evil.example/) **bold**",
         "see https://bare.example/x -- or www.evil.example",
         "<b>x</b> _u_ `c` $a$ :red[z] &amp; user@evil.example ~~s~~ :smile: -> :streamlit: <= x"]
 ASSESSORS = ["NIST [a](https://evil.example/a)", "**B** https://bare.example/b"]
+SYSTEM = "sys [s](https://evil.example/s) **b** -> x"          # the runs' system, followed on the History page
+VERSIONS = ["v1 [v](https://evil.example/v)", "v2 <b>x</b>", "v3 :smile:"]
 # Markup the hostile names would produce if they reached markdown or HTML unescaped.
 FRAGMENTS = {"click me", "bold", "x", "u", "c", "a", "z", "s", "e", "B", "user@evil.example",
              "https://bare.example/x", "www.evil.example", "https://bare.example/b", "&"}
@@ -53,9 +55,9 @@ def server(tmp_path_factory):
         for q, who in zip(["qrels.robust03.txt.gz", "qrels.robust03.simulated-B.txt.gz"], ASSESSORS):
             store.add_qrels(COLLECTION, (DATA / q).read_bytes(), filename=q, assessor=who)
         store.add_topics(COLLECTION, (DATA / "topics.robust03.txt").read_bytes(), filename="topics.txt")
-        for run, name in zip(["pircRBa1", "aplrob03a", "humR03dc"], RUNS):
+        for run, name, version in zip(["pircRBa1", "aplrob03a", "humR03dc"], RUNS, VERSIONS):
             store.add_run(COLLECTION, (DATA / "runs" / f"input.{run}.gz").read_bytes(),
-                          filename=f"input.{run}.gz", name=name)
+                          filename=f"input.{run}.gz", name=name, meta={"system": SYSTEM, "version": version})
     finally:
         store.close()
     srv.start()
@@ -122,6 +124,9 @@ PAGES = [
     ("agreement", dict(qrels=ASSESSORS), [f"Judged only by {ASSESSORS[0]}"]),
     ("data", {}, [f"Upload to '{COLLECTION}'"]),
     ("measures", {}, []),
+    ("history", dict(systems=SYSTEM, measure="AP", step=RUNS[1]), [f"Topics that moved most from {RUNS[0]} to {RUNS[1]}"]),
+    ("reproduce", dict(original=RUNS[0], reproduced=RUNS[1], original_baseline=RUNS[2], reproduced_baseline=RUNS[2],
+                       measures="AP"), [f"{RUNS[1]} reproduces {RUNS[0]}"]),
 ]
 
 

@@ -21,6 +21,7 @@ import re
 import pytest
 
 from tests.cases.reference import DATA, reference_file
+from tests.cases.versions import add_versions
 from tests.e2e.conftest import Server, VIEWPORT
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("e2e")]
@@ -30,6 +31,7 @@ SHOWN_PX = 120          # of the key element, on the first screen
 BIG = "robust03-17"
 SAMPLE = "robust03-sample"
 LLM = "dl23-llmjudge"
+HISTORY = "history"     # four versions of one system (tests/cases/versions.py)
 
 # (id, url, [(tab label or None, key element selector)])
 LB_TABS = [(None, ".st-key-lb_table"), ("Confidence intervals", ".st-key-lb_ci_chart"),
@@ -43,6 +45,8 @@ CV_TABS = [(None, ".st-key-cv_query_pr"), ("Mean over topics", ".st-key-cv_pr")]
 DATA_TABS = [(None, ".st-key-data_runs_files"), ("Qrels", ".st-key-data_qrels_files"),
              ("Diversity qrels", ".st-key-data_div_files"), ("Topics", ".st-key-data_topics_files"),
              ("Documents", ".st-key-data_docs_files")]
+RP_TABS = [(None, ".st-key-rp_orderings_chart"), ("Per measure (RMSE, p)", ".st-key-rp_measures_table"),
+           ("Effects (ER, ΔRI)", ".st-key-rp_effects")]
 VIEWS = [
     ("leaderboard-17", f"/?collection={BIG}&baseline=pircRBa1", LB_TABS + [("Cost", ".st-key-lb_cost_chart")]),
     ("leaderboard-sample", f"/?collection={SAMPLE}&baseline=pircRBa1", LB_TABS + [("Cost", ".st-key-lb_cost_none")]),
@@ -61,6 +65,9 @@ VIEWS = [
      [(None, ".st-key-fu_table")]),
     ("data-17", f"/data?collection={BIG}", DATA_TABS),
     ("measures", "/measures", [(None, ".st-key-ms_table")]),
+    ("history", f"/history?collection={HISTORY}", [(None, ".st-key-hi_chart")]),
+    ("reproduce-17", f"/reproduce?collection={BIG}&original=pircRBa1&reproduced=aplrob03a&original_baseline=humR03dc"
+                     "&reproduced_baseline=MU03rob01", RP_TABS),
 ]
 
 _CHECK_JS = """([short, shown, keySel, tabLabel]) => {
@@ -202,6 +209,11 @@ def server(tmp_path_factory):
                                 filename=run.name).id
             if i:                             # a latency for all runs but the first (the Cost tab's chart and lists)
                 store.set_run_meta(rid, {"latency_ms": str(10 + (i * 37) % 200)})
+        store.create_collection(HISTORY)
+        store.add_qrels(HISTORY, (DATA / "qrels.robust03.txt.gz").read_bytes(), filename="qrels.robust03.txt.gz",
+                        assessor="NIST")
+        store.add_topics(HISTORY, (DATA / "topics.robust03.txt").read_bytes(), filename="topics.robust03.txt")
+        add_versions(store, HISTORY, srv.workdir)
     finally:
         store.close()
     srv.start()
