@@ -29,6 +29,7 @@ COLUMNS = {
     "measure": ("measure", "metric"),
     "value": ("value", "score"),
 }
+TEXT_MEASURES = ("relstring",)    # trec_eval's measures whose values are text: left out
 RANX_REPORT = "a ranx Report holds each run's mean of each measure, not its per-query values"
 RANX_HINT = ("Export the per-query values instead: after ranx.evaluate(qrels, run, metrics), save "
              "json.dumps(dict(run.scores)) to a .json file")
@@ -139,6 +140,8 @@ def _jsonl(text: str, file: str) -> Read:
             problems.add(n, "the object has no query_id, measure and value", "Write it with ir_measures -q -o jsonl",
                          line)
             continue
+        if obj["query_id"] == "all":                         # ir_measures' summary, under -q
+            continue
         rows.append((obj.get("run_id", obj.get("run")), obj["query_id"], obj["measure"], obj["value"], n))
     problems.raise_if_any()
     if not rows:
@@ -158,14 +161,17 @@ def _whitespace(lines: Lines, file: str) -> Read:
     """trec_eval's `measure qid value` or ir_measures' `qid measure value`, told apart by their marks."""
     problems = Problems(file)
     three = lines.nfields == 3
-    two = lines.nfields == 2
-    bad = ~(three | two)
+    first, second = lines.column(0, three), lines.column(1, three)
+    two = lines.nfields == 2       # ir_measures' summary lines (`measure value`) name a measure of its other lines
+    if two.any():
+        named = pc.is_in(lines.column(0, two), value_set=pc.unique(second)).to_numpy(zero_copy_only=False)
+        two[two] = named
+    trec = _is_trec(first, second, bool(two.any()))
+    bad = ~three if trec else ~(three | two)
     bl = lines.lineno[bad]
     problems.add_many(bl, lambda i: (int(bl[i]), f"found {lines.nfields[bad][i]} fields where per-query scores "
                                      "have 3 (trec_eval: measure qid value; ir_measures: qid measure value)",
                                      "Give each line three fields", lines.quote(int(bl[i]))))
-    first, second = lines.column(0, three), lines.column(1, three)
-    trec = _is_trec(first, second, bool(two.any()))
     measure, qid = (first, second) if trec else (second, first)
     value = lines.column(2, three)
     lineno = lines.lineno[three]
@@ -179,6 +185,8 @@ def _whitespace(lines: Lines, file: str) -> Read:
                                       "Give each run's output as a file of its own"))
         run = names[0] if names else None
     summary = pc.equal(qid, "all").to_numpy(zero_copy_only=False)    # trec_eval's summary (and runid) lines
+    if trec:                                                          # and its one measure of text, not numbers
+        summary |= pc.is_in(measure, value_set=pa.array(TEXT_MEASURES)).to_numpy(zero_copy_only=False)
     keep = pa.array(~summary)
     n = int((~summary).sum())
     runs = None if run is None else pa.array([run] * n, pa.large_string())
