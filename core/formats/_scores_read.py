@@ -85,7 +85,7 @@ def _csv(text, file: str, sep, named: dict[str, int], lines: Lines) -> Read:
                                      lines.quote(int(bl[i]))))
     keep = body & ~bad
     col = {c: pc.utf8_trim(lines.column(i, keep), ' "\t') for c, i in named.items()}
-    return Read(file, "long table (CSV)", problems, col.get("run"), col["qid"], col["measure"], col["value"],
+    return Read(file, "CSV table", problems, col.get("run"), col["qid"], col["measure"], col["value"],
                 lines.lineno[keep], lambda n: lines.quote(int(n)))
 
 
@@ -103,7 +103,7 @@ def _parquet(data: bytes, file: str) -> Read:
                                   "scores need qid, measure and value (and optionally run)",
                                   "Rename the columns and upload it again", unit="row"))
     col = {c: pc.cast(table.column(i), pa.large_string()).combine_chunks() for c, i in named.items()}
-    return Read(file, "long table (Parquet)", Problems(file, unit="row"), col.get("run"), col["qid"],
+    return Read(file, "Parquet table", Problems(file, unit="row"), col.get("run"), col["qid"],
                 col["measure"], col["value"], np.arange(1, table.num_rows + 1), lambda n: None)
 
 
@@ -120,7 +120,7 @@ def _json(data: bytes, file: str) -> Read:
                                   "({measure: {qid: value}})", RANX_HINT))
     rows = [(m, q, v) for m, per in whole.items() for q, v in per.items()]
     measure, qid, value = zip(*rows) if rows else ((), (), ())
-    return Read(file, "ranx scores (JSON)", Problems(file), None, _text(qid), _text(measure), _text(value),
+    return Read(file, "ranx JSON", Problems(file), None, _text(qid), _text(measure), _text(value),
                 np.full(len(rows), -1), lambda n: None)
 
 
@@ -149,7 +149,7 @@ def _jsonl(text: str, file: str) -> Read:
                                   "Write it with ir_measures -q"))
     run, qid, measure, value, lineno = zip(*rows)
     lines = text.splitlines()
-    return Read(file, "ir_measures (JSON lines)", problems, None if all(r is None for r in run) else _text(run),
+    return Read(file, "ir_measures jsonl", problems, None if all(r is None for r in run) else _text(run),
                 _text(qid), _text(measure), _text(value), np.asarray(lineno), lambda n: lines[int(n) - 1])
 
 

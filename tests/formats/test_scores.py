@@ -68,7 +68,7 @@ def test_ir_measures_cli_output_tsv_and_jsonl(tmp_path):
         out = subprocess.run([sys.executable, "-m", "ir_measures", str(qrels), str(run), "AP", "nDCG@10", "-q",
                               "-p", "-1", "-o", fmt], capture_output=True, check=True).stdout
         parsed = read_scores(out, filename=f"bm25.{fmt}")
-        assert parsed.fmt == {"tsv": "ir_measures -q", "jsonl": "ir_measures (JSON lines)"}[fmt]
+        assert parsed.fmt == {"tsv": "ir_measures -q", "jsonl": "ir_measures jsonl"}[fmt]
         assert parsed.runs == ["bm25"] and set(parsed.measures) == {"AP", "nDCG@10"}
         got = values(parsed)
         assert len(got) == len(oracle)
@@ -86,7 +86,7 @@ def test_ir_measures_dataframe_as_csv_and_parquet(tmp_path):
     buf = io.BytesIO()
     df.to_parquet(buf)
     parquet = read_scores(buf.getvalue(), filename="sys.parquet")
-    assert csv.fmt == "long table (CSV)" and parquet.fmt == "long table (Parquet)"
+    assert csv.fmt == "CSV table" and parquet.fmt == "Parquet table"
     assert csv.runs == ["mine"] and parquet.runs == ["sys"]
     want = {(q, m): v for q, m, v in df[["query_id", "measure", "value"]].itertuples(index=False)}
     for parsed, name in ((csv, "mine"), (parquet, "sys")):
@@ -100,7 +100,7 @@ def test_ranx_per_query_scores_and_its_report_refused(tmp_path):
     a = ranx.Run.from_file(str(_plain(tmp_path, "results.test")), kind="trec", name="a")
     ranx.evaluate(qrels, a, ["ndcg@10", "map"])
     parsed = read_scores(json.dumps(dict(a.scores)).encode(), filename="a.json")
-    assert parsed.fmt == "ranx scores (JSON)" and parsed.runs == ["a"]
+    assert parsed.fmt == "ranx JSON" and parsed.runs == ["a"]
     got = values(parsed)
     for m, per in a.scores.items():
         for qid, v in per.items():
