@@ -7,12 +7,12 @@ Large run files are read a piece at a time by the one reader, `RunSource` (piece
 from core.formats.pieces import RunSource, pieces_min_bytes
 from core.formats.qrels import ParsedQrels, read_qrels
 from core.formats.runs import ParsedRun, read_run
-from core.formats.scores import ParsedScores, read_scores, scores_name
+from core.formats.scores import ParsedScores, read_scores, scores_from_frame, scores_name
 from core.formats.topics import read_documents, read_topics
 from core.formats._fast import unique
 from core.formats._text import (GZIP_MAGIC, file_error, is_empty_file, max_line_bytes, max_text_bytes, source_name,
                                 too_big)
 
-__all__ = ["ParsedQrels", "ParsedRun", "ParsedScores", "read_scores", "scores_name", "read_documents", "read_qrels", "read_run", "read_topics", "RunSource",
+__all__ = ["ParsedQrels", "ParsedRun", "ParsedScores", "read_scores", "scores_from_frame", "scores_name", "read_documents", "read_qrels", "read_run", "read_topics", "RunSource",
            "pieces_min_bytes", "unique", "GZIP_MAGIC", "file_error", "is_empty_file", "max_line_bytes", "max_text_bytes",
            "source_name", "too_big"]

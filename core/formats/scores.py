@@ -21,9 +21,9 @@ import pyarrow.compute as pc
 from core.errors import MAX_PROBLEMS, Problem, UploadError
 from core.formats._checks import bad_values
 from core.formats._scores_read import Read, columns
-from core.formats._text import FLOAT_RE, source_name
+from core.formats._text import FLOAT_RE, Problems, source_name
 
-__all__ = ["ParsedScores", "read_scores", "scores_name"]
+__all__ = ["ParsedScores", "read_scores", "scores_from_frame", "scores_name"]
 
 
 @dataclass(frozen=True)
@@ -53,8 +53,23 @@ def read_scores(source, *, filename: str | None = None, name: str | None = None)
     no run is named by `name`, else by its file name)."""
     read = columns(source, source_name(source, filename))
     read.problems.raise_if_any()
+    return _checked(read, _values(read), name)
+
+
+def scores_from_frame(frame: pd.DataFrame, *, file: str = "scores", fmt: str = "table",
+                      name: str | None = None) -> ParsedScores:
+    """Per-query scores computed in Python (a DataFrame of run, qid, measure, value; run optional, then `name`)
+    checked as a file is, its rows numbered from 1 in the messages."""
+    def text(col: str) -> pa.Array:
+        return pa.array(frame[col].to_numpy(), from_pandas=False).cast(pa.large_string())   # NaN as 'nan' 
+    read = Read(file, fmt, Problems(file, unit="row"), text("run") if "run" in frame else None, text("qid"),
+                text("measure"), text("value"), np.arange(1, len(frame) + 1), lambda n: None)
+    values = pd.to_numeric(frame["value"], errors="coerce").to_numpy(np.float64)
+    return _checked(read, _values(read, ~np.isfinite(values)) if not np.isfinite(values).all() else values, name)
+
+
+def _checked(read: Read, values: np.ndarray, name: str | None) -> ParsedScores:
     file = read.file
-    values = _values(read)
     run = _runs(read, name)
     frame = pd.DataFrame({"run": run, "qid": read.qid.to_numpy(zero_copy_only=False).astype(str),
                           "measure": read.measure.to_numpy(zero_copy_only=False).astype(str), "value": values})
@@ -66,8 +81,9 @@ def read_scores(source, *, filename: str | None = None, name: str | None = None)
     return ParsedScores(file, read.fmt, frame)
 
 
-def _values(read: Read) -> np.ndarray:
-    bad = bad_values(read.value, FLOAT_RE)
+def _values(read: Read, bad: np.ndarray | None = None) -> np.ndarray:
+    """The values as numbers; `bad`: the rows that are not (default: the text that is no decimal number)."""
+    bad = bad_values(read.value, FLOAT_RE) if bad is None else bad
     if bad.any():
         idx = np.flatnonzero(bad)
         problems = [Problem(read.file, _line(read.lineno[i]), f"value '{read.value[int(i)].as_py()}' of measure "

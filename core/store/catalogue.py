@@ -77,10 +77,11 @@ class Catalogue:
             return ingest.add_documents(cur, ingest.collection_id(cur, collection, create=True), source,
                                         filename=filename, frame=frame)
 
-    def add_scores(self, collection, source, *, filename=None, name=None, label=None):
+    def add_scores(self, collection, source=None, *, filename=None, name=None, label=None, parsed=None):
         """Per-query scores from another tool (core.store.scores): read and checked before the store is taken,
-        stored in one transaction. `label`: where they come from (default: the file's layout, e.g. trec_eval -q)."""
-        parsed = read_scores(source, filename=source_name(source, filename), name=name)
+        stored in one transaction. `label`: where they come from (default: the file's layout, e.g. trec_eval -q).
+        `parsed`: scores already read (read_scores) or computed (core.formats.scores_from_frame) instead of a file."""
+        parsed = parsed or read_scores(source, filename=source_name(source, filename), name=name)
         with self.transaction() as cur:
             return scores.insert_scores(cur, ingest.collection_id(cur, collection, create=True), parsed,
                                         source=label)

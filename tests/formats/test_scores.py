@@ -180,3 +180,20 @@ BAD = [
 @pytest.mark.parametrize("case,data,kw,message", BAD, ids=[c[0] for c in BAD])
 def test_bad_input_exact_message(case, data, kw, message):
     assert error_of(data, **kw) == message
+
+
+def test_scores_computed_in_python_are_checked_as_a_file_is():
+    from core.formats import scores_from_frame
+    frame = pd.DataFrame({"run": ["a", "a", "b"], "qid": [1, 2, 1], "measure": "vital", "value": [0.5, 1 / 3, 1.0]})
+    parsed = scores_from_frame(frame, file="nuggets", fmt="nuggetizer")
+    assert (parsed.file, parsed.fmt, parsed.runs) == ("nuggets", "nuggetizer", ["a", "b"])
+    assert parsed.frame["qid"].tolist() == ["1", "2", "1"] and parsed.frame["value"].tolist()[1] == 1 / 3
+    bad = frame.assign(value=[0.5, np.nan, 1.0])
+    with pytest.raises(UploadError) as info:
+        scores_from_frame(bad, file="nuggets")
+    assert str(info.value) == ("nuggets, row 2: value 'nan' of measure 'vital' for topic '2' is not a number. Give a "
+                               "number such as 0.25.")
+    with pytest.raises(UploadError) as info:
+        scores_from_frame(frame.assign(run="a"), file="nuggets")
+    assert str(info.value) == ("nuggets, row 3: run 'a' has topic '1' twice for measure 'vital' (first on row 1). "
+                               "Keep one value per run, topic and measure.")

@@ -92,3 +92,14 @@ def test_migration_from_schema_4_adds_the_table(tmp_path):
         assert cur.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == str(
             schema_mod.SCHEMA_VERSION)
         assert cur.execute("SELECT count(*) FROM imported_scores").fetchone()[0] == 0
+
+
+def test_scores_computed_in_python_load_through_the_same_path(tmp_path):
+    import pandas as pd
+
+    from core.formats import scores_from_frame
+    frame = pd.DataFrame({"run": ["a", "a"], "qid": ["1", "2"], "measure": "strict_vital", "value": [0.5, 0.25]})
+    with fresh_store(tmp_path) as store:
+        rep = store.add_scores("rag", parsed=scores_from_frame(frame, file="assignments.jsonl", fmt="nuggetizer"))
+        assert rep.new_runs == ["a"] and rep.measures == ["strict_vital"]
+        assert store.imported_measures("rag").values.tolist() == [["strict_vital", "nuggetizer", 1]]
