@@ -55,10 +55,11 @@ def evaluate_stored(store, collection, run_ids, measures, qrels_id=None,
     ones; runs with imported scores only are left out of the computed part."""
     measures = [measures] if isinstance(measures, str) else list(measures)
     measures, imported = split(store, collection, measures)
-    if not imported:
+    only = score_only(store.runs(collection))
+    if not imported and not only.intersection(int(r) for r in run_ids):
         return _evaluate(store, collection, run_ids, measures, qrels_id, options)
     run_ids, default, known = stored_ids(store, collection, run_ids, qrels_id, need_qrels=False)
-    ranked = [r for r in run_ids if r not in score_only(store.runs(collection))]
+    ranked = [r for r in run_ids if r not in only]
     computed, warnings = None, []
     if measures and ranked and default is None:
         warnings.append(f"Collection {collection!r} has no qrels, so {', '.join(map(str, measures))} cannot be "

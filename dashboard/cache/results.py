@@ -223,14 +223,13 @@ def _resolution(_per_query, store_key: str, cid: int, run_ids: tuple, measures: 
 
 def resolved(cid: int, run_ids, measures, *, runs, measure: str, test: str, correction: str, alpha: float,
              ver: str, qrels_id=None):
-    """core.stats.resolution for one measure over the chosen runs: ranks, 95% intervals, letters, p matrix. With
-    imported measures, a run without values of `measure` (scores only, or a measure not imported for it) is left
-    out of the ranking rather than leaving every run no topic in common."""
+    """core.stats.resolution for one measure over the chosen runs: ranks, 95% intervals, letters, p matrix. A run
+    without values of `measure` (a run with imported scores only, or an imported measure it lacks) is left out of
+    the ranking rather than leaving every run no topic in common (read from the summary: one row per run)."""
     result = evaluated(cid, run_ids, with_judged(measures, cid), qrels_id=qrels_id, ver=ver)
-    if result.imported:
-        pq = result.per_query
-        have = set(pq.loc[pq["measure"].to_numpy() == measure, "run"])
-        runs = [r for r in runs if r in have] or list(runs)
+    summary = result.summary
+    have = set(summary.loc[summary["measure"].to_numpy() == measure, "run"])
+    runs = [r for r in runs if r in have] or list(runs)
     return _resolution(result.per_query, _key(), cid, tuple(int(r) for r in run_ids), tuple(map(str, measures)),
                        qrels_id, ver, tuple(runs), measure, test, correction, float(alpha))
 
