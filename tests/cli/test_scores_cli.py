@@ -90,3 +90,14 @@ def test_compare_scores_errors(two_runs, capsys):
     assert main(["compare", "--scores", a, "--collection", "c", "--baseline", "sysA"]) == 2
     assert ("error: --scores compares score files on their own: give no QRELS, RUN or --collection."
             in "".join(capsys.readouterr()))
+
+
+def test_evaluate_a_collection_prints_imported_measures_as_loaded(two_runs, capsys):
+    folder, a, _ = two_runs
+    store = str(folder / "s.duckdb")
+    assert main(["--store", store, "load", "--collection", "c", "--scores", str(folder / "a.txt")]) == 0
+    capsys.readouterr()
+    assert main(["--store", store, "evaluate", "--collection", "c", "-m", "imported:P_10", "-q"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:len(QIDS)] == [f"{'imported:P_10':<22s}\t{q}\t{v:.4f}" for q, v in zip(QIDS, a)]
+    assert lines[len(QIDS):] == [f"{'imported:P_10':<22s}\tall\t{a.mean():.4f}"]
