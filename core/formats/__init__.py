@@ -13,6 +13,7 @@ from core.formats._fast import unique
 from core.formats._text import (GZIP_MAGIC, file_error, is_empty_file, max_line_bytes, max_text_bytes, source_name,
                                 too_big)
 
-__all__ = ["ParsedQrels", "ParsedRun", "ParsedScores", "read_scores", "scores_from_frame", "scores_name", "read_documents", "read_qrels", "read_run", "read_topics", "RunSource",
+__all__ = ["ParsedQrels", "ParsedRun", "read_documents", "read_qrels", "read_run", "read_topics", "RunSource",
+           "ParsedScores", "read_scores", "scores_from_frame", "scores_name",
            "pieces_min_bytes", "unique", "GZIP_MAGIC", "file_error", "is_empty_file", "max_line_bytes", "max_text_bytes",
            "source_name", "too_big"]

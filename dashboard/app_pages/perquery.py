@@ -33,8 +33,8 @@ run_b = state.select_one("Compared run", [n for n in names if n != run_a], key="
 imported = catalogue.imported(coll["id"])       # measures loaded from other tools, offered like computed ones
 chosen_on_leaderboard, _ = cached.canonical_measures(state.remembered("measures"), imported)
 computed = [] if catalogue.qrels_sets(coll["id"]).empty else DEFAULT_MEASURES
-measure = state.select_one("Measure", list(dict.fromkeys(computed + chosen_on_leaderboard + MORE_MEASURES * bool(computed)
-                                                         + list(imported))),
+offered = computed + chosen_on_leaderboard + (MORE_MEASURES if computed else []) + list(imported)
+measure = state.select_one("Measure", list(dict.fromkeys(offered)),
                            key="pq_measure", param="measure", where=c[2],
                            format_func=lambda m: f"{m} · imported" if m in imported else m)
 LISTS = "Ranked lists of the open topic"   # the tab a click on a bar or a row (or a query picked) opens

@@ -84,3 +84,6 @@ def test_every_page_with_a_run_of_scores_only_in_the_collection(scores_app, page
     assert_clean(at)
     if page == "leaderboard":        # rag has no AP: ranked without it, the others on their 100 topics
         assert "of the 100 topics the runs are compared on" in texts(at)
+    at = open_page(AppTest.from_file(APP, default_timeout=TIMEOUT), "perquery", baseline="a", run="b")
+    assert_clean(at)
+    assert at.selectbox(key="pq_measure").value == "vital"
