@@ -113,6 +113,8 @@ def _json(data: bytes, file: str) -> Read:
         whole = json.loads(text)
     except json.JSONDecodeError:
         return _jsonl(text, file)
+    if isinstance(whole, dict) and {"query_id", "measure", "value"} <= whole.keys():
+        return _jsonl(text, file)                            # ir_measures' jsonl of one line
     if isinstance(whole, dict) and "model_names" in whole and "metrics" in whole:
         raise UploadError(Problem(file, None, RANX_REPORT, RANX_HINT))
     if not isinstance(whole, dict) or not all(isinstance(v, dict) for v in whole.values()):

@@ -91,7 +91,9 @@ def _values(read: Read, bad: np.ndarray | None = None) -> np.ndarray:
                             "Give a number such as 0.25", read.quote(read.lineno[i]) if read.lineno[i] > 0 else None,
                             read.problems.unit) for i in idx[:MAX_PROBLEMS]]
         raise UploadError(problems, total=len(idx))
-    return pc.cast(pc.replace_substring_regex(read.value, r"^\+", ""), pa.float64()).to_numpy(zero_copy_only=False)
+    values = pc.cast(pc.replace_substring_regex(read.value, r"^\+", ""), pa.float64()).to_numpy(zero_copy_only=False)
+    finite = np.isfinite(values)
+    return values if finite.all() else _values(read, ~finite)       # 1e999 reads as infinity: not a score
 
 
 def _line(n) -> int | None:

@@ -122,6 +122,11 @@ def test_long_table_of_several_runs():
     assert parsed.frame["value"].tolist() == [0.5, 0.25, 1.0, 0.2]
 
 
+def test_one_line_of_ir_measures_jsonl():
+    parsed = read_scores(b'{"query_id": "301", "measure": "AP", "value": 0.5}', filename="one.jsonl")
+    assert (parsed.fmt, parsed.frame.values.tolist()) == ("ir_measures jsonl", [["one", "301", "AP", 0.5]])
+
+
 def test_layouts_told_apart_without_marks():
     trec = read_scores(b"map 301 0.5\nmap 302 0.25\n", filename="t.txt")
     ir = read_scores(b"301 AP 0.5\n302 AP 0.25\n", filename="i.txt")
@@ -145,6 +150,9 @@ BAD = [
     ("not a number", b"map\t301\t0.5\nmap\t302\tabc\nrunid\tall\tbm25\n", {},
      "s.txt, line 2: value 'abc' of measure 'map' for topic '302' is not a number. Give a number such as 0.25.\n"
      "    'map\\t302\\tabc'"),
+    ("infinity", b"map 301 0.5\nmap 302 1e999\n", {},
+     "s.txt, line 2: value '1e999' of measure 'map' for topic '302' is not a number. Give a number such as 0.25.\n"
+     "    'map 302 1e999'"),
     ("nan in parquet", _parquet({"qid": ["1", "2"], "measure": ["x", "x"], "value": [0.5, np.nan]}), {},
      "s.txt, row 2: value 'nan' of measure 'x' for topic '2' is not a number. Give a number such as 0.25."),
     ("topic twice", b"map\t301\t0.5\nmap\t302\t0.25\nmap\t301\t0.75\n", {},
