@@ -65,11 +65,12 @@ def insert_scores(cur, cid: int, parsed: ParsedScores, *, source: str | None = N
     renamed = {m: imported_name(m) for m in parsed.measures}
     renamed = {m: s for m, s in renamed.items() if s != m}
     runs, new_runs = {}, []
+    topics = frame.groupby("run", sort=False)["qid"].nunique()       # one pass, not a scan per run
     for name in parsed.runs:                   # one lookup per run of the file (a handful), not per row
         row = one(cur, "SELECT run_id FROM runs WHERE collection_id = ? AND name = ?", [cid, name])
         if row is None:
             rid = int(one(cur, "SELECT nextval('run_ids')")[0])
-            n_topics = int(frame.loc[frame["run"] == name, "qid"].nunique())
+            n_topics = int(topics[name])
             cur.execute("INSERT INTO runs VALUES (?, ?, ?, NULL, ?, ?, 0, ?, NULL, now())",
                         [rid, cid, name, parsed.file, json.dumps({"scores_only": True, "source": source}),
                          n_topics]).fetchall()
@@ -78,7 +79,7 @@ def insert_scores(cur, cid: int, parsed: ParsedScores, *, source: str | None = N
             rid = int(row[0])
         runs[name] = rid
     codes, uniq = pd.factorize(frame["run"])
-    measure = frame["measure"].map(lambda m: renamed.get(m, m)) if renamed else frame["measure"]
+    measure = frame["measure"].replace(renamed) if renamed else frame["measure"]
     table = pa.table({"run_id": np.asarray([runs[r] for r in uniq], np.int32)[codes],
                       "qid": pa.array(frame["qid"].astype(str), pa.string()),
                       "measure": pa.array(measure.astype(str), pa.string()),
