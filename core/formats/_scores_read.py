@@ -18,6 +18,7 @@ import json
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.json as pa_json
 import pyarrow.parquet as pq
 
 from core.errors import Problem, UploadError
@@ -127,8 +128,31 @@ def _json(data: bytes, file: str) -> Read:
 
 
 def _jsonl(text: str, file: str) -> Read:
+    """ir_measures' jsonl: read by Arrow's JSON reader in C; a file it refuses (or whose fields are not plain
+    values) goes through `_jsonl_lines`, which names the lines."""
+    try:
+        table = pa_json.read_json(io.BytesIO(text.encode()))
+        cols = {c: pc.cast(table.column(c), pa.large_string()).combine_chunks()
+                for c in ("query_id", "measure", "value", "run_id") if c in table.column_names}
+    except (pa.ArrowException, ValueError):
+        return _jsonl_lines(text, file)
+    needs = ("query_id", "measure", "value")
+    if not set(needs) <= cols.keys() or cols["measure"].null_count or cols["value"].null_count:
+        return _jsonl_lines(text, file)
+    keep = pc.and_(pc.is_valid(cols["query_id"]), pc.not_equal(pc.fill_null(cols["query_id"], ""), "all"))
+    lineno = np.flatnonzero(keep.to_numpy(zero_copy_only=False)) + 1     # one object a line, no blank line
+    if len(lineno) == 0 or len(text.splitlines()) != table.num_rows:
+        return _jsonl_lines(text, file)
+    run = cols["run_id"].filter(keep) if "run_id" in cols else None
+    lines = text.splitlines()
+    return Read(file, "ir_measures jsonl", Problems(file), run, cols["query_id"].filter(keep),
+                cols["measure"].filter(keep), cols["value"].filter(keep), lineno, lambda n: lines[int(n) - 1])
+
+
+def _jsonl_lines(text: str, file: str) -> Read:
+    """The line-by-line reader of jsonl, which names every line it cannot read."""
     rows, problems = [], Problems(file)
-    for n, line in enumerate(text.splitlines(), 1):       # ir_measures' jsonl: one small object per (qid, measure)
+    for n, line in enumerate(text.splitlines(), 1):       # only for a file Arrow's reader refused
         if not line.strip():
             continue
         try:

@@ -79,8 +79,8 @@ def test_ir_measures_cli_output_tsv_and_jsonl(tmp_path):
 def test_ir_measures_dataframe_as_csv_and_parquet(tmp_path):
     import ir_measures
     qrels, run = _plain(tmp_path, "qrels.test"), _plain(tmp_path, "results.test")
-    df = pd.DataFrame(ir_measures.iter_calc([ir_measures.P @ 5, ir_measures.RR], ir_measures.read_trec_qrels(str(qrels)),
-                                            ir_measures.read_trec_run(str(run))))
+    qrels, run = ir_measures.read_trec_qrels(str(qrels)), ir_measures.read_trec_run(str(run))
+    df = pd.DataFrame(ir_measures.iter_calc([ir_measures.P @ 5, ir_measures.RR], qrels, run))
     df["measure"] = df["measure"].astype(str)
     csv = read_scores(df.to_csv(index=False).encode(), filename="sys.csv", name="mine")
     buf = io.BytesIO()
