@@ -153,6 +153,9 @@ BAD = [
     ("infinity", b"map 301 0.5\nmap 302 1e999\n", {},
      "s.txt, line 2: value '1e999' of measure 'map' for topic '302' is not a number. Give a number such as 0.25.\n"
      "    'map 302 1e999'"),
+    ("jsonl cut short", b'{"query_id": "1", "measure": "AP", "value": 0.5}\n{"query_id": "2", "measure": "AP"\n', {},
+     's.txt, line 2: the line is not JSON (Expecting \',\' delimiter). Give one JSON object per line.\n'
+     '    \'{"query_id": "2", "measure": "AP"\''),
     ("nan in parquet", _parquet({"qid": ["1", "2"], "measure": ["x", "x"], "value": [0.5, np.nan]}), {},
      "s.txt, row 2: value 'nan' of measure 'x' for topic '2' is not a number. Give a number such as 0.25."),
     ("topic twice", b"map\t301\t0.5\nmap\t302\t0.25\nmap\t301\t0.75\n", {},
