@@ -87,3 +87,20 @@ def test_every_page_with_a_run_of_scores_only_in_the_collection(scores_app, page
     at = open_page(AppTest.from_file(APP, default_timeout=TIMEOUT), "perquery", baseline="a", run="b")
     assert_clean(at)
     assert at.selectbox(key="pq_measure").value == "vital"
+
+
+def test_every_leaderboard_tab_on_the_imported_measure(scores_app):
+    from scipy import stats
+    app, values = scores_app
+    runs = ["MU03rob01", "pircRBa1", "rag"]
+    at = open_page(app, "leaderboard", runs=runs, measures=["judge"], baseline="MU03rob01", test="t")
+    for tab in ("Deltas, wins/ties/losses, p-values", "Every pair", "Risk", "Confidence intervals"):
+        at.session_state["lb_tab"] = tab
+        at.run()
+        assert_clean(at)
+        assert not at.error, [e.value for e in at.error]
+        if tab.startswith("Deltas"):
+            details = frame(at, "lb_details").set_index("run")
+            for run in ("pircRBa1", "rag"):
+                want = stats.ttest_rel(values[run], values["MU03rob01"]).pvalue
+                assert details.loc[run, "p_value"] == pytest.approx(want, abs=1e-9)
