@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import io
 import json
+from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 import pyarrow as pa
@@ -36,12 +38,19 @@ RANX_HINT = ("Export the per-query values instead: after ranx.evaluate(qrels, ru
              "json.dumps(dict(run.scores)) to a .json file")
 
 
+@dataclass
 class Read:
-    """A file's rows as text columns (run is None when the file does not name its runs) and their line numbers."""
-
-    def __init__(self, file, fmt, problems, run, qid, measure, value, lineno, quote):
-        self.file, self.fmt, self.problems = file, fmt, problems
-        self.run, self.qid, self.measure, self.value, self.lineno, self.quote = run, qid, measure, value, lineno, quote
+    """A file's rows as text columns (run is None when the file does not name its runs), their line numbers (-1:
+    none, in a JSON object) and how to quote a line."""
+    file: str
+    fmt: str
+    problems: Problems
+    run: pa.Array | None
+    qid: pa.Array
+    measure: pa.Array
+    value: pa.Array
+    lineno: np.ndarray
+    quote: Callable
 
 
 def columns(source, filename: str | None) -> Read:
@@ -54,9 +63,9 @@ def columns(source, filename: str | None) -> Read:
     lines = split_lines(text, file)
     first = lines.quote(int(lines.lineno[0]))
     sep = "," if "," in first else ("\t" if "\t" in first else None)
-    named = _named(first.split(sep) if sep else first.split())
-    if "model_names" in [n.strip().lower() for n in (first.split(sep) if sep else first.split())] \
-            and "qid" not in named:
+    fields = first.split(sep) if sep else first.split()
+    named = _named(fields)
+    if "model_names" in [n.strip().lower() for n in fields] and "qid" not in named:
         raise UploadError(Problem(file, None, RANX_REPORT, RANX_HINT))
     if {"qid", "measure", "value"} <= named.keys():
         return _csv(text, file, sep, named, lines)

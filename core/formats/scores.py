@@ -61,11 +61,12 @@ def scores_from_frame(frame: pd.DataFrame, *, file: str = "scores", fmt: str = "
     """Per-query scores computed in Python (a DataFrame of run, qid, measure, value; run optional, then `name`)
     checked as a file is, its rows numbered from 1 in the messages."""
     def text(col: str) -> pa.Array:
-        return pa.array(frame[col].to_numpy(), from_pandas=False).cast(pa.large_string())   # NaN as 'nan' 
+        return pa.array(frame[col].to_numpy(), from_pandas=False).cast(pa.large_string())   # NaN as 'nan'
     read = Read(file, fmt, Problems(file, unit="row"), text("run") if "run" in frame else None, text("qid"),
                 text("measure"), text("value"), np.arange(1, len(frame) + 1), lambda n: None)
     values = pd.to_numeric(frame["value"], errors="coerce").to_numpy(np.float64)
-    return _checked(read, _values(read, ~np.isfinite(values)) if not np.isfinite(values).all() else values, name)
+    finite = np.isfinite(values)
+    return _checked(read, values if finite.all() else _values(read, ~finite), name)
 
 
 def _checked(read: Read, values: np.ndarray, name: str | None) -> ParsedScores:
