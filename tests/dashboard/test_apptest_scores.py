@@ -75,6 +75,9 @@ def test_a_collection_of_scores_only_needs_no_qrels(tmp_path, monkeypatch):
     assert r"vital: imported \(nuggetizer\)" in texts(at)
     shown = texts(at) + "".join(str(w.value) for w in at.warning) + "".join(str(e.value) for e in at.expander)
     assert "cannot be computed" not in shown          # nothing computed is asked for (no Judged@10 without qrels)
+    at = open_page(AppTest.from_file(APP, default_timeout=TIMEOUT), "perquery", baseline="a", run="b")
+    assert_clean(at)
+    assert at.selectbox(key="pq_measure").value == "vital"
 
 
 @pytest.mark.parametrize("page", ["leaderboard", "perquery", "curves", "agreement", "judges", "data", "measures"])
@@ -84,9 +87,6 @@ def test_every_page_with_a_run_of_scores_only_in_the_collection(scores_app, page
     assert_clean(at)
     if page == "leaderboard":        # rag has no AP: ranked without it, the others on their 100 topics
         assert "of the 100 topics the runs are compared on" in texts(at)
-    at = open_page(AppTest.from_file(APP, default_timeout=TIMEOUT), "perquery", baseline="a", run="b")
-    assert_clean(at)
-    assert at.selectbox(key="pq_measure").value == "vital"
 
 
 def test_every_leaderboard_tab_on_the_imported_measure(scores_app):
