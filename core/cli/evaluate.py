@@ -3,7 +3,8 @@
 
 With `--format trec` the output is laid out exactly as trec_eval's (`%-22s\\t%s\\t%.4f`, counts without
 decimals, per-query lines first when -q, then the runid/num_q/"all" block), so `diff` against
-trec_eval's output works; csv and json give the long (run, qid, measure, value) table.
+trec_eval's output works; csv and json give the long (run, qid, measure, value) table. With --collection, `-m` also
+takes the collection's imported measures (core/store/scores.py), printed as they were loaded.
 """
 from __future__ import annotations
 
@@ -59,13 +60,14 @@ def run(args) -> int:
     kind = args.rel_format if args.rel_format != "qrels" else \
         "diversity" if args.qrels_kind == "diversity" else "relevance"
     names = args.measures or list(KINDS[kind].default)
-    pairs = labelled(names, compat=args.compat)
+    imported = stored.imported(args, names) if args.collection is not None else []
+    pairs = labelled([n for n in names if n not in imported], compat=args.compat) if len(imported) < len(names) else []
     measures = [m for _, m in pairs]
     if stored.check(args, [f for f in [args.qrels, *args.runs] if f]):
         if kind != "relevance" or use_dask(args) or any(is_diversity(m) for m in measures):
             raise EvalError("-R qrels_jg/prefs/qrels_prefs, diversity measures and --engine dask work on files only: "
                             "evaluate stored runs without them, or give QRELS and RUN files.")
-        result = stored.evaluate(args, measures, options)
+        result = stored.evaluate(args, measures + imported, options)
     elif use_dask(args):
         if kind != "relevance" or any(is_diversity(m) for m in measures):
             raise EvalError(f"--engine dask evaluates relevance qrels only, not {kind}: leave out --engine dask (and "
@@ -86,7 +88,8 @@ def run(args) -> int:
     out = sys.stdout
     if args.format == "trec":
         header = any(n.strip() in ("official", "all_trec", "set", "qrels_jg", "all_prefs", "prefs") for n in names)
-        out.write(format_trec(result, pairs, per_query=args.per_query, header=header, z=bool(args.zscores)))
+        out.write(format_trec(result, pairs, per_query=args.per_query, header=header, z=bool(args.zscores),
+                              imported=imported))
     elif args.format == "csv":
         table = result.per_query if args.per_query else result.summary.assign(qid="all")
         table[["run", "qid", "measure", "value"]].to_csv(out, index=False)
@@ -150,7 +153,7 @@ def _column(label: str, m, qids, values, z: bool = False) -> list[str]:
     return [f"{head}{q}\t{v:.4f}\n" for q, v in zip(qids, values)]
 
 
-def _per_query_lines(result: EvalResult, pairs, run: str, z: bool = False) -> list[str]:
+def _per_query_lines(result: EvalResult, pairs, run: str, z: bool = False, imported=()) -> list[str]:
     pq = result.per_query[result.per_query["run"] == run]
     tx = result.text[result.text["run"] == run] if result.text is not None and len(result.text) else None
     values = pq.pivot(index="qid", columns="measure", values="value") if len(pq) else None
@@ -162,10 +165,15 @@ def _per_query_lines(result: EvalResult, pairs, run: str, z: bool = False) -> li
             continue
         table = texts if m.family.agg == "text" else values
         columns.append(_column(label, m, qids, table[m.name].reindex(qids).to_numpy(), z))
+    for name in imported:           # an imported measure: its topics may differ from the computed ones'
+        got = values[name].reindex(qids).to_numpy() if values is not None and name in values else [None] * len(qids)
+        columns.append([f"{name:<22s}\t{q}\t{v:.4f}\n" if v == v and v is not None else ""
+                        for q, v in zip(qids, got)])
     return ["".join(row) for row in zip(*columns)]
 
 
-def format_trec(result: EvalResult, pairs, per_query: bool = False, header: bool = True, z: bool = False) -> str:
+def format_trec(result: EvalResult, pairs, per_query: bool = False, header: bool = True, z: bool = False,
+                imported=()) -> str:
     """trec_eval's layout, one block per run (in the order given): per-topic lines (-q), then "all".
     `header`: the runid and num_q lines, which trec_eval prints for the official and all_trec sets.
     `z` (-Z): every numeric measure is printed as "Z<name>" with four decimals, num_q too."""
@@ -173,7 +181,7 @@ def format_trec(result: EvalResult, pairs, per_query: bool = False, header: bool
     sm = result.summary.set_index(["run", "measure"])["value"]
     for run in result.runs:
         if per_query:
-            lines += _per_query_lines(result, pairs, run, z)
+            lines += _per_query_lines(result, pairs, run, z, imported)
         if header:
             lines.append(f"{'runid':<22s}\tall\t{run}\n")
             lines.append(f"Z{'num_q':<22s}\tall\t{float(result.num_q.get(run, 0)):.4f}\n" if z else
@@ -182,4 +190,5 @@ def format_trec(result: EvalResult, pairs, per_query: bool = False, header: bool
             if m.family.agg != "text":
                 lines.append(_fmt(("Z" + f"{label:<22s}") if z else label, "all", sm[(run, m.name)],
                                   m.family.ints and not z))
+        lines += [_fmt(name, "all", sm[(run, name)], False) for name in imported if (run, name) in sm.index]
     return "".join(lines)

@@ -2,7 +2,8 @@
 
     python -m core --store PATH load [--collection NAME] [--qrels FILE [--assessor NAME]]... [--diversity-qrels FILE]...
         [--run FILE [--name NAME] [--system NAME] [--version V] [--timestamp ISO] [--meta KEY=VALUE]...]...
-        [--topics FILE] [--docs FILE] [--on-conflict error|replace|rename] [--dataset ID [--docs [--docs-limit N]]]
+        [--scores FILE [--name RUN] [--source TEXT]]... [--topics FILE] [--docs FILE]
+        [--on-conflict error|replace|rename] [--dataset ID [--docs [--docs-limit N]]]
 
 --system, --version, --timestamp and --meta set a run's lineage and cost metadata (core/formats/lineage.py), over
 what its ir_metadata header gives: after a --run they describe that run; before the first --run, every run of
@@ -25,9 +26,11 @@ from core.errors import OptionError
 from core.store import faults
 from core.store import ingest
 from core.store.datasets import insert_dataset, prepare_dataset
-from core.formats import GZIP_MAGIC, file_error, max_text_bytes, read_documents, read_qrels, read_topics, too_big
+from core.formats import (GZIP_MAGIC, file_error, max_text_bytes, read_documents, read_qrels, read_scores, read_topics,
+                          too_big)
 from core.formats.lineage import COST_KEYS, META_KEYS, parse_pair
 from core.formats.pieces import pieces_min_bytes
+from core.store.scores import insert_scores
 from core.store.store import Store, resolve_path
 
 CHUNK = 4 << 20
@@ -44,7 +47,7 @@ class _Append(argparse.Action):
             entries = []
             setattr(ns, self.dest, entries)
         if self.const is None:
-            entries.append({"file": value, "label": None})
+            entries.append({"file": value, "label": None, "kind": option_string.lstrip("-"), "source": None})
         elif not entries or entries[-1]["label"] is not None:
             parser.error(f"{option_string} must follow the {self.const} it names")
         else:
@@ -57,6 +60,8 @@ class _Meta(argparse.Action):
 
     def __call__(self, parser, ns, value, option_string=None):
         runs = getattr(ns, "runs", None)
+        if runs and runs[-1]["kind"] != "run":
+            parser.error(f"{option_string} must follow a --run (or come before the first one), not --scores")
         target = runs[-1].setdefault("meta", []) if runs else ns.__dict__.setdefault("meta_all", [])
         target.append((option_string, value if self.dest == "meta" else f"{self.dest}={value}"))
 
@@ -64,6 +69,16 @@ class _Meta(argparse.Action):
 def _run_meta(texts) -> dict[str, str]:
     """The (option, key=value) texts of one run -> {key: checked value}; a bad one raises OptionError."""
     return dict(parse_pair(text, option=option) for option, text in texts)
+
+
+class _Source(argparse.Action):
+    """--source labels the --scores before it."""
+
+    def __call__(self, parser, ns, value, option_string=None):
+        entries = getattr(ns, self.dest) or []
+        if not entries or entries[-1]["kind"] != "scores" or entries[-1]["source"] is not None:
+            parser.error(f"{option_string} must follow the --scores it describes")
+        entries[-1]["source"] = value
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -78,8 +93,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "stored as "
                         "a diversity qrels set named after the file (repeatable)")
     p.add_argument("--run", dest="runs", action=_Append, metavar="FILE", help="run file (repeatable)")
+    p.add_argument("--scores", dest="runs", action=_Append, metavar="FILE",
+                   help="per-query scores from another tool (trec_eval -q, ir_measures, ranx, or a long CSV/Parquet "
+                        "of run, qid, measure, value), stored as imported measures of their runs (repeatable)")
     p.add_argument("--name", dest="runs", action=_Append, const="--run", metavar="NAME",
-                   help="name for the preceding --run (default: the run tag, else the file name)")
+                   help="name for the preceding --run (default: the run tag, else the file name) or --scores "
+                        "(of one run; default: the run the file names, else the file name)")
     for flag, meaning in (("--system", "NAME"), ("--version", "V"), ("--timestamp", "ISO")):
         key = flag.removeprefix("--")
         p.add_argument(flag, dest=key, action=_Meta, metavar=meaning,
@@ -88,6 +107,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--meta", dest="meta", action=_Meta, metavar="KEY=VALUE",
                    help="metadata of the preceding --run (before any --run: of every run), repeatable: a cost key ("
                         + ", ".join(COST_KEYS) + ") or any other key; KEY= removes a key the header gave")
+    p.add_argument("--source", dest="runs", action=_Source, metavar="TEXT",
+                   help="where the preceding --scores come from, shown as 'imported (TEXT)' (default: the "
+                        "file's layout, e.g. trec_eval -q)")
     p.add_argument("--on-conflict", choices=("error", "replace", "rename"), default="error",
                    help="when a run name exists: stop (default), replace the old run, or load as NAME-2")
     p.add_argument("--topics", metavar="FILE", help="topics: TREC <top> SGML, TSV qid<TAB>text, or JSONL")
@@ -175,7 +197,7 @@ def _prepare_run(path: str, name: str):
         bar.finish()
 
 
-def _prepare(kind: str, path: str, name: str, args):
+def _prepare(kind: str, path: str, name: str, label, args):
     """Parse (and for a run, check and rank) one file: the work done before the store is taken."""
     if kind == "dataset":
         bar = _Counter(name)
@@ -186,6 +208,8 @@ def _prepare(kind: str, path: str, name: str, args):
     if kind == "run":
         return _prepare_run(path, name)
     data = read_with_progress(path)
+    if kind == "scores":
+        return read_scores(data, filename=name, name=label[0])
     if kind == "qrels":
         return read_qrels(data, filename=name, judgment_groups=args.judgment_groups)
     if kind == "diversity qrels":
@@ -217,6 +241,8 @@ class _Counter:
 def _insert(cur, cid: int, kind: str, name: str, label, parsed, args):
     if kind == "dataset":
         return insert_dataset(cur, cid, parsed)
+    if kind == "scores":
+        return insert_scores(cur, cid, parsed, source=label[1])
     if kind == "run":
         label, meta = label
         return ingest.add_run(cur, cid, None, filename=name, name=label, on_conflict=args.on_conflict,
@@ -247,9 +273,11 @@ def run(args) -> int:
     jobs += [("diversity qrels", path, None) for path in args.diversity or []]
     jobs += [("docs", args.docs, None)] if isinstance(args.docs, str) else []
     common = _run_meta(getattr(args, "meta_all", []))
-    jobs += [("run", r["file"], (r["label"], {**common, **_run_meta(r.get("meta", []))})) for r in args.runs or []]
+    jobs += [("run", r["file"], (r["label"], {**common, **_run_meta(r.get("meta", []))}))
+             for r in args.runs or [] if r["kind"] == "run"]
+    jobs += [("scores", r["file"], (r["label"], r["source"])) for r in args.runs or [] if r["kind"] == "scores"]
     if not jobs:
-        print("Nothing to load: give --run, --qrels, --diversity-qrels, --topics, --docs or --dataset.",
+        print("Nothing to load: give --run, --scores, --qrels, --diversity-qrels, --topics, --docs or --dataset.",
               file=sys.stderr)
         return 2
     # Every file is read and checked first, without the store, so the store is held only for the inserts
@@ -260,7 +288,7 @@ def run(args) -> int:
             start = time.perf_counter()
             name = f"irds:{path}" if kind == "dataset" else Path(path).name
             with faults.reading(name, resolve_path(args.store)):
-                parsed = _prepare(kind, path, name, args)
+                parsed = _prepare(kind, path, name, label, args)
             prepared.append((kind, name, label, parsed, time.perf_counter() - start))
         _insert_all(args, prepared)
     finally:

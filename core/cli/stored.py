@@ -63,6 +63,19 @@ def resolve(store, collection: str, names: list[str] | None, assessor: str | Non
         cur.close()
 
 
+def imported(args, names) -> list[str]:
+    """The names among `names` that are measures imported into the collection (core.service.imported)."""
+    from core.service.imported import sources
+    from core.store.store import Store
+    store = Store.open(args.store, load_sample=False)
+    try:
+        with store.session():
+            have = sources(store, args.collection)
+    finally:
+        store.close()
+    return [n for n in names if n in have]
+
+
 def evaluate(args, measures, options, *, with_topics: bool = False):
     """EvalResult of the stored runs (named as stored), in the order asked for; with `with_topics`,
     (EvalResult, the qrels set's topics) for `compare`."""

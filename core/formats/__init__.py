@@ -1,4 +1,4 @@
-"""Parsers for the files people upload: runs, qrels, topics and documents.
+"""Parsers for the files people upload: runs, qrels, topics, documents and per-query scores.
 
 Every reader takes a path, bytes or a file object plus the file name to use in messages,
 detects gzip by its magic bytes, keeps qid and docno as strings, and raises only UploadError.
@@ -10,12 +10,14 @@ from core.formats.lineage import (COST_KEYS, LINEAGE_KEYS, META_KEYS, NUMERIC_CO
 from core.formats.pieces import RunSource, pieces_min_bytes
 from core.formats.qrels import ParsedQrels, read_qrels
 from core.formats.runs import ParsedRun, read_run
+from core.formats.scores import ParsedScores, read_scores, scores_from_frame, scores_name
 from core.formats.topics import read_documents, read_topics
 from core.formats._fast import unique
 from core.formats._text import (GZIP_MAGIC, file_error, is_empty_file, max_line_bytes, max_text_bytes, source_name,
                                 too_big)
 
 __all__ = ["ParsedQrels", "ParsedRun", "read_documents", "read_qrels", "read_run", "read_topics", "RunSource",
+           "ParsedScores", "read_scores", "scores_from_frame", "scores_name",
            "pieces_min_bytes", "unique", "GZIP_MAGIC", "file_error", "is_empty_file", "max_line_bytes", "max_text_bytes",
            "source_name", "too_big", "COST_KEYS", "LINEAGE_KEYS", "META_KEYS", "NUMERIC_COST_KEYS", "MetaKey", "check_key",
            "check_value", "from_header", "parse_pair", "parse_pairs"]

@@ -3,10 +3,12 @@ owns its transactions; processes take turns on the file (access.py, connections.
 migrations (schema.py); what it holds, read and edited by name (catalogue.py, edits.py); loading files (prepare.py
 before the store is taken, ingest.py inside the transaction); diversity qrels sets (diversity.py); runs' lineage and
 cost metadata (lineage.py: `Store.lineage(collection)`, version order); the per-query results cache (results.py);
-damaged files (health.py) and faults with a way back (faults.py)."""
+per-query scores imported from other tools (scores.py); damaged files (health.py) and faults with a way back
+(faults.py)."""
 from core.store.diversity import add_diversity_qrels, diversity_sets, insert_diversity_qrels
 from core.store.lineage import natural_key, order_versions
+from core.store.scores import ScoresReport, insert_scores, read_imported
 from core.store.store import DEFAULT_PATH, Store, resolve_path, sample_names
 
 __all__ = ["Store", "resolve_path", "sample_names", "DEFAULT_PATH", "add_diversity_qrels", "insert_diversity_qrels",
-           "diversity_sets", "natural_key", "order_versions"]
+           "diversity_sets", "natural_key", "order_versions", "ScoresReport", "insert_scores", "read_imported"]

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 from core.store import edits
 from core.store import faults
 from core.store import ingest
-from core.store import lineage
+from core.store import lineage, scores
 from core.errors import EvalError
 from core.formats.lineage import check_key, check_value
-from core.formats import read_documents, read_qrels, read_topics, source_name
+from core.formats import read_documents, read_qrels, read_scores, read_topics, source_name
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -92,6 +92,31 @@ class Catalogue:
                 return insert_dataset(cur, ingest.collection_id(cur, collection, create=True), prepared)
         finally:
             prepared.close()
+
+    def add_scores(self, collection, source=None, *, filename=None, name=None, label=None, parsed=None):
+        """Per-query scores from another tool (core.store.scores): read and checked before the store is taken,
+        stored in one transaction. `label`: where they come from (default: the file's layout, e.g. trec_eval -q).
+        `parsed`: scores already read (read_scores) or computed (core.formats.scores_from_frame) instead of a file."""
+        parsed = parsed or read_scores(source, filename=source_name(source, filename), name=name)
+        with self.transaction() as cur:
+            return scores.insert_scores(cur, ingest.collection_id(cur, collection, create=True), parsed,
+                                        source=label)
+
+    def imported_scores(self, run_ids, measures=None) -> pd.DataFrame:
+        """Imported per-query rows (run_id, qid, measure, value, source) of these runs."""
+        cur = self.cursor()
+        try:
+            return scores.read_imported(cur, run_ids, measures)
+        finally:
+            cur.close()
+
+    def imported_measures(self, collection) -> pd.DataFrame:
+        """The collection's imported measures: measure, source, n_runs."""
+        cur = self.cursor()
+        try:
+            return scores.imported_measures(cur, ingest.collection_id(cur, collection))
+        finally:
+            cur.close()
 
     # -- reading ------------------------------------------------------------------------------------
     def runs(self, collection) -> pd.DataFrame:

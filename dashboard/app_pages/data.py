@@ -1,4 +1,5 @@
-"""Data: choose or create a collection, upload runs/qrels/topics/documents, manage runs and their lineage and cost."""
+"""Data: choose or create a collection, upload runs/qrels/topics/documents/per-query scores, manage runs and their
+lineage and cost."""
 from __future__ import annotations
 
 import streamlit as st
@@ -99,6 +100,16 @@ def _qrels_options(key: str = "data_qrels_assessor") -> dict:
     return {"assessor": who.strip() or None}
 
 
+def _scores_options() -> dict:
+    left, right = st.columns(2)
+    name = left.text_input("Run name", key="data_scores_name", placeholder="the run the file names, else its name",
+                           help="For a file of one run: the run these scores belong to (a stored run of that name "
+                                "gets them; another name adds a run with scores only).")
+    source = right.text_input("Source", key="data_scores_source", placeholder="e.g. GPT-4o judge, nuggetizer",
+                              help="Where the scores come from; the tables mark them 'imported (source)'.")
+    return {"name": name.strip() or None, "label": source.strip() or None}
+
+
 def _add_diversity(c, data, **kw):
     from core.store.diversity import add_diversity_qrels
     return add_diversity_qrels(store, c, data, **kw)
@@ -111,6 +122,7 @@ load_diversity = access.for_editors(_upload(_add_diversity))
 load_topics = access.for_editors(_upload(store.add_topics))
 load_docs = access.for_editors(_upload(store.add_documents))
 load_dataset = access.for_editors(_then_refresh(lambda did, **kw: store.add_dataset(cid, did, **kw)))
+load_scores = access.for_editors(_upload(store.add_scores))
 rename = access.for_editors(_then_refresh(store.rename_run))
 delete = access.for_editors(_then_refresh(store.delete_run))
 save_meta = access.for_editors(_then_refresh(lambda run_id, values: store.set_run_meta(run_id, values, replace=True)))
@@ -119,8 +131,8 @@ save_meta = access.for_editors(_then_refresh(lambda run_id, values: store.set_ru
 def _upload_section() -> None:
     """The uploaders (editors only)."""
     st.subheader(f"Upload to '{md_escape(coll['name'])}'")
-    tab_runs, tab_qrels, tab_div, tab_topics, tab_docs, tab_dataset = st.tabs(
-        ["Runs", "Qrels", "Diversity qrels", "Topics", "Documents", "ir_datasets"])
+    tab_runs, tab_qrels, tab_div, tab_topics, tab_docs, tab_scores, tab_dataset = st.tabs(
+        ["Runs", "Qrels", "Diversity qrels", "Topics", "Documents", "Scores", "ir_datasets"])
     with tab_runs:
         render_uploader(key="data_runs", journal=journal, label="Run files", button="Load runs", noun="runs",
                         load=load_runs, options=_run_options,
@@ -145,6 +157,13 @@ def _upload_section() -> None:
         render_uploader(key="data_docs", journal=journal,
                         label="Document files", button="Load documents", noun="document files",
                         load=load_docs, help="docno<TAB>text lines, JSONL or TREC <DOC> files.")
+    with tab_scores:
+        render_uploader(key="data_scores", journal=journal, label="Per-query score files", button="Load scores",
+                        noun="score files", load=load_scores, options=_scores_options,
+                        on_loaded=lambda reports: state.include("runs", [n for r in reports for n in r.new_runs]),
+                        help="Per-query values from any tool: trec_eval -q output, ir_measures -q (or its "
+                             "DataFrame as CSV/Parquet), ranx per-query scores (JSON), or a CSV/Parquet of run, qid, "
+                             "measure, value. A name Rankboard computes itself gets the prefix 'imported:'.")
     with tab_dataset:
         render_dataset_loader(key="data_dataset", load=load_dataset)
 

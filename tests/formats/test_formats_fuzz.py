@@ -13,9 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.errors import UploadError
-from core.formats import read_documents, read_qrels, read_run, read_topics
+from core.formats import read_documents, read_qrels, read_run, read_scores, read_topics
 
-PARSERS = [read_run, read_qrels, functools.partial(read_qrels, judgment_groups=True), read_topics, read_documents]
+PARSERS = [read_run, read_qrels, functools.partial(read_qrels, judgment_groups=True), read_topics, read_documents,
+           read_scores]
 SEED_RUN = ("# ir_metadata.start\n# tag: x\n# ir_metadata.end\n"
             "301 Q0 FT-1 1 12.5 tag\n301 Q0 FT-2 2 -1e-3 tag\n302\tQ0\tLA#3\t1\t3\ttag\n").splitlines()
 SEED_QRELS = "301 0 FT-1 1\n301 0 FT-2 0\n302 0 LA#3 -1\n".splitlines()
@@ -24,7 +25,12 @@ SEED_TSV = "301\tinternational crime\n302\tpolio\n".splitlines()
 SEED_CSV = "qid,docno,score\n301,a,1.5\n301,b,0.5\n".splitlines()
 SEED_JSONL = ['{"qid": "1", "text": "a"}', '{"qid": "2", "text": "b"}']
 SEED_DOCS = "<DOC>\n<DOCNO> LA1 </DOCNO>\n<TEXT>some news</TEXT>\n</DOC>\n".splitlines()
-SEEDS = [SEED_RUN, SEED_QRELS, SEED_TOPICS, SEED_TSV, SEED_CSV, SEED_JSONL, SEED_DOCS]
+SEED_SCORES = "map\t301\t0.25\nP_10\t301\t0.5\nmap\tall\t0.25\nrunid\tall\tbm25\n".splitlines()
+SEED_LONG = "run,qid,measure,value\na,301,x,0.5\nb,301,x,1\n".splitlines()
+SEED_RANX = ['{"ndcg@10": {"301": 0.5, "302": 1}}']
+SEED_IRM = ['{"query_id": "301", "measure": "AP", "value": 0.5}', '{"measure": "AP", "value": 0.5}']
+SEEDS = [SEED_RUN, SEED_QRELS, SEED_TOPICS, SEED_TSV, SEED_CSV, SEED_JSONL, SEED_DOCS, SEED_SCORES, SEED_LONG, SEED_RANX,
+         SEED_IRM]
 TOKENS = ["", " ", "\t", "#", "Q0", "301", "1.5", "-2", "1e999", "nan", "x" * 300, "\x00", "\ufeff", "<top>",
           "</top>", "<num>", "<title>", "<DOC>", "<DOCNO>", "</DOCNO>", "{", "}", '"', ",", "\r", "é", "{\"qid\": 1}", "PAR1"]
 
