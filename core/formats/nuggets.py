@@ -120,7 +120,7 @@ def _record(obj, kind: str):
 
 def _rows(table: pa.Table, lines, file: str, kind: str) -> ParsedNuggets:
     """The checks over whole columns: missing ids, missing nuggets, unknown labels, a topic twice."""
-    problems, keys, lineno = Problems(file), _KEYS[kind], lines.lineno
+    problems, keys, lineno, table = Problems(file), _KEYS[kind], lines.lineno, table.combine_chunks()
     ids = ["qid", "run_id"] if kind == "assignments" else ["qid"]
     for key in ids + ["nuggets"]:
         missing = np.flatnonzero(table[key].is_null().to_numpy(zero_copy_only=False))
@@ -132,12 +132,10 @@ def _rows(table: pa.Table, lines, file: str, kind: str) -> ParsedNuggets:
     counts = pc.list_value_length(table["nuggets"]).to_numpy(zero_copy_only=False)
     place = np.arange(len(parent)) - np.repeat(np.cumsum(counts) - counts, counts)
     cols = {k: pc.struct_field(flat, [i]).to_numpy(zero_copy_only=False) for i, k in enumerate(keys)}
-    for key in keys:
-        values, labels = pd.Series(cols[key], dtype=object), _LABELS[key]
-        bad = np.flatnonzero(values.fillna("").str.strip().eq("").to_numpy() if labels is None
-                             else ~values.isin(labels).to_numpy())
-        problems.add_many(bad, lambda i, key=key, labels=labels, values=values, bad=bad: _label_problem(
-            int(lineno[parent[bad[i]]]), int(place[bad[i]]) + 1, key, values.iat[bad[i]], labels, lines))
+    bad = np.column_stack([_bad(cols[key], _LABELS[key]) for key in keys])
+    rows, which = np.nonzero(bad)                       # nugget by nugget, in the file's order
+    problems.add_many(rows, lambda i: _label_problem(int(lineno[parent[rows[i]]]), int(place[rows[i]]) + 1,
+                                                     keys[which[i]], cols[keys[which[i]]][rows[i]], lines))
     frame = pd.DataFrame({k: table[k].to_numpy(zero_copy_only=False) for k in ids})
     _duplicates(frame, ids, lineno, problems, kind)
     problems.raise_if_any()
@@ -146,7 +144,14 @@ def _rows(table: pa.Table, lines, file: str, kind: str) -> ParsedNuggets:
     return ParsedNuggets(nuggets, frame.assign(line=lineno, n=counts), file)
 
 
-def _label_problem(line: int, place: int, key: str, value, labels, lines):
+def _bad(values: np.ndarray, labels: tuple[str, ...] | None) -> np.ndarray:
+    """A blank text, or a label not among `labels`."""
+    values = pd.Series(values, dtype=object)
+    return values.fillna("").str.strip().eq("").to_numpy() if labels is None else ~values.isin(labels).to_numpy()
+
+
+def _label_problem(line: int, place: int, key: str, value, lines):
+    labels = _LABELS[key]
     if labels is None:
         return line, f"nugget {place} has no text", "Give every nugget its text", lines.quote(line)
     what = "no " + key if value is None else f"{key} '{value}'"

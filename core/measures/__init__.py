@@ -11,7 +11,8 @@ from core.measures import ap, avgjg, cwl, diversity, gain, misc, peers, precisio
 from core.measures.base import REGISTRY, EvalOptions, Family, Measure, Param, family_named
 from core.measures.parse import ALL_TREC_9, ALL_TREC_10, OFFICIAL, labelled, nickname, parse_measure, parse_measures
 from core.measures.sources import DIFFERENCES, sources
-from core.measures.nuggets import NUGGET_SCORES, NUGGET_SOURCE, NuggetResult, NuggetScore, nugget_scores
+from core.measures.nuggets import (NUGGET_SCORES, NUGGET_SOURCE, NuggetResult, NuggetScore, nugget_scores,
+                                   score_nugget_files)
 
 
 def reference_markdown() -> str:
@@ -23,4 +24,5 @@ def reference_markdown() -> str:
 
 __all__ = ["REGISTRY", "EvalOptions", "Family", "Measure", "Param", "family_named", "parse_measure",
            "parse_measures", "labelled", "nickname", "OFFICIAL", "ALL_TREC_9", "ALL_TREC_10", "DIFFERENCES", "sources",
-           "reference_markdown", "NUGGET_SCORES", "NUGGET_SOURCE", "NuggetResult", "NuggetScore", "nugget_scores"]
+           "reference_markdown", "NUGGET_SCORES", "NUGGET_SOURCE", "NuggetResult", "NuggetScore", "nugget_scores",
+           "score_nugget_files"]

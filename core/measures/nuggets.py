@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from core.formats.nuggetmatch import MatchedNuggets
+from core.formats.nuggetmatch import MatchedNuggets, match_assignments
+from core.formats.nuggets import read_assignments, read_nuggets
 
 
 @dataclass(frozen=True)
@@ -73,3 +74,12 @@ def nugget_scores(matched: MatchedNuggets) -> NuggetResult:
         "value": np.column_stack([values[n] for n in names]).ravel()})
     summary = per_query.groupby(["run", "measure"], sort=False, as_index=False)["value"].mean()
     return NuggetResult(per_query, summary, list(runs), list(topics), list(matched.warnings))
+
+
+def score_nugget_files(nuggets, assignments, *, nuggets_name: str | None = None,
+                       assignments_name: str | None = None) -> tuple[MatchedNuggets, NuggetResult]:
+    """Read a nuggets file and its assignments file (paths, bytes or uploads), check them against each other and
+    score every run; raises UploadError."""
+    matched = match_assignments(read_nuggets(nuggets, filename=nuggets_name),
+                                read_assignments(assignments, filename=assignments_name))
+    return matched, nugget_scores(matched)
