@@ -1,4 +1,5 @@
-"""Parsers for the files people upload: runs, qrels, topics, documents, and RAG nuggets with their assignments.
+"""Parsers for the files people upload: runs, qrels, topics, documents, per-query scores, and RAG nuggets with their
+assignments.
 
 Every reader takes a path, bytes or a file object plus the file name to use in messages,
 detects gzip by its magic bytes, keeps qid and docno as strings, and raises only UploadError.
@@ -9,12 +10,14 @@ from core.formats.nuggets import ASSIGNMENT, IMPORTANCE, ParsedNuggets, read_ass
 from core.formats.pieces import RunSource, pieces_min_bytes
 from core.formats.qrels import ParsedQrels, read_qrels
 from core.formats.runs import ParsedRun, read_run
+from core.formats.scores import ParsedScores, read_scores, scores_name
 from core.formats.topics import read_documents, read_topics
 from core.formats._fast import unique
 from core.formats._text import (GZIP_MAGIC, file_error, is_empty_file, max_line_bytes, max_text_bytes, source_name,
                                 too_big)
 
 __all__ = ["ASSIGNMENT", "IMPORTANCE", "MatchedNuggets", "ParsedNuggets", "match_assignments", "read_assignments",
-           "read_nuggets", "ParsedQrels", "ParsedRun", "read_documents", "read_qrels", "read_run", "read_topics", "RunSource",
+           "read_nuggets", "ParsedQrels", "ParsedRun", "ParsedScores", "read_scores", "scores_name", "read_documents",
+           "read_qrels", "read_run", "read_topics", "RunSource",
            "pieces_min_bytes", "unique", "GZIP_MAGIC", "file_error", "is_empty_file", "max_line_bytes", "max_text_bytes",
            "source_name", "too_big"]

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 from core.store import edits
 from core.store import faults
 from core.store import ingest
-from core.formats import read_documents, read_qrels, read_topics, source_name
+from core.store import scores
+from core.formats import read_documents, read_qrels, read_scores, read_topics, source_name
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -75,6 +76,30 @@ class Catalogue:
         with self.transaction() as cur:
             return ingest.add_documents(cur, ingest.collection_id(cur, collection, create=True), source,
                                         filename=filename, frame=frame)
+
+    def add_scores(self, collection, source, *, filename=None, name=None, label=None):
+        """Per-query scores from another tool (core.store.scores): read and checked before the store is taken,
+        stored in one transaction. `label`: where they come from (default: the file's layout, e.g. trec_eval -q)."""
+        parsed = read_scores(source, filename=source_name(source, filename), name=name)
+        with self.transaction() as cur:
+            return scores.insert_scores(cur, ingest.collection_id(cur, collection, create=True), parsed,
+                                        source=label)
+
+    def imported_scores(self, run_ids, measures=None) -> pd.DataFrame:
+        """Imported per-query rows (run_id, qid, measure, value, source) of these runs."""
+        cur = self.cursor()
+        try:
+            return scores.read_imported(cur, run_ids, measures)
+        finally:
+            cur.close()
+
+    def imported_measures(self, collection) -> pd.DataFrame:
+        """The collection's imported measures: measure, source, n_runs."""
+        cur = self.cursor()
+        try:
+            return scores.imported_measures(cur, ingest.collection_id(cur, collection))
+        finally:
+            cur.close()
 
     # -- reading ------------------------------------------------------------------------------------
     def runs(self, collection) -> pd.DataFrame:

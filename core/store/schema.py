@@ -8,7 +8,7 @@ from __future__ import annotations
 from core.errors import RankboardError
 from core.db.sqltext import one
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 # Schema 2: what stored evaluation reads, kept up to date by every write that changes it (core/store/ingest.py).
 # (As created by the 1 -> 2 migration; schema 3 adds run_topics.topic.)
@@ -47,10 +47,18 @@ DIVERSITY_TABLES = [
     "docno VARCHAR, rel INTEGER);",
 ]
 
+# Schema 5: per-query scores imported from other tools (core/store/scores.py), kept apart from the results cache of
+# computed measures and never recomputed. `source` says where they come from ("trec_eval -q", or the user's words).
+# A run that has only imported scores (RAG answers, say) is a `runs` row with n_rows 0 and no run_topics.
+SCORES_TABLES = [
+    "CREATE TABLE IF NOT EXISTS imported_scores(run_id INTEGER, qid VARCHAR, measure VARCHAR, value DOUBLE, "
+    "source VARCHAR);",
+]
+
 # The tables keyed by each id, for deleting (core/store/edits.py, ingest.delete_run): every table of the schema
 # that holds a run_id, qrels_id or collection_id column is listed under that id (tests/store/test_store.py checks
 # the lists against the schema, and that deleting a collection leaves no row of it in any table).
-BY_RUN = ("results", "judged_rows", "run_topics", "run_docs", "runs")
+BY_RUN = ("results", "imported_scores", "judged_rows", "run_topics", "run_docs", "runs")
 BY_QRELS = ("results", "judged_rows", "qrels", "subtopic_qrels", "qrels_sets", "diversity_sets")
 BY_COLLECTION = ("runs", "qrels_sets", "diversity_sets", "topics", "documents", "query_notes", "collections")
 
@@ -71,7 +79,7 @@ CREATE TABLE IF NOT EXISTS runs(run_id INTEGER PRIMARY KEY, collection_id INTEGE
 CREATE TABLE IF NOT EXISTS results(run_id INTEGER, qrels_id INTEGER, options VARCHAR, qid VARCHAR,
     measure VARCHAR, value DOUBLE);
 CREATE TABLE IF NOT EXISTS query_notes(collection_id INTEGER, qid VARCHAR, note VARCHAR, updated_at TIMESTAMP);
-""" + "\n".join(DIVERSITY_TABLES)
+""" + "\n".join(DIVERSITY_TABLES + SCORES_TABLES)
 
 
 def _v1_to_v2(cur) -> None:
@@ -103,8 +111,14 @@ def _v3_to_v4(cur) -> None:
         cur.execute(create).fetchall()
 
 
+def _add_scores(cur) -> None:
+    """Add the table of imported per-query scores."""
+    for create in SCORES_TABLES:
+        cur.execute(create).fetchall()
+
+
 # MIGRATIONS[v] upgrades a store at schema version v to v + 1 (run inside the open transaction).
-MIGRATIONS: dict[int, callable] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}
+MIGRATIONS: dict[int, callable] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4, 4: _add_scores}
 
 
 def check_version(cur, path) -> int:

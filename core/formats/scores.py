@@ -1,0 +1,142 @@
+"""Per-query scores from any tool: `read_scores` reads a file of (run, qid, measure, value) rows in one of the
+layouts of core/formats/_scores_read.py, detected by content, and checks it as a whole:
+
+- every value is a number;
+- a run gives each topic once per measure;
+- a run gives each of its measures for all of its topics (the topics it gives any measure for).
+
+Every problem is an UploadError naming the file and the line (`read_scores` never writes anywhere).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from core.errors import MAX_PROBLEMS, Problem, UploadError
+from core.formats._checks import bad_values
+from core.formats._scores_read import Read, columns
+from core.formats._text import FLOAT_RE, source_name
+
+__all__ = ["ParsedScores", "read_scores", "scores_name"]
+
+
+@dataclass(frozen=True)
+class ParsedScores:
+    """`frame`: run, qid, measure, value (float64), one row per (run, qid, measure), in the file's order;
+    `fmt`: the layout read (e.g. "trec_eval -q")."""
+    file: str
+    fmt: str
+    frame: pd.DataFrame
+
+    @property
+    def runs(self) -> list[str]:
+        return list(dict.fromkeys(self.frame["run"]))
+
+    @property
+    def measures(self) -> list[str]:
+        return list(dict.fromkeys(self.frame["measure"]))
+
+
+def scores_name(file: str) -> str:
+    """The run name of a file that names none: its file name without the extensions (`bm25.q.txt.gz` -> `bm25.q`)."""
+    return re.sub(r"(\.(txt|tsv|csv|json|jsonl|parquet|out|eval|trec))?(\.gz)?$", "", Path(file).name) or file
+
+
+def read_scores(source, *, filename: str | None = None, name: str | None = None) -> ParsedScores:
+    """Read and check a per-query scores file. `name`: the run's name, for a file of one run (a file that names
+    no run is named by `name`, else by its file name)."""
+    read = columns(source, source_name(source, filename))
+    read.problems.raise_if_any()
+    file = read.file
+    values = _values(read)
+    run = _runs(read, name)
+    frame = pd.DataFrame({"run": run, "qid": read.qid.to_numpy(zero_copy_only=False).astype(str),
+                          "measure": read.measure.to_numpy(zero_copy_only=False).astype(str), "value": values})
+    if not len(frame):
+        raise UploadError(Problem(file, None, "the file has no per-query values (only summary lines)",
+                                  "Write the per-query values: trec_eval -q, or ir_measures -q"))
+    _twice(frame, read)
+    _incomplete(frame, file)
+    return ParsedScores(file, read.fmt, frame)
+
+
+def _values(read: Read) -> np.ndarray:
+    bad = bad_values(read.value, FLOAT_RE)
+    if bad.any():
+        idx = np.flatnonzero(bad)
+        problems = [Problem(read.file, _line(read.lineno[i]), f"value '{read.value[int(i)].as_py()}' of measure "
+                            f"'{read.measure[int(i)].as_py()}' for topic '{read.qid[int(i)].as_py()}' is not a number",
+                            "Give a number such as 0.25", read.quote(read.lineno[i]) if read.lineno[i] > 0 else None,
+                            read.problems.unit) for i in idx[:MAX_PROBLEMS]]
+        raise UploadError(problems, total=len(idx))
+    return pc.cast(pc.replace_substring_regex(read.value, r"^\+", ""), pa.float64()).to_numpy(zero_copy_only=False)
+
+
+def _line(n) -> int | None:
+    return int(n) if n > 0 else None
+
+
+def _runs(read: Read, name: str | None) -> np.ndarray:
+    n = len(read.qid)
+    if read.run is None:
+        return np.full(n, name or scores_name(read.file), dtype=object)
+    run = read.run.to_numpy(zero_copy_only=False).astype(object)
+    if name:
+        names = list(dict.fromkeys(run))
+        if len(names) > 1:
+            raise UploadError(Problem(read.file, None, f"the file holds {len(names)} runs ({', '.join(names[:5])}), "
+                                      f"so it cannot be loaded under the one name '{name}'",
+                                      "Leave the name out: each run keeps the name the file gives it"))
+        return np.full(n, name, dtype=object)
+    empty = run == ""
+    if empty.any():
+        i = int(np.flatnonzero(empty)[0])
+        raise UploadError(Problem(read.file, _line(read.lineno[i]), "the run name is empty",
+                                  "Give every row a run name", read.quote(read.lineno[i]) if read.lineno[i] > 0
+                                  else None, read.problems.unit))
+    return run
+
+
+def _twice(frame: pd.DataFrame, read: Read) -> None:
+    """A (run, qid, measure) given twice: each repeat is reported at its line, with the line of the first."""
+    dup = frame.duplicated(["run", "qid", "measure"], keep=False).to_numpy()
+    if not dup.any():
+        return
+    rows = frame[dup]
+    first = rows.groupby(["run", "qid", "measure"], sort=False).cumcount().to_numpy() == 0
+    first_line = dict(zip(map(tuple, rows.loc[first, ["run", "qid", "measure"]].to_numpy()),
+                          read.lineno[np.flatnonzero(dup)[first]]))
+    again = np.flatnonzero(dup)[~first]
+    problems = []
+    for i in again[:MAX_PROBLEMS]:
+        r, q, m = frame.iat[i, 0], frame.iat[i, 1], frame.iat[i, 2]
+        before = first_line[(r, q, m)]
+        where = f" (first on {read.problems.unit} {before})" if before > 0 else ""
+        problems.append(Problem(read.file, _line(read.lineno[i]), f"run '{r}' has topic '{q}' twice for measure "
+                                f"'{m}'{where}", "Keep one value per run, topic and measure",
+                                read.quote(read.lineno[i]) if read.lineno[i] > 0 else None, read.problems.unit))
+    raise UploadError(problems, total=len(again))
+
+
+def _incomplete(frame: pd.DataFrame, file: str) -> None:
+    """A measure given for some of a run's topics but not all: which topics it lacks."""
+    topics = frame.groupby("run", sort=False)["qid"].nunique()
+    per = frame.groupby(["run", "measure"], sort=False)["qid"].size()
+    short = per[per.to_numpy() < topics.reindex(per.index.get_level_values(0)).to_numpy()]
+    if not len(short):
+        return
+    problems = []
+    for (run, measure), n in short.iloc[:MAX_PROBLEMS].items():
+        have = set(frame.loc[(frame["run"] == run) & (frame["measure"] == measure), "qid"])
+        lack = [q for q in dict.fromkeys(frame.loc[frame["run"] == run, "qid"]) if q not in have]
+        shown = ", ".join(lack[:10]) + (f" and {len(lack) - 10} more" if len(lack) > 10 else "")
+        problems.append(Problem(file, None, f"run '{run}' gives measure '{measure}' for {n} of its "
+                                f"{topics[run]} topics; it lacks {shown}",
+                                "Give the measure for every topic of the run, or leave it out"))
+    raise UploadError(problems, total=len(short))
