@@ -2,6 +2,7 @@
 
     python -m core --store PATH load [--collection NAME] [--qrels FILE [--assessor NAME]]... [--diversity-qrels FILE]...
         [--run FILE [--name NAME]]... [--topics FILE] [--docs FILE] [--on-conflict error|replace|rename]
+        [--nuggets FILE --assignments FILE]
 
 A `load` is one transaction: if any file is rejected, nothing from this command is stored. The files are
 read and checked before the store is taken, so other processes wait only for the inserts; while another
@@ -59,6 +60,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="when a run name exists: stop (default), replace the old run, or load as NAME-2")
     p.add_argument("--topics", metavar="FILE", help="topics: TREC <top> SGML, TSV qid<TAB>text, or JSONL")
     p.add_argument("--docs", metavar="FILE", help="documents: TSV docno<TAB>text, or JSONL")
+    p.add_argument("--nuggets", metavar="FILE", help="RAG nuggets, nuggetizer's JSON Lines (qid, nuggets); with "
+                   "--assignments")
+    p.add_argument("--assignments", metavar="FILE",
+                   help="nuggetizer's assignments of those nuggets to each run's answers (qid, run_id, nuggets): "
+                        "stored with the runs' four nugget scores as imported measures, source 'nuggets'")
 
 
 def read_with_progress(path: str, out=None) -> bytes:
@@ -140,6 +146,10 @@ def _prepare(kind: str, path: str, name: str, args):
     if kind == "diversity qrels":
         from core.formats.subtopics import read_subtopic_qrels
         return read_subtopic_qrels(data, filename=name)
+    if kind == "nuggets":
+        from core.measures import score_nugget_files
+        return score_nugget_files(data, read_with_progress(args.assignments), nuggets_name=name,
+                                  assignments_name=Path(args.assignments).name)
     return (read_topics if kind == "topics" else read_documents)(data, filename=name)
 
 
@@ -153,6 +163,9 @@ def _insert(cur, cid: int, kind: str, name: str, label, parsed, args):
     if kind == "diversity qrels":
         from core.store.diversity import insert_diversity_qrels
         return insert_diversity_qrels(cur, cid, parsed, name)
+    if kind == "nuggets":
+        from core.store.nuggets import insert_nuggets
+        return insert_nuggets(cur, cid, *parsed, nuggets_file=name, assignments_file=Path(args.assignments).name)
     adder = ingest.add_topics if kind == "topics" else ingest.add_documents
     return adder(cur, cid, None, filename=name, frame=parsed)
 
@@ -163,8 +176,14 @@ def run(args) -> int:
     jobs += [("diversity qrels", path, None) for path in args.diversity or []]
     jobs += [("docs", args.docs, None)] if args.docs else []
     jobs += [("run", r["file"], r["label"]) for r in args.runs or []]
+    if bool(args.nuggets) != bool(args.assignments):
+        print("error: --nuggets and --assignments go together: give the nuggets file and the assignments made from "
+              "it.", file=sys.stderr)
+        return 2
+    jobs += [("nuggets", args.nuggets, None)] if args.nuggets else []
     if not jobs:
-        print("Nothing to load: give --run, --qrels, --diversity-qrels, --topics or --docs.", file=sys.stderr)
+        print("Nothing to load: give --run, --qrels, --diversity-qrels, --topics, --docs or --nuggets.",
+              file=sys.stderr)
         return 2
     # Every file is read and checked first, without the store, so the store is held only for the inserts
     # and a bad file is reported before anyone else is made to wait.

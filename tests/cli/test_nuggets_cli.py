@@ -69,3 +69,36 @@ def test_a_bad_file_is_one_error_and_status_2(tmp_path, capsys):
     assert main(["nuggets", str(tmp_path / "none.jsonl"), str(assigned)]) == 2
     assert capsys.readouterr().err == (f"error: none.jsonl: cannot read {tmp_path / 'none.jsonl'}: no such file. "
                                        "Check the path and try again.\n")
+
+
+def test_load_stores_the_nuggets_and_the_scores(tmp_path, capsys):
+    nuggets, assigned = case.write(tmp_path, skip=(("rag-bm25", "t5"),))
+    store = tmp_path / "s.duckdb"
+    assert main(["--store", str(store), "load", "--collection", "rag", "--nuggets", str(nuggets),
+                 "--assignments", str(assigned)]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == f"Loaded 1 file(s) into collection 'rag' of {store}.\n"
+    assert "  warning: run 'rag-bm25' has no assignments for topic t5: it scores 0 there\n" in captured.err
+    from core.store.store import Store
+    with Store.open(store) as s:
+        runs = s.runs("rag")
+        assert runs["name"].tolist() == list(case.RUNS)
+        assert len(s.imported_scores(runs["run_id"].tolist())) == 3 * 5 * 4
+
+
+def test_load_needs_both_files_and_a_bad_one_loads_nothing(tmp_path, capsys):
+    nuggets, assigned = case.write(tmp_path)
+    store = tmp_path / "s.duckdb"
+    assert main(["--store", str(store), "load", "--nuggets", str(nuggets)]) == 2
+    assert capsys.readouterr().err == ("error: --nuggets and --assignments go together: give the nuggets file and the "
+                                       "assignments made from it.\n")
+    topics = tmp_path / "topics.tsv"
+    topics.write_text("t1\tthe capital of France\n")
+    assigned.write_text(case.assignments_jsonl().replace('"partial_support"', '"maybe"', 1))
+    assert main(["--store", str(store), "load", "--collection", "rag", "--topics", str(topics), "--nuggets",
+                 str(nuggets), "--assignments", str(assigned)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: assignments.jsonl, line 1: nugget ") and "has assignment 'maybe'" in err
+    from core.store.store import Store
+    with Store.open(store) as s:
+        assert s.collections().empty                     # not even the topics
