@@ -105,11 +105,12 @@ class Catalogue:
         finally:
             cur.close()
 
-    def nugget_matrix(self, collection, qid: str, run_ids) -> pd.DataFrame:
-        """Topic `qid`'s nuggets by runs: nugget, text, importance, run_id, assignment (core.store.nuggets)."""
+    def nugget_matrix(self, collection, qid: str) -> pd.DataFrame:
+        """Topic `qid`'s nuggets by the runs: nugget, text, importance, run_id, run, assignment
+        (core.store.nuggets)."""
         cur = self.cursor()
         try:
-            return store_nuggets.nugget_matrix(cur, ingest.collection_id(cur, collection), str(qid), run_ids)
+            return store_nuggets.nugget_matrix(cur, ingest.collection_id(cur, collection), str(qid))
         finally:
             cur.close()
 

@@ -107,11 +107,14 @@ def nugget_topics(cur, cid: int) -> list[str]:
                                       "ORDER BY min(rowid)", [cid]).fetchall()]
 
 
-def nugget_matrix(cur, cid: int, qid: str, run_ids) -> pd.DataFrame:
-    """One row per nugget of topic `qid` and run of `run_ids`: nugget, text, importance, run_id, assignment (None
-    when the run has no assignments for the topic), vital nuggets first, then in the nuggets file's order."""
-    return cur.execute("""SELECT n.nugget, n.text, n.importance, r.run_id, a.assignment
-        FROM nuggets n CROSS JOIN (SELECT unnest(?::INTEGER[]) AS run_id) r
+def nugget_matrix(cur, cid: int, qid: str) -> pd.DataFrame:
+    """Topic `qid`'s nuggets by the collection's runs that have assignments: one row per nugget and run with
+    nugget, text, importance, run_id, run (its name), assignment (None when the run has no assignments for the
+    topic); vital nuggets first, then in the nuggets file's order, runs in the order they were added."""
+    return cur.execute("""WITH r AS (SELECT DISTINCT a.run_id, runs.name FROM nugget_assignments a
+            JOIN runs USING (run_id) WHERE runs.collection_id = ?)
+        SELECT n.nugget, n.text, n.importance, r.run_id, r.name AS run, a.assignment
+        FROM nuggets n CROSS JOIN r
         LEFT JOIN nugget_assignments a ON a.run_id = r.run_id AND a.qid = n.qid AND a.nugget = n.nugget
         WHERE n.collection_id = ? AND n.qid = ?
-        ORDER BY n.importance <> 'vital', n.nugget, r.run_id""", [[int(r) for r in run_ids], cid, qid]).df()
+        ORDER BY n.importance <> 'vital', n.nugget, r.run_id""", [cid, cid, qid]).df()

@@ -1,4 +1,4 @@
-"""Data: choose or create a collection, upload runs/qrels/topics/documents, manage runs."""
+"""Data: choose or create a collection, upload runs/qrels/topics/documents/RAG nuggets, manage runs."""
 from __future__ import annotations
 
 import streamlit as st
@@ -108,15 +108,24 @@ load_qrels = access.for_editors(_upload(store.add_qrels))
 load_diversity = access.for_editors(_upload(_add_diversity))
 load_topics = access.for_editors(_upload(store.add_topics))
 load_docs = access.for_editors(_upload(store.add_documents))
+load_nuggets = access.for_editors(lambda f, nuggets: _then_refresh(store.add_nuggets)(
+    cid, nuggets.getvalue(), f.getvalue(), nuggets_name=nuggets.name, assignments_name=f.name))
 rename = access.for_editors(_then_refresh(store.rename_run))
 delete = access.for_editors(_then_refresh(store.delete_run))
+
+
+def _nuggets_options() -> dict | None:
+    """The nuggets file the assignments were made from; None (the load button stays off) until one is chosen."""
+    nuggets = st.file_uploader("Nuggets file", key="data_nuggets_file",
+                               help="nuggetizer's nuggets (JSON Lines: qid, nuggets with text and importance)")
+    return {"nuggets": nuggets} if nuggets is not None else None
 
 
 def _upload_section() -> None:
     """The uploaders (editors only)."""
     st.subheader(f"Upload to '{md_escape(coll['name'])}'")
-    tab_runs, tab_qrels, tab_div, tab_topics, tab_docs = st.tabs(["Runs", "Qrels", "Diversity qrels", "Topics",
-                                                                  "Documents"])
+    tab_runs, tab_qrels, tab_div, tab_topics, tab_docs, tab_nuggets = st.tabs(
+        ["Runs", "Qrels", "Diversity qrels", "Topics", "Documents", "Nuggets"])
     with tab_runs:
         render_uploader(key="data_runs", journal=journal, label="Run files", button="Load runs", noun="runs",
                         load=load_runs, options=_run_options,
@@ -141,6 +150,12 @@ def _upload_section() -> None:
         render_uploader(key="data_docs", journal=journal,
                         label="Document files", button="Load documents", noun="document files",
                         load=load_docs, help="docno<TAB>text lines, JSONL or TREC <DOC> files.")
+    with tab_nuggets:
+        render_uploader(key="data_nuggets", journal=journal, label="Assignments files", button="Load nuggets",
+                        noun="assignments files", load=load_nuggets, options=_nuggets_options,
+                        help="nuggetizer's assignments (JSON Lines: qid, run_id, nuggets with their assignment), "
+                             "scored on the nuggets file below: each run gets the scores strict_vital, strict_all, "
+                             "vital and all per topic, as imported measures (source 'nuggets').")
 
 
 if load_runs is None:

@@ -40,8 +40,9 @@ def test_the_matrix_of_a_topic_puts_vital_nuggets_first(tmp_path):
     with fresh_store(tmp_path) as store:
         report = load(store, tmp_path, skip=(("rag-hybrid", "t1"),))
         assert store.nugget_topics("rag") == ["t1", "t2", "t3", "t4"]           # t5 has no nugget
-        m = store.nugget_matrix("rag", "t1", list(report.runs.values()))
-        assert m.columns.tolist() == ["nugget", "text", "importance", "run_id", "assignment"]
+        m = store.nugget_matrix("rag", "t1")
+        assert m.columns.tolist() == ["nugget", "text", "importance", "run_id", "run", "assignment"]
+        assert m["run"].tolist()[:3] == list(case.RUNS)
         assert m["importance"].tolist() == ["vital"] * 6 + ["okay"] * 6
         assert m.drop_duplicates("nugget")["text"].tolist() == [t for t, _ in case.NUGGETS["t1"]]
         dense = case.assignments()[5]["nuggets"]          # rag-dense, t1 (written in reverse order)
