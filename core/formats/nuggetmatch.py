@@ -22,11 +22,13 @@ _KEY = ["qid", "text", "importance", "occurrence"]
 class MatchedNuggets:
     """`nuggets`: the nuggets file's rows (qid, nugget, text, importance); `assignments`: one row per run and nugget
     it was assigned (run_id, qid, nugget, importance, assignment); `runs` in the order of their first line;
-    `topics` in the nuggets file's order; `missing`: run -> the topics it has no line for."""
+    `topics` in the nuggets file's order; `lines`: the assignments file's lines (one per run and topic); `missing`:
+    run -> the topics it has no line for."""
     nuggets: pd.DataFrame
     assignments: pd.DataFrame
     runs: list[str]
     topics: list[str]
+    lines: int = 0
     missing: dict[str, list[str]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
 
@@ -72,7 +74,7 @@ def _matched(nuggets: ParsedNuggets, joined: pd.DataFrame, records: pd.DataFrame
                 " 0 there" for run, qids in missing.items()]
     table = joined[["run_id", "qid", "nugget", "importance", "assignment"]].astype({"nugget": np.int32})
     return MatchedNuggets(nuggets.nuggets[["qid", "nugget", "text", "importance"]], table.reset_index(drop=True),
-                          runs, topics, missing, warnings)
+                          runs, topics, len(records), missing, warnings)
 
 
 def _topics(qids: list[str]) -> str:

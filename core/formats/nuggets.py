@@ -123,9 +123,9 @@ def _rows(table: pa.Table, lines, file: str, kind: str) -> ParsedNuggets:
     problems, keys, lineno, table = Problems(file), _KEYS[kind], lines.lineno, table.combine_chunks()
     ids = ["qid", "run_id"] if kind == "assignments" else ["qid"]
     for key in ids + ["nuggets"]:
-        missing = np.flatnonzero(table[key].is_null().to_numpy(zero_copy_only=False))
-        problems.add_many(missing, lambda i, key=key: (int(lineno[missing[i]]), f"this object has no '{key}'",
-                                                       f"Give every line a '{key}'", lines.quote(int(lineno[missing[i]]))))
+        at = lineno[np.flatnonzero(table[key].is_null().to_numpy(zero_copy_only=False))]
+        problems.add_many(at, lambda i, key=key, at=at: (int(at[i]), f"this object has no '{key}'",
+                                                         f"Give every line a '{key}'", lines.quote(int(at[i]))))
     problems.raise_if_any()
     flat = pc.list_flatten(table["nuggets"])
     parent = pc.list_parent_indices(table["nuggets"]).to_numpy()

@@ -35,18 +35,16 @@ GROUP BY qid ORDER BY qid"""
 
 @dataclass
 class NuggetsReport:
-    """What a load stored: the runs (name -> id), the topics added, the topics already there, warnings."""
+    """What a load stored: the runs (name -> id), the topics added, the topics already there, the lines of the
+    assignments file (one per run and topic) and the nugget assignments they hold, warnings."""
     runs: dict[str, int]
     new_topics: list[str]
     kept_topics: list[str]
+    n_rows: int
     n_assignments: int
     new_runs: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     name: str | None = None           # (what the load command prints: a run's new name; none here)
-
-    @property
-    def n_rows(self) -> int:
-        return self.n_assignments
 
 
 def insert_nuggets(cur, cid: int, matched: MatchedNuggets, result: NuggetResult, *, nuggets_file: str,
@@ -63,7 +61,7 @@ def insert_nuggets(cur, cid: int, matched: MatchedNuggets, result: NuggetResult,
     cur.execute("DELETE FROM nugget_assignments WHERE list_contains(?, run_id)", [runs]).fetchall()
     with _view(cur, table) as view:
         cur.execute(statement("INSERT INTO nugget_assignments SELECT * FROM {view}", view=view)).fetchall()
-    return NuggetsReport(report.runs, new_topics, kept, len(a), report.new_runs,
+    return NuggetsReport(report.runs, new_topics, kept, matched.lines, len(a), report.new_runs,
                          list(result.warnings) + report.warnings)
 
 

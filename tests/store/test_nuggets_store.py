@@ -23,7 +23,8 @@ def test_the_scores_are_stored_as_imported_measures_of_each_run(tmp_path):
     with fresh_store(tmp_path) as store:
         report = load(store, tmp_path)
         assert list(report.runs) == list(case.RUNS) and report.new_runs == list(case.RUNS)
-        assert report.new_topics == ["t1", "t2", "t3", "t4"] and report.n_rows == 3 * 14     # t5 has no nugget
+        assert report.new_topics == ["t1", "t2", "t3", "t4"]          # t5 has no nugget
+        assert report.n_rows == 15 and report.n_assignments == 3 * 14
         runs = store.runs("rag")
         assert runs["name"].tolist() == list(case.RUNS) and runs["n_rows"].tolist() == [0, 0, 0]
         got = store.imported_scores(runs["run_id"].tolist())
