@@ -37,5 +37,8 @@ def _list(store, args) -> None:
             print(f"  div   {q.qrels_id:>4}  {q.assessor:<24} {q.n_judgments:>9} judgments "
                   f"{q.n_topics:>6} topics  {q.n_subtopics} subtopics (diversity qrels)")
         for r in store.runs(c.collection_id).itertuples():
+            depth = f"depth {r.depth}" if r.n_rows else "scores only"
             print(f"  run   {r.run_id:>4}  {r.name:<24} {r.n_rows:>9} rows      {r.n_topics:>6} topics  "
-                  f"depth {r.depth}  {r.filename}")
+                  f"{depth}  {r.filename}")
+        for m in store.imported_measures(c.collection_id).itertuples():
+            print(f"  score       {m.measure:<24} {m.n_runs:>9} runs      imported ({m.source})")

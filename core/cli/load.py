@@ -1,8 +1,8 @@
 """`python -m core load ...`: files into the store.
 
     python -m core --store PATH load [--collection NAME] [--qrels FILE [--assessor NAME]]... [--diversity-qrels FILE]...
-        [--run FILE [--name NAME]]... [--topics FILE] [--docs FILE] [--on-conflict error|replace|rename]
-        [--nuggets FILE --assignments FILE]
+        [--run FILE [--name NAME]]... [--scores FILE [--name RUN] [--source TEXT]]... [--topics FILE] [--docs FILE]
+        [--on-conflict error|replace|rename] [--nuggets FILE --assignments FILE]
 
 A `load` is one transaction: if any file is rejected, nothing from this command is stored. The files are
 read and checked before the store is taken, so other processes wait only for the inserts; while another
@@ -18,8 +18,10 @@ from pathlib import Path
 
 from core.store import faults
 from core.store import ingest
-from core.formats import GZIP_MAGIC, file_error, max_text_bytes, read_documents, read_qrels, read_topics, too_big
+from core.formats import (GZIP_MAGIC, file_error, max_text_bytes, read_documents, read_qrels, read_scores, read_topics,
+                          too_big)
 from core.formats.pieces import pieces_min_bytes
+from core.store.scores import insert_scores
 from core.store.store import Store, resolve_path
 
 CHUNK = 4 << 20
@@ -35,11 +37,21 @@ class _Append(argparse.Action):
             entries = []
             setattr(ns, self.dest, entries)
         if self.const is None:
-            entries.append({"file": value, "label": None})
+            entries.append({"file": value, "label": None, "kind": option_string.lstrip("-"), "source": None})
         elif not entries or entries[-1]["label"] is not None:
             parser.error(f"{option_string} must follow the {self.const} it names")
         else:
             entries[-1]["label"] = value
+
+
+class _Source(argparse.Action):
+    """--source labels the --scores before it."""
+
+    def __call__(self, parser, ns, value, option_string=None):
+        entries = getattr(ns, self.dest) or []
+        if not entries or entries[-1]["kind"] != "scores" or entries[-1]["source"] is not None:
+            parser.error(f"{option_string} must follow the --scores it describes")
+        entries[-1]["source"] = value
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -54,8 +66,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "stored as "
                         "a diversity qrels set named after the file (repeatable)")
     p.add_argument("--run", dest="runs", action=_Append, metavar="FILE", help="run file (repeatable)")
+    p.add_argument("--scores", dest="runs", action=_Append, metavar="FILE",
+                   help="per-query scores from another tool (trec_eval -q, ir_measures, ranx, or a long CSV/Parquet "
+                        "of run, qid, measure, value), stored as imported measures of their runs (repeatable)")
     p.add_argument("--name", dest="runs", action=_Append, const="--run", metavar="NAME",
-                   help="name for the preceding --run (default: the run tag, else the file name)")
+                   help="name for the preceding --run (default: the run tag, else the file name) or --scores "
+                        "(of one run; default: the run the file names, else the file name)")
+    p.add_argument("--source", dest="runs", action=_Source, metavar="TEXT",
+                   help="where the preceding --scores come from, shown as 'imported (TEXT)' (default: the "
+                        "file's layout, e.g. trec_eval -q)")
     p.add_argument("--on-conflict", choices=("error", "replace", "rename"), default="error",
                    help="when a run name exists: stop (default), replace the old run, or load as NAME-2")
     p.add_argument("--topics", metavar="FILE", help="topics: TREC <top> SGML, TSV qid<TAB>text, or JSONL")
@@ -136,11 +155,13 @@ def _prepare_run(path: str, name: str):
         bar.finish()
 
 
-def _prepare(kind: str, path: str, name: str, args):
+def _prepare(kind: str, path: str, name: str, label, args):
     """Parse (and for a run, check and rank) one file: the work done before the store is taken."""
     if kind == "run":
         return _prepare_run(path, name)
     data = read_with_progress(path)
+    if kind == "scores":
+        return read_scores(data, filename=name, name=label[0])
     if kind == "qrels":
         return read_qrels(data, filename=name, judgment_groups=args.judgment_groups)
     if kind == "diversity qrels":
@@ -154,6 +175,8 @@ def _prepare(kind: str, path: str, name: str, args):
 
 
 def _insert(cur, cid: int, kind: str, name: str, label, parsed, args):
+    if kind == "scores":
+        return insert_scores(cur, cid, parsed, source=label[1])
     if kind == "run":
         return ingest.add_run(cur, cid, None, filename=name, name=label, on_conflict=args.on_conflict,
                               prepared=parsed)
@@ -175,14 +198,15 @@ def run(args) -> int:
     jobs += [("qrels", q["file"], q["label"]) for q in args.qrels or []]
     jobs += [("diversity qrels", path, None) for path in args.diversity or []]
     jobs += [("docs", args.docs, None)] if args.docs else []
-    jobs += [("run", r["file"], r["label"]) for r in args.runs or []]
+    jobs += [("run", r["file"], r["label"]) for r in args.runs or [] if r["kind"] == "run"]
+    jobs += [("scores", r["file"], (r["label"], r["source"])) for r in args.runs or [] if r["kind"] == "scores"]
     if bool(args.nuggets) != bool(args.assignments):
         print("error: --nuggets and --assignments go together: give the nuggets file and the assignments made from "
               "it.", file=sys.stderr)
         return 2
     jobs += [("nuggets", args.nuggets, None)] if args.nuggets else []
     if not jobs:
-        print("Nothing to load: give --run, --qrels, --diversity-qrels, --topics, --docs or --nuggets.",
+        print("Nothing to load: give --run, --scores, --qrels, --diversity-qrels, --topics, --docs or --nuggets.",
               file=sys.stderr)
         return 2
     # Every file is read and checked first, without the store, so the store is held only for the inserts
@@ -193,7 +217,7 @@ def run(args) -> int:
             start = time.perf_counter()
             name = Path(path).name
             with faults.reading(name, resolve_path(args.store)):
-                parsed = _prepare(kind, path, name, args)
+                parsed = _prepare(kind, path, name, label, args)
             prepared.append((kind, name, label, parsed, time.perf_counter() - start))
         _insert_all(args, prepared)
     finally:

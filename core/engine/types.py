@@ -54,6 +54,7 @@ class EvalResult:
     num_q: dict[str, int] = field(default_factory=dict)
     measures: list[Measure] = field(default_factory=list)
     runs: list[str] = field(default_factory=list)
+    imported: dict[str, str] = field(default_factory=dict)    # imported measure -> its source (core/service/imported.py)
 
 
 def merge(parts: list[EvalResult]) -> EvalResult:

@@ -29,6 +29,7 @@ COLUMNS = {
     "measure": ("measure", "metric"),
     "value": ("value", "score"),
 }
+TEXT_MEASURES = ("relstring",)    # trec_eval's measures whose values are text: left out
 RANX_REPORT = "a ranx Report holds each run's mean of each measure, not its per-query values"
 RANX_HINT = ("Export the per-query values instead: after ranx.evaluate(qrels, run, metrics), save "
              "json.dumps(dict(run.scores)) to a .json file")
@@ -84,7 +85,7 @@ def _csv(text, file: str, sep, named: dict[str, int], lines: Lines) -> Read:
                                      lines.quote(int(bl[i]))))
     keep = body & ~bad
     col = {c: pc.utf8_trim(lines.column(i, keep), ' "\t') for c, i in named.items()}
-    return Read(file, "long table (CSV)", problems, col.get("run"), col["qid"], col["measure"], col["value"],
+    return Read(file, "CSV table", problems, col.get("run"), col["qid"], col["measure"], col["value"],
                 lines.lineno[keep], lambda n: lines.quote(int(n)))
 
 
@@ -102,7 +103,7 @@ def _parquet(data: bytes, file: str) -> Read:
                                   "scores need qid, measure and value (and optionally run)",
                                   "Rename the columns and upload it again", unit="row"))
     col = {c: pc.cast(table.column(i), pa.large_string()).combine_chunks() for c, i in named.items()}
-    return Read(file, "long table (Parquet)", Problems(file, unit="row"), col.get("run"), col["qid"],
+    return Read(file, "Parquet table", Problems(file, unit="row"), col.get("run"), col["qid"],
                 col["measure"], col["value"], np.arange(1, table.num_rows + 1), lambda n: None)
 
 
@@ -119,7 +120,7 @@ def _json(data: bytes, file: str) -> Read:
                                   "({measure: {qid: value}})", RANX_HINT))
     rows = [(m, q, v) for m, per in whole.items() for q, v in per.items()]
     measure, qid, value = zip(*rows) if rows else ((), (), ())
-    return Read(file, "ranx scores (JSON)", Problems(file), None, _text(qid), _text(measure), _text(value),
+    return Read(file, "ranx JSON", Problems(file), None, _text(qid), _text(measure), _text(value),
                 np.full(len(rows), -1), lambda n: None)
 
 
@@ -139,6 +140,8 @@ def _jsonl(text: str, file: str) -> Read:
             problems.add(n, "the object has no query_id, measure and value", "Write it with ir_measures -q -o jsonl",
                          line)
             continue
+        if obj["query_id"] == "all":                         # ir_measures' summary, under -q
+            continue
         rows.append((obj.get("run_id", obj.get("run")), obj["query_id"], obj["measure"], obj["value"], n))
     problems.raise_if_any()
     if not rows:
@@ -146,7 +149,7 @@ def _jsonl(text: str, file: str) -> Read:
                                   "Write it with ir_measures -q"))
     run, qid, measure, value, lineno = zip(*rows)
     lines = text.splitlines()
-    return Read(file, "ir_measures (JSON lines)", problems, None if all(r is None for r in run) else _text(run),
+    return Read(file, "ir_measures jsonl", problems, None if all(r is None for r in run) else _text(run),
                 _text(qid), _text(measure), _text(value), np.asarray(lineno), lambda n: lines[int(n) - 1])
 
 
@@ -158,14 +161,17 @@ def _whitespace(lines: Lines, file: str) -> Read:
     """trec_eval's `measure qid value` or ir_measures' `qid measure value`, told apart by their marks."""
     problems = Problems(file)
     three = lines.nfields == 3
-    two = lines.nfields == 2
-    bad = ~(three | two)
+    first, second = lines.column(0, three), lines.column(1, three)
+    two = lines.nfields == 2       # ir_measures' summary lines (`measure value`) name a measure of its other lines
+    if two.any():
+        named = pc.is_in(lines.column(0, two), value_set=pc.unique(second)).to_numpy(zero_copy_only=False)
+        two[two] = named
+    trec = _is_trec(first, second, bool(two.any()))
+    bad = ~three if trec else ~(three | two)
     bl = lines.lineno[bad]
     problems.add_many(bl, lambda i: (int(bl[i]), f"found {lines.nfields[bad][i]} fields where per-query scores "
                                      "have 3 (trec_eval: measure qid value; ir_measures: qid measure value)",
                                      "Give each line three fields", lines.quote(int(bl[i]))))
-    first, second = lines.column(0, three), lines.column(1, three)
-    trec = _is_trec(first, second, bool(two.any()))
     measure, qid = (first, second) if trec else (second, first)
     value = lines.column(2, three)
     lineno = lines.lineno[three]
@@ -179,6 +185,8 @@ def _whitespace(lines: Lines, file: str) -> Read:
                                       "Give each run's output as a file of its own"))
         run = names[0] if names else None
     summary = pc.equal(qid, "all").to_numpy(zero_copy_only=False)    # trec_eval's summary (and runid) lines
+    if trec:                                                          # and its one measure of text, not numbers
+        summary |= pc.is_in(measure, value_set=pa.array(TEXT_MEASURES)).to_numpy(zero_copy_only=False)
     keep = pa.array(~summary)
     n = int((~summary).sum())
     runs = None if run is None else pa.array([run] * n, pa.large_string())

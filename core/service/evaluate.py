@@ -20,14 +20,16 @@ from core.engine.stage2 import evaluate_rankings
 from core.engine.types import EvalResult
 from core.errors import EvalError
 from core.measures import EvalOptions, parse_measures
+from core.service.imported import imported_rows, join, score_only, split
 from core.store.results import cached_pairs, read_cached, write_results
 
 __all__ = ["evaluate_stored", "stored_ids"]
 
 
-def stored_ids(store, collection, run_ids, qrels_id=None) -> tuple[list[int], int, dict[int, str]]:
+def stored_ids(store, collection, run_ids, qrels_id=None, *, need_qrels: bool = True):
     """Check a request for stored runs: the run ids (deduplicated, all in the collection), the qrels
-    set id (None = the collection's default) and the names of the collection's runs by id."""
+    set id (None = the collection's default; with need_qrels=False, None when it has none) and the names of the
+    collection's runs by id."""
     run_ids = [int(r) for r in dict.fromkeys(run_ids)]
     if not run_ids:
         raise EvalError("No runs selected. Pick at least one run to evaluate.")
@@ -39,6 +41,8 @@ def stored_ids(store, collection, run_ids, qrels_id=None) -> tuple[list[int], in
                         "Reload the run list.")
     if qrels_id is None:
         qrels_id = store.default_qrels_id(collection)
+        if qrels_id is None and not need_qrels:
+            return run_ids, None, known
         if qrels_id is None:
             raise EvalError(f"Collection {collection!r} has no qrels. Upload a qrels file first.")
     return run_ids, int(qrels_id), known
@@ -46,7 +50,27 @@ def stored_ids(store, collection, run_ids, qrels_id=None) -> tuple[list[int], in
 
 def evaluate_stored(store, collection, run_ids, measures, qrels_id=None,
                     options: EvalOptions = EvalOptions()) -> EvalResult:
-    """EvalResult for stored runs (named by their names), against qrels set `qrels_id` (None: the default set)."""
+    """EvalResult for stored runs (named by their names), against qrels set `qrels_id` (None: the default set).
+    Measures imported into the collection (core/service/imported.py) are read as stored and joined to the computed
+    ones; runs with imported scores only are left out of the computed part."""
+    measures = [measures] if isinstance(measures, str) else list(measures)
+    measures, imported = split(store, collection, measures)
+    if not imported:
+        return _evaluate(store, collection, run_ids, measures, qrels_id, options)
+    run_ids, default, known = stored_ids(store, collection, run_ids, qrels_id, need_qrels=False)
+    ranked = [r for r in run_ids if r not in score_only(store.runs(collection))]
+    computed, warnings = None, []
+    if measures and ranked and default is None:
+        warnings.append(f"Collection {collection!r} has no qrels, so {', '.join(map(str, measures))} cannot be "
+                        "computed; only the imported measures are shown. Upload a qrels file to compute them.")
+    elif measures and ranked:
+        computed = _evaluate(store, collection, ranked, measures, default, options)
+    rows = imported_rows(store, run_ids, known, list(imported))
+    return join(computed, rows, imported, [known[r] for r in run_ids], warnings)
+
+
+def _evaluate(store, collection, run_ids, measures, qrels_id, options: EvalOptions) -> EvalResult:
+    """The computed measures, through the results cache."""
     ms = parse_measures(measures, compat=options.compat)
     run_ids, qrels_id, known = stored_ids(store, collection, run_ids, qrels_id)
     key, numeric = options.key(), [m for m in ms if m.family.agg != "text"]

@@ -43,6 +43,11 @@ class ScoresReport:
     new_runs: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
+    @property
+    def name(self) -> str:
+        """The runs' names, as the command line reports a load."""
+        return ", ".join(self.runs)
+
 
 def imported_name(measure: str) -> str:
     """The stored name of an imported measure: `imported:<name>` when Rankboard computes a measure by that name."""
