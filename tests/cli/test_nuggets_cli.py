@@ -102,3 +102,30 @@ def test_load_needs_both_files_and_a_bad_one_loads_nothing(tmp_path, capsys):
     from core.store.store import Store
     with Store.open(store) as s:
         assert s.collections().empty                     # not even the topics
+
+
+def test_the_output_loads_back_with_scores(tmp_path, capsys):
+    """trec_eval's layout of one run (trec_eval's output holds one run) and the csv of every run load with --scores."""
+    nuggets, _ = case.write(tmp_path)
+    one = tmp_path / "one.jsonl"
+    one.write_text(case.assignments_jsonl([r for r in case.assignments() if r["run_id"] == "rag-dense"]))
+    _, result = score_nugget_files(nuggets, one)
+    trec, csv_file, store = tmp_path / "dense.trec", tmp_path / "all.csv", tmp_path / "s.duckdb"
+    assert main(["nuggets", str(nuggets), str(one), "-q"]) == 0
+    trec.write_text(capsys.readouterr().out)
+    assert main(["nuggets", *map(str, case.write(tmp_path)), "-q", "--format", "csv"]) == 0
+    csv_file.write_text(capsys.readouterr().out)
+    assert main(["--store", str(store), "load", "--collection", "t", "--scores", str(trec)]) == 0
+    assert main(["--store", str(store), "load", "--collection", "c", "--scores", str(csv_file)]) == 0
+    from core.store.store import Store
+    _, every = score_nugget_files(*case.write(tmp_path))
+    with Store.open(store) as s:
+        for collection, expected, tolerance in (("t", result, 5e-5), ("c", every, 0)):
+            runs = s.runs(collection)
+            names = dict(zip(runs["run_id"], runs["name"]))
+            got = s.imported_scores(runs["run_id"].tolist())
+            stored = {(names[r], q, m): v for r, q, m, v in zip(got["run_id"], got["qid"], got["measure"],
+                                                                  got["value"])}
+            want = {(r, q, m): v for r, q, m, v in expected.per_query.itertuples(index=False)}
+            assert stored.keys() == want.keys()
+            assert all(abs(stored[k] - want[k]) <= tolerance for k in want)
