@@ -2,13 +2,14 @@
 
 One row per nugget (vital first), one column per run; each cell says the run's assignment in words and colour,
 and the nugget's text is shown whole, wrapped (st.table: an HTML table that grows with its text, where
-st.dataframe would cut a long nugget). Texts and run names are plain table cells, never markdown."""
+st.dataframe would cut a long nugget). st.table reads every cell and header as markdown, so the nugget texts and
+the run names go through md_escape and show literally."""
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
-from dashboard.components.escape import md_format
+from dashboard.components.escape import md_escape, md_format
 
 # assignment -> (the cell's words, its colours); None: the run has no assignments for this topic
 CELLS = {
@@ -22,7 +23,8 @@ NUGGET, IMPORTANCE = "Nugget", "Importance"
 
 
 def matrix_frame(matrix: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
-    """(the wide table: Nugget, Importance, then one column per run with its cell words; the run names)."""
+    """(the wide table: Nugget, Importance, then one column per run with its cell words; the run columns' names).
+    Texts and names are escaped for st.table's markdown."""
     runs = list(dict.fromkeys(matrix["run"]))
     order = list(dict.fromkeys(matrix["nugget"]))
     words = matrix["assignment"].map(lambda a: CELLS.get(a if isinstance(a, str) else None, CELLS[None])[0])
@@ -31,7 +33,10 @@ def matrix_frame(matrix: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     first = matrix.drop_duplicates("nugget").set_index("nugget").reindex(order)
     head = pd.DataFrame({NUGGET: first["text"], IMPORTANCE: first["importance"]})
     frame = pd.concat([head, wide], axis=1).reset_index(drop=True)
-    return frame, runs
+    shown = [md_escape(r) for r in runs]
+    frame.columns = [NUGGET, IMPORTANCE, *shown]
+    frame[NUGGET] = frame[NUGGET].map(md_escape)
+    return frame, shown
 
 
 def _colour(value) -> str:

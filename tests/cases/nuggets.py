@@ -1,6 +1,6 @@
 """A nuggets file and an assignments file in nuggetizer's formats: 3 runs (RAG answers) and 5 topics.
 
-Topic t2 has no vital nugget, t3 has the same nugget twice, t4 has a long nugget (to wrap in the dashboard), t5 has
+Topic t2 has no vital nugget (and one whose text is markdown and HTML, to be shown literally), t3 has the same nugget twice, t4 has a long nugget (to wrap in the dashboard), t5 has
 no nugget at all. The labels are drawn with a fixed seed; one is "failed", as nuggetizer writes when its model
 gives none. Run rag-dense lists the nuggets of t1 in another order than the nuggets file.
 """
@@ -13,11 +13,12 @@ import numpy as np
 LONG = ("The 2019 survey of retrieval-augmented generation systems found that answers which cite the passages they "
         "draw on are judged more trustworthy by assessors, even when the cited passages are only partly relevant, "
         "and that this effect is strongest for questions about medicine and law where errors are costly")
+MARKUP = "Black tea is *fully* oxidised, <b>not</b> green :tea: -> www.example.com [1](#x)"
 NUGGETS = {
     "t1": [("Paris is the capital of France", "vital"), ("The Seine flows through Paris", "vital"),
            ("Paris has about two million inhabitants", "okay"), ("The Louvre is in Paris", "okay")],
     "t2": [("Tea originated in China", "okay"), ("Green tea is not fermented", "okay"),
-           ("Black tea is fully oxidised", "okay")],
+           (MARKUP, "okay")],
     "t3": [("BM25 is a bag-of-words ranking function", "vital"), ("BM25 saturates term frequency", "vital"),
            ("It is used by Lucene", "okay"), ("It is used by Lucene", "okay"), ("k1 is usually 1.2", "okay")],
     "t4": [(LONG, "vital"), ("Citations help assessors", "vital")],

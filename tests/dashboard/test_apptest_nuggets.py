@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dashboard.components.escape import md_escape
 from tests.apptest_kit import APP, TIMEOUT, assert_clean, keyed, open_page, url
 from tests.cases import nuggets as case
 from tests.fixtures_store import SAMPLE_COLLECTION, sample_store
@@ -29,14 +30,14 @@ def test_the_matrix_shows_a_topics_nuggets_vital_first_by_run(rag_app):
     at = open_page(rag_app, "perquery", collection="rag", nugget_topic="t1")
     assert_clean(at)
     shown = matrix(at)
-    assert list(shown.columns) == ["Nugget", "Importance", *case.RUNS]
-    assert shown["Nugget"].tolist() == [t for t, _ in case.NUGGETS["t1"]]          # vital ones come first there
+    assert list(shown.columns) == ["Nugget", "Importance", *map(md_escape, case.RUNS)]   # st.table reads markdown
+    assert shown["Nugget"].tolist() == [md_escape(t) for t, _ in case.NUGGETS["t1"]]    # vital ones come first
     assert shown["Importance"].tolist() == ["vital", "vital", "okay", "okay"]
     words = {"support": "✓ support", "partial_support": "◐ partial", "not_support": "✗ not supported"}
     for record in case.assignments():
         if record["qid"] == "t1":
-            given = {n["text"]: words[n["assignment"]] for n in record["nuggets"]}
-            assert shown[record["run_id"]].tolist() == [given[t] for t in shown["Nugget"]]
+            given = {md_escape(n["text"]): words[n["assignment"]] for n in record["nuggets"]}
+            assert shown[md_escape(record["run_id"])].tolist() == [given[t] for t in shown["Nugget"]]
     caption = " ".join(c.value for c in at.caption)
     assert "Topic t1: 4 nuggets (2 vital), by 3 runs." in caption
 
@@ -49,14 +50,14 @@ def test_another_topic_is_picked_and_kept_in_the_url(rag_app):
     shown = matrix(at)
     assert url(at, "nugget_topic") == ["t3"]
     assert shown["Importance"].tolist() == ["vital", "vital", "okay", "okay", "okay"]
-    assert shown["rag-hybrid"].tolist() == ["— no answer"] * 5                     # no assignments for t3
-    assert shown["rag-bm25"].str.len().min() > 0
+    assert shown[md_escape("rag-hybrid")].tolist() == ["— no answer"] * 5         # no assignments for t3
+    assert shown[md_escape("rag-bm25")].str.len().min() > 0
 
 
 def test_a_long_nugget_is_shown_whole(rag_app):
     at = open_page(rag_app, "perquery", collection="rag", nugget_topic="t4")
     assert_clean(at)
-    assert matrix(at)["Nugget"].tolist()[0] == case.LONG
+    assert matrix(at)["Nugget"].tolist()[0] == md_escape(case.LONG)
 
 
 def test_a_collection_without_nuggets_has_no_nuggets_view(rag_app):

@@ -48,4 +48,9 @@ def test_upload_nuggets_then_read_a_topics_matrix_at_1280x720(app, tmp_path):
     expect(table.locator("td").filter(has_text="BM25 saturates term frequency")).to_have_count(1)
     assert table.evaluate(CUT_CELLS_JS) == [] and app.page.evaluate(WIDER_THAN_WINDOW_JS) is False
     app.shot("nuggets_matrix_t3")
+
+    app.choose("pq_nugget_topic", "t2")                  # markdown and HTML in a nugget's text show literally
+    cells = [t.strip() for t in table.locator("tbody tr").last.locator("td, th").all_inner_texts()]
+    assert case.MARKUP in cells, cells
+    assert table.locator("b, em, a").count() == 0
     app.assert_healthy()
