@@ -33,7 +33,7 @@ def matrix_frame(matrix: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     first = matrix.drop_duplicates("nugget").set_index("nugget").reindex(order)
     head = pd.DataFrame({NUGGET: first["text"], IMPORTANCE: first["importance"]})
     frame = pd.concat([head, wide], axis=1).reset_index(drop=True)
-    shown = [md_escape(r) for r in runs]
+    shown = [md_escape(r) + (" (run)" if r in (NUGGET, IMPORTANCE) else "") for r in runs]
     frame.columns = [NUGGET, IMPORTANCE, *shown]
     frame[NUGGET] = frame[NUGGET].map(md_escape)
     return frame, shown

@@ -21,7 +21,6 @@ def files(tmp_path):
 def test_trec_layout_gives_the_means_after_each_runs_topics(files, capsys):
     assert main(["nuggets", *map(str, files), "-q"]) == 0
     out = capsys.readouterr().out.splitlines()
-    _, result = score_nugget_files(*files)
     assert len(out) == 3 * (5 * 4 + 2 + 4)
     assert out[:4] == ["strict_vital          \tt1\t0.0000", "strict_all            \tt1\t0.0000",
                        "vital                 \tt1\t0.2500", "all                   \tt1\t0.1250"]
