@@ -20,8 +20,8 @@ _KEY = ["qid", "text", "importance", "occurrence"]
 
 @dataclass
 class MatchedNuggets:
-    """`nuggets`: the nuggets file's rows (qid, nugget, text, importance); `assignments`: one row per run and nugget
-    it was assigned (run_id, qid, nugget, importance, assignment); `runs` in the order of their first line;
+    """`nuggets`: the nuggets file's rows (qid, nugget, text, importance, line); `assignments`: one row per run and
+    nugget it was assigned (run_id, qid, nugget, importance, assignment); `runs` in the order of their first line;
     `topics` in the nuggets file's order; `lines`: the assignments file's lines (one per run and topic); `missing`:
     run -> the topics it has no line for."""
     nuggets: pd.DataFrame
@@ -73,8 +73,8 @@ def _matched(nuggets: ParsedNuggets, joined: pd.DataFrame, records: pd.DataFrame
     warnings = [f"run '{run}' has no assignments for {_topics(qids)}: {'it scores' if len(qids) == 1 else 'they score'}"
                 " 0 there" for run, qids in missing.items()]
     table = joined[["run_id", "qid", "nugget", "importance", "assignment"]].astype({"nugget": np.int32})
-    return MatchedNuggets(nuggets.nuggets[["qid", "nugget", "text", "importance"]], table.reset_index(drop=True),
-                          runs, topics, len(records), missing, warnings)
+    kept = nuggets.nuggets[["qid", "nugget", "text", "importance", "line"]]
+    return MatchedNuggets(kept, table.reset_index(drop=True), runs, topics, len(records), missing, warnings)
 
 
 def _topics(qids: list[str]) -> str:

@@ -73,11 +73,10 @@ def _add_topics(cur, cid: int, nuggets: pd.DataFrame, file: str) -> tuple[list[s
     with _view(cur, table) as view:
         differ = [r[0] for r in cur.execute(statement(DIFFERING, view=view), [cid]).fetchall()]
         if differ:
-            raise UploadError(Problem(file, None, f"the collection holds other nuggets for topic "
-                                      f"{', '.join(repr(q) for q in differ[:20])}" + (
-                                          f" ...and {len(differ) - 20} more" if len(differ) > 20 else ""),
-                                      "Load the nuggets file the collection's runs were scored with, or load these "
-                                      "into another collection"))
+            first = nuggets.drop_duplicates("qid").set_index("qid")["line"]
+            raise UploadError([Problem(file, int(first[q]), f"the collection holds other nuggets for topic '{q}'",
+                                       "Load the nuggets file the collection's runs were scored with, or load these "
+                                       "into another collection") for q in differ[:20]], total=len(differ))
         have = {r[0] for r in cur.execute("SELECT DISTINCT qid FROM nuggets WHERE collection_id = ?", [cid]).fetchall()}
         cur.execute(statement("INSERT INTO nuggets SELECT ?, qid, nugget, text, importance FROM {view} "
                               "WHERE qid NOT IN (SELECT qid FROM nuggets WHERE collection_id = ?)", view=view),

@@ -76,7 +76,7 @@ def test_other_nuggets_for_a_topic_are_refused_and_nothing_changes(tmp_path):
         assigned.write_text(case.assignments_jsonl().replace("The Louvre", "The Musee d'Orsay"))
         with pytest.raises(UploadError) as info:
             store.add_nuggets("rag", nuggets, assigned)
-        assert str(info.value) == ("nuggets.jsonl: the collection holds other nuggets for topic 't1'. Load the "
+        assert str(info.value) == ("nuggets.jsonl, line 1: the collection holds other nuggets for topic 't1'. Load the "
                                    "nuggets file the collection's runs were scored with, or load these into another "
                                    "collection.")
         assert snapshot(store) == before
