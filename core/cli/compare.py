@@ -1,5 +1,6 @@
 """`python -m core compare QRELS RUN [RUN ...] --baseline RUN [--baseline RUN ...] -m MEASURE ...`
-(or `--collection NAME [--stored RUN ...]` instead of QRELS and RUN files: runs stored in the store)
+(or `--collection NAME [--stored RUN ...]` instead of QRELS and RUN files: runs stored in the store;
+or `--scores FILE [FILE ...]`: per-query score files from any tool, compared as they are)
 
 Evaluates the runs with the measures engine, then compares each with every baseline
 (core.stats.baselines.report over core.stats.compare). A run is named by its run tag, or by its file name when
@@ -18,7 +19,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from core.cli import stored
+from core.cli import scorefiles, stored
 from core.distributed.cluster import add_engine_arguments, dask_kwargs, use_dask
 from core.errors import EvalError
 
@@ -31,6 +32,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("qrels", metavar="QRELS", nargs="?", help="qrels file (TREC format)")
     parser.add_argument("runs", metavar="RUN", nargs="*", help="run files (TREC format, gzip is fine)")
     stored.add_arguments(parser)
+    parser.add_argument("--scores", nargs="+", metavar="FILE",
+                        help="compare per-query score files instead of evaluating runs (trec_eval -q, ir_measures, "
+                             "ranx, or a long CSV/Parquet of run, qid, measure, value; no qrels; default measures: "
+                             "every measure of the files)")
     parser.add_argument("--baseline", "-b", required=True, metavar="RUN", action="append", dest="baselines",
                         help="a baseline: a run tag, or one of the RUN file names (repeat for several baselines; "
                              "every other run is tested against each)")
@@ -120,7 +125,14 @@ def run(args) -> int:
     check_alpha(args.alpha_risk)                      # a bad --alpha-risk fails before the evaluation
     options = EvalOptions(rel_level=args.rel_level, complete=args.complete)
     paths = [str(p) for p in args.runs]
-    if stored.check(args, [f for f in [args.qrels, *args.runs] if f]):
+    if args.scores:
+        if args.qrels or args.runs or args.collection:
+            raise EvalError("--scores compares score files on their own: give no QRELS, RUN or --collection.")
+        per_query, names, origin = scorefiles.per_query(args.scores)
+        measures = args.measures or scorefiles.measures_of(per_query)
+        qrels_topics, warnings = sorted(per_query["qid"].unique()), []
+        paths = [origin[n] for n in names]
+    elif stored.check(args, [f for f in [args.qrels, *args.runs] if f]):
         if use_dask(args):
             raise EvalError("--engine dask reads files; compare stored runs without it.")
         result, qrels_topics = stored.evaluate(args, measures, options, with_topics=True)

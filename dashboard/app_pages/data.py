@@ -1,4 +1,5 @@
-"""Data: choose or create a collection, upload runs/qrels/topics/documents/RAG nuggets, manage runs."""
+"""Data: choose or create a collection, upload runs/qrels/topics/documents, per-query scores and RAG nuggets,
+manage runs."""
 from __future__ import annotations
 
 import streamlit as st
@@ -97,6 +98,16 @@ def _qrels_options(key: str = "data_qrels_assessor") -> dict:
     return {"assessor": who.strip() or None}
 
 
+def _scores_options() -> dict:
+    left, right = st.columns(2)
+    name = left.text_input("Run name", key="data_scores_name", placeholder="the run the file names, else its name",
+                           help="For a file of one run: the run these scores belong to (a stored run of that name "
+                                "gets them; another name adds a run with scores only).")
+    source = right.text_input("Source", key="data_scores_source", placeholder="e.g. GPT-4o judge, nuggetizer",
+                              help="Where the scores come from; the tables mark them 'imported (source)'.")
+    return {"name": name.strip() or None, "label": source.strip() or None}
+
+
 def _add_diversity(c, data, **kw):
     from core.store.diversity import add_diversity_qrels
     return add_diversity_qrels(store, c, data, **kw)
@@ -108,6 +119,7 @@ load_qrels = access.for_editors(_upload(store.add_qrels))
 load_diversity = access.for_editors(_upload(_add_diversity))
 load_topics = access.for_editors(_upload(store.add_topics))
 load_docs = access.for_editors(_upload(store.add_documents))
+load_scores = access.for_editors(_upload(store.add_scores))
 load_nuggets = access.for_editors(lambda f, nuggets: _then_refresh(store.add_nuggets)(
     cid, nuggets.getvalue(), f.getvalue(), nuggets_name=nuggets.name, assignments_name=f.name))
 rename = access.for_editors(_then_refresh(store.rename_run))
@@ -124,8 +136,8 @@ def _nuggets_options() -> dict | None:
 def _upload_section() -> None:
     """The uploaders (editors only)."""
     st.subheader(f"Upload to '{md_escape(coll['name'])}'")
-    tab_runs, tab_qrels, tab_div, tab_topics, tab_docs, tab_nuggets = st.tabs(
-        ["Runs", "Qrels", "Diversity qrels", "Topics", "Documents", "Nuggets"])
+    tab_runs, tab_qrels, tab_div, tab_topics, tab_docs, tab_scores, tab_nuggets = st.tabs(
+        ["Runs", "Qrels", "Diversity qrels", "Topics", "Documents", "Scores", "Nuggets"])
     with tab_runs:
         render_uploader(key="data_runs", journal=journal, label="Run files", button="Load runs", noun="runs",
                         load=load_runs, options=_run_options,
@@ -150,6 +162,13 @@ def _upload_section() -> None:
         render_uploader(key="data_docs", journal=journal,
                         label="Document files", button="Load documents", noun="document files",
                         load=load_docs, help="docno<TAB>text lines, JSONL or TREC <DOC> files.")
+    with tab_scores:
+        render_uploader(key="data_scores", journal=journal, label="Per-query score files", button="Load scores",
+                        noun="score files", load=load_scores, options=_scores_options,
+                        on_loaded=lambda reports: state.include("runs", [n for r in reports for n in r.new_runs]),
+                        help="Per-query values from any tool: trec_eval -q output, ir_measures -q (or its "
+                             "DataFrame as CSV/Parquet), ranx per-query scores (JSON), or a CSV/Parquet of run, qid, "
+                             "measure, value. A name Rankboard computes itself gets the prefix 'imported:'.")
     with tab_nuggets:
         render_uploader(key="data_nuggets", journal=journal, label="Assignments files", button="Load nuggets",
                         noun="assignments files", load=load_nuggets, options=_nuggets_options,

@@ -79,15 +79,19 @@ with st.sidebar:     # pins the runs shown (they follow the collection until pic
 if new_runs:    # loaded after the runs were picked: offered, not added
     render_new_runs(new_runs, on_add=partial(state.add_choices, "lb_runs", new_runs),
                     on_dismiss=partial(state.dismiss, "runs", new_runs, scope=coll["id"]), key="lb_new_runs")
+imported = catalogue.imported(coll["id"])        # measures loaded from other tools: offered beside the computed ones
 defaults = default_measures(catalogue.runs(coll["id"])["depth"].max())     # recall at the runs' depth
-raw = state.select_many("Measures", list(dict.fromkeys(defaults + DEFAULT_MEASURES + MORE_MEASURES)), key="lb_measures",
+if catalogue.qrels_sets(coll["id"]).empty:      # nothing can be computed: the imported measures are the defaults
+    defaults = list(imported)
+raw = state.select_many("Measures", list(dict.fromkeys(defaults + DEFAULT_MEASURES + MORE_MEASURES + list(imported))),
+                        key="lb_measures",
                         param="measures", default=defaults, allow_new=True, where=top[1],
                         help="Pick or type any measure: P@20, nDCG(dcg='exp-log2')@10, map, ndcg_cut_10 ... "
                              "Recall's default depth is the runs' depth (at most 1,000).")
-measures, problems = cached.canonical_measures(raw)
+measures, problems = cached.canonical_measures(raw, imported)
 for text in problems:
     show_error(text, title="Unknown measure (left out)")
-measures, typed_div = cached_diversity.split(measures)
+measures, typed_div = cached_diversity.split(measures, imported)
 div_sets = catalogue.diversity_sets(coll["id"])
 if typed_div or not div_sets.empty:
     with st.expander("Diversity measures (ndeval, subtopic qrels)", expanded=bool(typed_div)):
@@ -127,7 +131,8 @@ with guard("evaluate the runs"):
         st.warning(unjudged, icon=":material/warning:")
     table = lb.render_table(result.summary, runs=chosen, measures=measures,
                             comparison=comparison if baseline else None, judged=judged, resolution=resolution,
-                            key="lb_table")
+                            imported=result.imported, key="lb_table")
+    lb.render_imported(result.imported, key="lb_imported")
     st.caption(md_escape(resolution.legend()))
     manysys.render_unreachable(resolution.warning())
     st.caption(lb.legend(comparison, has_baseline=bool(baseline), more=more))

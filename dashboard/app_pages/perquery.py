@@ -7,6 +7,7 @@ from functools import partial
 import streamlit as st
 
 from dashboard.session import access
+from dashboard.cache import catalogue
 from dashboard.cache import results as cached
 from dashboard.session import gates, state
 from dashboard.cache import store as store_resource
@@ -38,9 +39,13 @@ others = [n for n in picked if n != run_a] or [n for n in names if n != run_a]
 state.forget_unless("pq_run", "run", others)
 run_b = state.select_one("Compared run", [n for n in names if n != run_a], key="pq_run", param="run",
                          default=others[0], where=c[1])
-chosen_on_leaderboard, _ = cached.canonical_measures(state.remembered("measures"))
-measure = state.select_one("Measure", list(dict.fromkeys(DEFAULT_MEASURES + chosen_on_leaderboard + MORE_MEASURES)),
-                           key="pq_measure", param="measure", where=c[2])
+imported = catalogue.imported(coll["id"])       # measures loaded from other tools, offered like computed ones
+chosen_on_leaderboard, _ = cached.canonical_measures(state.remembered("measures"), imported)
+computed = [] if catalogue.qrels_sets(coll["id"]).empty else DEFAULT_MEASURES
+measure = state.select_one("Measure", list(dict.fromkeys(computed + chosen_on_leaderboard + MORE_MEASURES * bool(computed)
+                                                         + list(imported))),
+                           key="pq_measure", param="measure", where=c[2],
+                           format_func=lambda m: f"{m} · imported" if m in imported else m)
 LISTS = "Ranked lists of the open topic"   # the tab a click on a bar or a row (or a query picked) opens
 
 diff = None

@@ -30,6 +30,17 @@ def _diversity_sets(path: str, cid: int, version: int):
     return diversity_sets(get_store(), cid)
 
 
+@st.cache_data(show_spinner=False, max_entries=64)
+def _imported(path: str, cid: int, version: int) -> dict:
+    found = get_store().imported_measures(cid)
+    return dict(zip(found["measure"].astype(str), found["source"].astype(str)))
+
+
+def imported(cid: int) -> dict[str, str]:
+    """The collection's imported measures -> their source (core's Store.imported_measures), cached per data version."""
+    return _imported(str(store_path()), int(cid), data_version())
+
+
 def collections():
     """All collections (DataFrame with collection_id, name, n_runs, ...), cached per data version."""
     return _collections(str(store_path()), data_version())
@@ -58,5 +69,5 @@ def diversity_sets(cid: int):
 
 def changed() -> None:
     """Drop the cached catalogue (a write changes the data version anyway; this frees the old entries)."""
-    for fn in (_collections, _runs, _qrels_sets, _diversity_sets):
+    for fn in (_collections, _runs, _qrels_sets, _diversity_sets, _imported):
         fn.clear()

@@ -19,9 +19,10 @@ def evaluate(cid: int, run_ids: list[int], qrels_id: int, measures: list[str], *
                      ver)
 
 
-def split(measures: list[str]) -> tuple[list[str], list[str]]:
-    """(measures for the relevance qrels, diversity measures) of canonical measure names."""
+def split(measures: list[str], imported=()) -> tuple[list[str], list[str]]:
+    """(measures for the relevance qrels, diversity measures) of canonical measure names (an imported measure,
+    named in `imported`, goes with the relevance measures)."""
     from core.engine.diversity import is_diversity
     from core.measures import parse_measure
-    div = [m for m in measures if is_diversity(parse_measure(m))]
+    div = [m for m in measures if m not in imported and is_diversity(parse_measure(m))]
     return [m for m in measures if m not in div], div

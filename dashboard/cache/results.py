@@ -63,10 +63,13 @@ def compare(_per_query: pd.DataFrame, store_key: str, cid: int, run_ids: tuple, 
 JUDGED = "Judged@10"
 
 
-def with_judged(measures) -> list[str]:
-    """The measure strings plus Judged@10, once."""
+def with_judged(measures, cid: int | None = None) -> list[str]:
+    """The measure strings plus Judged@10, once (not for collection `cid` when it has no qrels: its runs are
+    compared on imported measures only)."""
     out = [str(m) for m in measures]
-    return out if JUDGED in out else out + [JUDGED]
+    if JUDGED in out or (cid is not None and catalogue.qrels_sets(cid).empty):
+        return out
+    return out + [JUDGED]
 
 
 @st.cache_data(show_spinner=SPIN, max_entries=32)
@@ -104,18 +107,23 @@ def topics(_store, store_key: str, cid: int, version: str) -> dict:
     return dict(zip(df["qid"].astype(str)[keep], text[keep]))
 
 
-def canonical_measures(names) -> tuple[list[str], list[str]]:
-    """Measure strings as the registry spells them, plus core's error text for unknown ones."""
+def canonical_measures(names, imported=()) -> tuple[list[str], list[str]]:
+    """Measure strings as the registry spells them, plus core's error text for unknown ones. A name in `imported`
+    (the collection's imported measures, catalogue.imported) is kept as it is."""
     from core.errors import RankboardError
     from core.measures import parse_measure
     out, errors = [], []
     for name in names:
-        try:
-            canon = parse_measure(str(name)).name
-            if canon not in out:
-                out.append(canon)
-        except RankboardError as err:
-            errors.append(str(err))
+        if str(name) in imported:
+            canon = str(name)
+        else:
+            try:
+                canon = parse_measure(str(name)).name
+            except RankboardError as err:
+                errors.append(str(err))
+                continue
+        if canon not in out:
+            out.append(canon)
     return out, errors
 
 
@@ -215,8 +223,14 @@ def _resolution(_per_query, store_key: str, cid: int, run_ids: tuple, measures: 
 
 def resolved(cid: int, run_ids, measures, *, runs, measure: str, test: str, correction: str, alpha: float,
              ver: str, qrels_id=None):
-    """core.stats.resolution for one measure over the chosen runs: ranks, 95% intervals, letters, p matrix."""
-    result = evaluated(cid, run_ids, with_judged(measures), qrels_id=qrels_id, ver=ver)
+    """core.stats.resolution for one measure over the chosen runs: ranks, 95% intervals, letters, p matrix. With
+    imported measures, a run without values of `measure` (scores only, or a measure not imported for it) is left
+    out of the ranking rather than leaving every run no topic in common."""
+    result = evaluated(cid, run_ids, with_judged(measures, cid), qrels_id=qrels_id, ver=ver)
+    if result.imported:
+        pq = result.per_query
+        have = set(pq.loc[pq["measure"].to_numpy() == measure, "run"])
+        runs = [r for r in runs if r in have] or list(runs)
     return _resolution(result.per_query, _key(), cid, tuple(int(r) for r in run_ids), tuple(map(str, measures)),
                        qrels_id, ver, tuple(runs), measure, test, correction, float(alpha))
 
@@ -231,7 +245,7 @@ def _risk(_per_query, store_key: str, cid: int, run_ids: tuple, measures: tuple,
 
 def risks(cid: int, run_ids, measures, *, runs, baselines, alpha_risk: float, ver: str, qrels_id=None):
     """URisk / TRisk against each baseline and GeoRisk across the runs (core.stats.riskeval.risk_table)."""
-    result = evaluated(cid, run_ids, with_judged(measures), qrels_id=qrels_id, ver=ver)
+    result = evaluated(cid, run_ids, with_judged(measures, cid), qrels_id=qrels_id, ver=ver)
     return _risk(result.per_query, _key(), cid, tuple(int(r) for r in run_ids), tuple(map(str, measures)),
                  qrels_id, ver, tuple(runs), tuple(baselines), float(alpha_risk))
 
@@ -240,7 +254,7 @@ def contributions(cid: int, run_ids, measures, *, run: str, baseline: str, measu
                   ver: str, qrels_id=None):
     """One run's per-topic TRisk contributions against one baseline (cheap: no cache of its own)."""
     from core.stats.riskeval import contributions as core_contributions
-    result = evaluated(cid, run_ids, with_judged(measures), qrels_id=qrels_id, ver=ver)
+    result = evaluated(cid, run_ids, with_judged(measures, cid), qrels_id=qrels_id, ver=ver)
     return core_contributions(result.per_query, run=run, baseline=baseline, measure=measure, alpha=alpha_risk)
 
 
@@ -250,7 +264,7 @@ def compared_many(cid: int, run_ids, measures, *, baselines, test: str, correcti
     (core.stats.baselines.corrected_together); the resampling of each baseline is cached.
     `resolution` (from `resolved`, same runs and test) lends its matrix to a multi-system test.
     intervals=False: no bootstrap CIs (the table needs none; `intervals` gives a chart's)."""
-    result = evaluated(cid, run_ids, with_judged(measures), qrels_id=qrels_id, ver=ver)
+    result = evaluated(cid, run_ids, with_judged(measures, cid), qrels_id=qrels_id, ver=ver)
     key = (_key(), cid, tuple(int(r) for r in run_ids), tuple(str(m) for m in measures), qrels_id, ver)
     pairs = {resolution.measure: resolution} if resolution is not None else None
     raws = tuple(compare(result.per_query, *key, b, test, _pairs=pairs, intervals=intervals) for b in baselines)
@@ -261,7 +275,7 @@ def intervals(cid: int, run_ids, measures, *, baseline: str, measure: str, ver: 
     """A Comparison of `measure` alone with its bootstrap CIs (means and CIs are what a chart needs; the
     CIs are those of the full comparison, core.stats.compare). The runs are evaluated on `measures` as the page's
     other calls evaluate them, so this reuses that evaluation."""
-    result = evaluated(cid, run_ids, with_judged(measures), qrels_id=qrels_id, ver=ver)
+    result = evaluated(cid, run_ids, with_judged(measures, cid), qrels_id=qrels_id, ver=ver)
     return compare(result.per_query, _key(), cid, tuple(int(r) for r in run_ids), (str(measure),), qrels_id, ver,
                    baseline, "t")
 

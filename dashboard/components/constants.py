@@ -1,6 +1,8 @@
 """Choices offered by the pages (labels people read on a projector)."""
 from __future__ import annotations
 
+import pandas as pd
+
 DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10", "R@1000", "RR"]
 RECALL_DEPTH = 1000      # R@1000, TREC's usual run depth
 
@@ -8,7 +10,7 @@ RECALL_DEPTH = 1000      # R@1000, TREC's usual run depth
 def default_measures(depth) -> list[str]:
     """The Leaderboard's default measures for runs of at most `depth` documents a topic: recall at that depth when
     it is below 1,000 (R@100 for runs cut at 100), so no default claims a depth the runs do not have."""
-    if depth is None or depth != depth or depth >= RECALL_DEPTH:      # unknown (None or NaN), or deep enough
+    if pd.isna(depth) or depth >= RECALL_DEPTH:      # unknown (None, NA or NaN: runs with scores only), or deep enough
         return list(DEFAULT_MEASURES)
     return [f"R@{int(depth)}" if m == f"R@{RECALL_DEPTH}" else m for m in DEFAULT_MEASURES]
 

@@ -55,10 +55,12 @@ def _cell_marks(comparison, measures: list[str]) -> dict:
 
 
 def render_table(summary: pd.DataFrame, *, runs: list[str], measures: list[str], comparison=None,
-                 judged: pd.Series | None = None, resolution=None, key: str) -> pd.DataFrame:
+                 judged: pd.Series | None = None, resolution=None, imported: dict | None = None,
+                 key: str) -> pd.DataFrame:
     """The main leaderboard: one row per run, one column per measure, markers and colours vs the
     baseline (if any), Judged@10 last; with a core.stats.resolution.Resolution, the rank with its 95%
-    interval ('2 (1–4)') and the letter group first. Click a header to sort. Returns the table."""
+    interval ('2 (1–4)') and the letter group first. Click a header to sort. `imported`: imported measure ->
+    its source; their headers say "imported (source)" when pointed at. Returns the table."""
     table = in_rank_order(means_table(summary, runs=runs, measures=measures))
     measures = list(table.columns)
     ranked = [RANK, GROUP] if resolution is not None else []
@@ -97,8 +99,23 @@ def render_table(summary: pd.DataFrame, *, runs: list[str], measures: list[str],
     show_table(styler, key=key, width="stretch",       # every row up to SHORT_ROWS runs: the page scrolls, not the table
                column_config={"_index": st.column_config.TextColumn("Run", pinned=True),
                               RANK: st.column_config.TextColumn(RANK, width="small"),
-                              GROUP: st.column_config.TextColumn(GROUP, width="small")})
+                              GROUP: st.column_config.TextColumn(GROUP, width="small"),
+                              **{m: st.column_config.Column(m, help=imported_label(src))
+                                 for m, src in (imported or {}).items() if m in table.columns}})
     return table
+
+
+def imported_label(source: str) -> str:
+    """How an imported measure is marked: where its values come from."""
+    return f"imported ({source})"
+
+
+def render_imported(imported: dict, *, key: str) -> None:
+    """One line naming the imported measures shown and their sources (nothing when there are none)."""
+    if imported:
+        with st.container(key=key):
+            st.caption("Imported measures, read as loaded and never recomputed: " + "; ".join(
+                md_format("{}: {}", m, imported_label(src)) for m, src in imported.items()))
 
 
 JUDGED_ENOUGH = 0.9    # a run with less than 90% of its top 10 judged (more than 10% unjudged) gets the warning

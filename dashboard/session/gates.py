@@ -10,13 +10,14 @@ from dashboard.session import state
 
 
 def require_runs(*, key: str, minimum: int = 1, need_qrels: bool = True) -> tuple[dict, dict]:
-    """(collection, {run name: run id}) or an empty state + st.stop() when there is nothing to show."""
+    """(collection, {run name: run id}) or an empty state + st.stop() when there is nothing to show. A collection
+    with imported measures needs no qrels: its runs can be compared on those."""
     coll = state.collection()
     if coll is None:
         empty_state("There is no collection yet. Create one and upload runs and qrels.", key=key)
         st.stop()
     runs_df = catalogue.runs(coll["id"])
-    if need_qrels and catalogue.qrels_sets(coll["id"]).empty:
+    if need_qrels and catalogue.qrels_sets(coll["id"]).empty and not catalogue.imported(coll["id"]):
         empty_state(f"Collection '{coll['name']}' has no qrels yet. Upload a qrels file first, then runs.",
                     key=key, upload_hint="qrels")
         st.stop()
