@@ -38,6 +38,7 @@ COMMANDS = {
     "convert": Command("core.cli.convert", "Check run files and write them as Parquet (fast input for --engine dask)."),
     "judges": Command("core.cli.judges", "Many judges (human or LLM) against a reference qrels set."),
     "fuse": Command("core.cli.fuse", "Fuse runs into one, as ranx does (rrf, wsum, mnz, ...)."),
+    "nuggets": Command("core.cli.nuggets", "Score RAG answers on nuggets, as nuggetizer does, from its files."),
 }
 
 

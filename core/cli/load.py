@@ -4,6 +4,7 @@
         [--run FILE [--name NAME] [--system NAME] [--version V] [--timestamp ISO] [--meta KEY=VALUE]...]...
         [--scores FILE [--name RUN] [--source TEXT]]... [--topics FILE] [--docs FILE]
         [--on-conflict error|replace|rename] [--dataset ID [--docs [--docs-limit N]]]
+        [--nuggets FILE --assignments FILE]
 
 --system, --version, --timestamp and --meta set a run's lineage and cost metadata (core/formats/lineage.py), over
 what its ir_metadata header gives: after a --run they describe that run; before the first --run, every run of
@@ -120,6 +121,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "named ID) and its queries (as topics); with --docs, its documents too")
     p.add_argument("--docs-limit", metavar="N", type=_positive, default=None,
                    help="with --dataset and --docs: load at most the first N documents")
+    p.add_argument("--nuggets", metavar="FILE", help="RAG nuggets, nuggetizer's JSON Lines (qid, nuggets); with "
+                   "--assignments")
+    p.add_argument("--assignments", metavar="FILE",
+                   help="nuggetizer's assignments of those nuggets to each run's answers (qid, run_id, nuggets): "
+                        "stored with the runs' four nugget scores as imported measures, source 'nuggets'")
 
 
 def _positive(text: str) -> int:
@@ -215,6 +221,10 @@ def _prepare(kind: str, path: str, name: str, label, args):
     if kind == "diversity qrels":
         from core.formats.subtopics import read_subtopic_qrels
         return read_subtopic_qrels(data, filename=name)
+    if kind == "nuggets":
+        from core.measures import score_nugget_files
+        return score_nugget_files(data, read_with_progress(args.assignments), nuggets_name=name,
+                                  assignments_name=Path(args.assignments).name)
     return (read_topics if kind == "topics" else read_documents)(data, filename=name)
 
 
@@ -253,6 +263,9 @@ def _insert(cur, cid: int, kind: str, name: str, label, parsed, args):
     if kind == "diversity qrels":
         from core.store.diversity import insert_diversity_qrels
         return insert_diversity_qrels(cur, cid, parsed, name)
+    if kind == "nuggets":
+        from core.store.nuggets import insert_nuggets
+        return insert_nuggets(cur, cid, *parsed, nuggets_file=name, assignments_file=Path(args.assignments).name)
     adder = ingest.add_topics if kind == "topics" else ingest.add_documents
     return adder(cur, cid, None, filename=name, frame=parsed)
 
@@ -276,8 +289,14 @@ def run(args) -> int:
     jobs += [("run", r["file"], (r["label"], {**common, **_run_meta(r.get("meta", []))}))
              for r in args.runs or [] if r["kind"] == "run"]
     jobs += [("scores", r["file"], (r["label"], r["source"])) for r in args.runs or [] if r["kind"] == "scores"]
+    if bool(args.nuggets) != bool(args.assignments):
+        print("error: --nuggets and --assignments go together: give the nuggets file and the assignments made from "
+              "it.", file=sys.stderr)
+        return 2
+    jobs += [("nuggets", args.nuggets, None)] if args.nuggets else []
     if not jobs:
-        print("Nothing to load: give --run, --scores, --qrels, --diversity-qrels, --topics, --docs or --dataset.",
+        print("Nothing to load: give --run, --scores, --qrels, --diversity-qrels, --topics, --docs, --dataset or "
+              "--nuggets.",
               file=sys.stderr)
         return 2
     # Every file is read and checked first, without the store, so the store is held only for the inserts

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from core.store import edits
 from core.store import faults
 from core.store import ingest
+from core.store import nuggets as store_nuggets
 from core.store import lineage, scores
 from core.errors import EvalError
 from core.formats.lineage import check_key, check_value
@@ -101,6 +102,34 @@ class Catalogue:
         with self.transaction() as cur:
             return scores.insert_scores(cur, ingest.collection_id(cur, collection, create=True), parsed,
                                         source=label)
+
+    def add_nuggets(self, collection, nuggets, assignments, *, nuggets_name=None, assignments_name=None):
+        """A nuggets file and its assignments file (core.store.nuggets): read, checked against each other and
+        scored before the store is taken; the nuggets, the assignments and the four scores of each run stored in
+        one transaction."""
+        from core.measures import score_nugget_files
+        names = source_name(nuggets, nuggets_name), source_name(assignments, assignments_name)
+        matched, result = score_nugget_files(nuggets, assignments, nuggets_name=names[0], assignments_name=names[1])
+        with self.transaction() as cur:
+            return store_nuggets.insert_nuggets(cur, ingest.collection_id(cur, collection, create=True), matched,
+                                                result, nuggets_file=names[0], assignments_file=names[1])
+
+    def nugget_topics(self, collection) -> list[str]:
+        """The collection's topics that have nuggets."""
+        cur = self.cursor()
+        try:
+            return store_nuggets.nugget_topics(cur, ingest.collection_id(cur, collection))
+        finally:
+            cur.close()
+
+    def nugget_matrix(self, collection, qid: str) -> pd.DataFrame:
+        """Topic `qid`'s nuggets by the runs: nugget, text, importance, run_id, run, assignment
+        (core.store.nuggets)."""
+        cur = self.cursor()
+        try:
+            return store_nuggets.nugget_matrix(cur, ingest.collection_id(cur, collection), str(qid))
+        finally:
+            cur.close()
 
     def imported_scores(self, run_ids, measures=None) -> pd.DataFrame:
         """Imported per-query rows (run_id, qid, measure, value, source) of these runs."""

@@ -9,7 +9,7 @@ from core.errors import RankboardError
 from core.db.sqltext import one
 from core.store.lineage import fill_from_headers
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 # Schema 2: what stored evaluation reads, kept up to date by every write that changes it (core/store/ingest.py).
 # (As created by the 1 -> 2 migration; schema 3 adds run_topics.topic.)
@@ -63,12 +63,22 @@ SCORES_TABLES = [
     "source VARCHAR);",
 ]
 
+# Schema 7: RAG nuggets (core/store/nuggets.py): a collection's nuggets per topic, and each run's assignment of
+# them (support, partial_support, not_support, failed); their scores are imported scores, source "nuggets".
+NUGGET_TABLES = [
+    "CREATE TABLE IF NOT EXISTS nuggets(collection_id INTEGER, qid VARCHAR, nugget INTEGER, text VARCHAR, "
+    "importance VARCHAR);",
+    "CREATE TABLE IF NOT EXISTS nugget_assignments(run_id INTEGER, qid VARCHAR, nugget INTEGER, assignment VARCHAR);",
+]
+
 # The tables keyed by each id, for deleting (core/store/edits.py, ingest.delete_run): every table of the schema
 # that holds a run_id, qrels_id or collection_id column is listed under that id (tests/store/test_store.py checks
 # the lists against the schema, and that deleting a collection leaves no row of it in any table).
-BY_RUN = ("results", "imported_scores", "judged_rows", "run_topics", "run_docs", "run_meta", "runs")
+BY_RUN = ("results", "imported_scores", "nugget_assignments", "judged_rows", "run_topics", "run_docs", "run_meta",
+          "runs")
 BY_QRELS = ("results", "judged_rows", "qrels", "subtopic_qrels", "qrels_sets", "diversity_sets")
-BY_COLLECTION = ("runs", "qrels_sets", "diversity_sets", "topics", "documents", "query_notes", "collections")
+BY_COLLECTION = ("runs", "qrels_sets", "diversity_sets", "topics", "documents", "query_notes", "nuggets",
+                 "collections")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key VARCHAR PRIMARY KEY, value VARCHAR);
@@ -87,7 +97,7 @@ CREATE TABLE IF NOT EXISTS runs(run_id INTEGER PRIMARY KEY, collection_id INTEGE
 CREATE TABLE IF NOT EXISTS results(run_id INTEGER, qrels_id INTEGER, options VARCHAR, qid VARCHAR,
     measure VARCHAR, value DOUBLE);
 CREATE TABLE IF NOT EXISTS query_notes(collection_id INTEGER, qid VARCHAR, note VARCHAR, updated_at TIMESTAMP);
-""" + "\n".join(DIVERSITY_TABLES + LINEAGE_TABLES + SCORES_TABLES)
+""" + "\n".join(DIVERSITY_TABLES + LINEAGE_TABLES + SCORES_TABLES + NUGGET_TABLES)
 
 
 def _v1_to_v2(cur) -> None:
@@ -133,8 +143,15 @@ def _add_scores(cur) -> None:
         cur.execute(create).fetchall()
 
 
+def _add_nuggets(cur) -> None:
+    """Add the tables of RAG nuggets and their assignments."""
+    for create in NUGGET_TABLES:
+        cur.execute(create).fetchall()
+
+
 # MIGRATIONS[v] upgrades a store at schema version v to v + 1 (run inside the open transaction).
-MIGRATIONS: dict[int, callable] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4, 4: add_run_meta, 5: _add_scores}
+MIGRATIONS: dict[int, callable] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4, 4: add_run_meta, 5: _add_scores,
+                                  6: _add_nuggets}
 
 
 def check_version(cur, path) -> int:

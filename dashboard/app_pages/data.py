@@ -1,5 +1,5 @@
-"""Data: choose or create a collection, upload runs/qrels/topics/documents/per-query scores, manage runs and their
-lineage and cost."""
+"""Data: choose or create a collection, upload runs/qrels/topics/documents, per-query scores and RAG nuggets,
+manage runs and their lineage and cost."""
 from __future__ import annotations
 
 import streamlit as st
@@ -123,16 +123,25 @@ load_topics = access.for_editors(_upload(store.add_topics))
 load_docs = access.for_editors(_upload(store.add_documents))
 load_dataset = access.for_editors(_then_refresh(lambda did, **kw: store.add_dataset(cid, did, **kw)))
 load_scores = access.for_editors(_upload(store.add_scores))
+load_nuggets = access.for_editors(lambda f, nuggets: _then_refresh(store.add_nuggets)(
+    cid, nuggets.getvalue(), f.getvalue(), nuggets_name=nuggets.name, assignments_name=f.name))
 rename = access.for_editors(_then_refresh(store.rename_run))
 delete = access.for_editors(_then_refresh(store.delete_run))
 save_meta = access.for_editors(_then_refresh(lambda run_id, values: store.set_run_meta(run_id, values, replace=True)))
 
 
+def _nuggets_options() -> dict | None:
+    """The nuggets file the assignments were made from; None (the load button stays off) until one is chosen."""
+    nuggets = st.file_uploader("Nuggets file", key="data_nuggets_file",
+                               help="nuggetizer's nuggets (JSON Lines: qid, nuggets with text and importance)")
+    return {"nuggets": nuggets} if nuggets is not None else None
+
+
 def _upload_section() -> None:
     """The uploaders (editors only)."""
     st.subheader(f"Upload to '{md_escape(coll['name'])}'")
-    tab_runs, tab_qrels, tab_div, tab_topics, tab_docs, tab_scores, tab_dataset = st.tabs(
-        ["Runs", "Qrels", "Diversity qrels", "Topics", "Documents", "Scores", "ir_datasets"])
+    tab_runs, tab_qrels, tab_div, tab_topics, tab_docs, tab_scores, tab_nuggets, tab_dataset = st.tabs(
+        ["Runs", "Qrels", "Diversity qrels", "Topics", "Documents", "Scores", "Nuggets", "ir_datasets"])
     with tab_runs:
         render_uploader(key="data_runs", journal=journal, label="Run files", button="Load runs", noun="runs",
                         load=load_runs, options=_run_options,
@@ -164,6 +173,12 @@ def _upload_section() -> None:
                         help="Per-query values from any tool: trec_eval -q output, ir_measures -q (or its "
                              "DataFrame as CSV/Parquet), ranx per-query scores (JSON), or a CSV/Parquet of run, qid, "
                              "measure, value. A name Rankboard computes itself gets the prefix 'imported:'.")
+    with tab_nuggets:
+        render_uploader(key="data_nuggets", journal=journal, label="Assignments files", button="Load nuggets",
+                        noun="assignments files", load=load_nuggets, options=_nuggets_options,
+                        help="nuggetizer's assignments (JSON Lines: qid, run_id, nuggets with their assignment), "
+                             "scored on the nuggets file below: each run gets the scores strict_vital, strict_all, "
+                             "vital and all per topic, as imported measures (source 'nuggets').")
     with tab_dataset:
         render_dataset_loader(key="data_dataset", load=load_dataset)
 

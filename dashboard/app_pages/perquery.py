@@ -1,4 +1,5 @@
-"""Per-query: where does one run beat the baseline, and what do the two rankings look like?"""
+"""Per-query: where does one run beat the baseline, and what do the two rankings look like? In a collection with
+RAG nuggets, which runs' answers support which nuggets of a topic."""
 from __future__ import annotations
 
 from functools import partial
@@ -10,6 +11,8 @@ from dashboard.cache import catalogue
 from dashboard.cache import results as cached
 from dashboard.session import gates, state
 from dashboard.cache import store as store_resource
+from dashboard.cache import nuggets as nugget_cache
+from dashboard.components import nuggets as nugget_view
 from dashboard.components import perquery as pq
 from dashboard.components import topics
 from dashboard.components.feedback import guard
@@ -18,6 +21,12 @@ from dashboard.components.escape import md_escape, md_format
 from dashboard.components.constants import DEFAULT_MEASURES, MORE_MEASURES
 
 st.title("Per-query comparison")
+here = state.collection()
+nugget_topics = nugget_cache.topics(here["id"]) if here else []
+if nugget_topics:
+    with st.expander("Nuggets: which runs' answers support them", expanded=True), guard("show the nuggets"):
+        nq = state.select_one("Topic", nugget_topics, key="pq_nugget_topic", param="nugget_topic")
+        nugget_view.render_matrix(nugget_cache.matrix(here["id"], nq), qid=nq, key="pq_nuggets")
 coll, ids = gates.require_runs(key="pq_empty", minimum=2)
 names = list(ids)
 ver = cached.version(coll["id"])

@@ -223,7 +223,7 @@ def test_the_spy_sees_an_editors_write(store_path, writes):
     at = open_page(AppTest.from_file(APP, default_timeout=TIMEOUT), "judges")
     assert any(c.startswith("file uploader") for c in write_controls(at))
     at = open_page(at, "data")
-    assert len([c for c in write_controls(at) if c.startswith("file uploader")]) == 6     # runs ... scores
+    assert len([c for c in write_controls(at) if c.startswith("file uploader")]) == 8   # runs ... scores, nuggets (2)
     at.text_input(key="data_new_collection").input("new-one")
     at.button(key="data_create_collection").click().run()
     assert not at.exception and writes == [store_path]

@@ -20,6 +20,7 @@ import re
 
 import pytest
 
+from tests.cases import nuggets as nugget_case
 from tests.cases.reference import DATA, reference_file
 from tests.cases.versions import add_versions
 from tests.e2e.conftest import Server, VIEWPORT
@@ -32,6 +33,7 @@ BIG = "robust03-17"
 SAMPLE = "robust03-sample"
 LLM = "dl23-llmjudge"
 HISTORY = "history"     # four versions of one system (tests/cases/versions.py)
+RAG = "rag-nuggets"
 
 # (id, url, [(tab label or None, key element selector)])
 LB_TABS = [(None, ".st-key-lb_table"), ("Confidence intervals", ".st-key-lb_ci_chart"),
@@ -44,7 +46,7 @@ PQ_TABS = [(None, ".st-key-pq_list_a"), ("Δ per topic (click a bar)", ".st-key-
 CV_TABS = [(None, ".st-key-cv_query_pr"), ("Mean over topics", ".st-key-cv_pr")]     # a query in the URL: its tab
 DATA_TABS = [(None, ".st-key-data_runs_files"), ("Qrels", ".st-key-data_qrels_files"),
              ("Diversity qrels", ".st-key-data_div_files"), ("Topics", ".st-key-data_topics_files"),
-             ("Documents", ".st-key-data_docs_files")]
+             ("Documents", ".st-key-data_docs_files"), ("Nuggets", ".st-key-data_nuggets_files")]
 RP_TABS = [(None, ".st-key-rp_orderings_chart"), ("Per measure (RMSE, p)", ".st-key-rp_measures_table"),
            ("Effects (ER, ΔRI)", ".st-key-rp_effects")]
 VIEWS = [
@@ -53,6 +55,7 @@ VIEWS = [
     ("leaderboard-llm", f"/?collection={LLM}", LB_TABS[:2]),
     ("per-query-17", f"/per-query?collection={BIG}&baseline=aplrob03a&run=pircRBa1&query=601", PQ_TABS),
     ("per-query-sample", f"/per-query?collection={SAMPLE}&query=601", PQ_TABS[:1]),
+    ("per-query-nuggets", f"/per-query?collection={RAG}&nugget_topic=t4", [(None, ".st-key-pq_nuggets")]),
     ("curves-17", f"/curves?collection={BIG}&query=601", CV_TABS),
     ("agreement-sample", f"/agreement?collection={SAMPLE}", [(None, ".st-key-ag_confusion")]),
     ("agreement-llm", f"/agreement?collection={LLM}&qrels=NIST&qrels=TREMA-nuggets&qrels=Olz-gpt4o",
@@ -193,7 +196,8 @@ _CHECK_JS = """([short, shown, keySel, tabLabel]) => {
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    """Both bundled samples, and the 17 Robust 2003 runs of tests/reference as their own collection."""
+    """Both bundled samples, the 17 Robust 2003 runs of tests/reference as their own collection, and 3 RAG runs
+    scored on nuggets (tests/cases/nuggets.py) in a collection of their own."""
     from core.store.store import Store
     srv = Server(tmp_path_factory.mktemp("e2e_projector"))
     store = Store.open(srv.store, load_sample=True)
@@ -214,6 +218,7 @@ def server(tmp_path_factory):
                         assessor="NIST")
         store.add_topics(HISTORY, (DATA / "topics.robust03.txt").read_bytes(), filename="topics.robust03.txt")
         add_versions(store, HISTORY, srv.workdir)
+        store.add_nuggets(RAG, *nugget_case.write(srv.workdir))
     finally:
         store.close()
     srv.start()
