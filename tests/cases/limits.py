@@ -22,7 +22,7 @@ try:
     runpy.run_module('core', run_name='__main__')
 finally:
     # VmHWM, not ru_maxrss: Linux carries the forking parent's (the test worker's) maximum into ru_maxrss across exec
-    peak = int(re.search(r"VmHWM:\s+(\d+) kB", open("/proc/self/status").read()).group(1))
+    peak = int(re.search(r"VmHWM:\\s+(\\d+) kB", open("/proc/self/status").read()).group(1))
     print(f"peak RSS: {{peak >> 10}} MB", file=sys.stderr)
 """
 
