@@ -66,10 +66,16 @@ def max_drops(items: list[str]) -> dict[str, float]:
 
 
 def _measures(args, expected: dict) -> list[str]:
-    """The measures to evaluate, by canonical name, in the order asked (the expect file's added at the end)."""
+    """The measures to evaluate, by canonical name, in the order asked (the expect file's added at the end); with
+    --collection, a measure imported into the collection (load --scores) keeps its stored name."""
     from core.measures import parse_measure
     names = (args.measures or (list(expected) if expected else DEFAULT_MEASURES)) + list(expected)
-    return list(dict.fromkeys(parse_measure(n).name for n in names))
+    if args.collection is not None:
+        from core.cli import stored
+        kept = set(stored.imported(args, names))
+    else:
+        kept = set()
+    return list(dict.fromkeys(n if n in kept else parse_measure(n).name for n in names))
 
 
 def _stored(args, measures, options, kwargs):

@@ -101,3 +101,18 @@ def test_evaluate_a_collection_prints_imported_measures_as_loaded(two_runs, caps
     lines = capsys.readouterr().out.splitlines()
     assert lines[:len(QIDS)] == [f"{'imported:P_10':<22s}\t{q}\t{v:.4f}" for q, v in zip(QIDS, a)]
     assert lines[len(QIDS):] == [f"{'imported:P_10':<22s}\tall\t{a.mean():.4f}"]
+
+
+@pytest.mark.parametrize("test", ["t", "wilcoxon"])
+def test_check_gates_an_imported_measure_of_stored_runs(two_runs, capsys, test):
+    folder, a, b = two_runs
+    store = str(folder / "s.duckdb")
+    assert main(["--store", store, "load", "--collection", "c", "--scores", str(folder / "a.txt"), "--scores",
+                 str(folder / "b.txt")]) == 0
+    capsys.readouterr()
+    assert main(["--store", store, "check", "--collection", "c", "--run", "sysA", "--against", "sysB", "-m",
+                 "imported:P_10", "--test", test, "--correction", "none", "--format", "json"]) in (0, 1)
+    row = json.loads(capsys.readouterr().out)["rows"][0]
+    want = (stats.ttest_rel(a, b) if test == "t" else stats.wilcoxon(a - b)).pvalue
+    assert row["measure"] == "imported:P_10" and row["p_value"] == pytest.approx(want, abs=1e-9)
+    assert row["new_mean"] == pytest.approx(a.mean(), abs=1e-12)
