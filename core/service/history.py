@@ -7,6 +7,7 @@ import pandas as pd
 from core.errors import EvalError
 from core.measures import EvalOptions, parse_measures
 from core.service.evaluate import evaluate_stored
+from core.service.imported import sources
 from core.stats.history import History, history, moved_topics
 
 
@@ -32,8 +33,10 @@ def lines_of(lineage: pd.DataFrame, systems) -> dict[str, list[tuple[str, str]]]
 
 def history_stored(store, collection, systems, measure: str, *, test: str = "t", correction: str = "none",
                    alpha: float = 0.05, qrels_id=None, options: EvalOptions = EvalOptions()):
-    """(History of the systems' versions on one measure, the per-query table it was computed from)."""
-    name = parse_measures([measure], compat=options.compat)[0].name
+    """(History of the systems' versions on one measure, the per-query table it was computed from). A measure
+    imported into the collection (load --scores) is taken by its stored name, as loaded."""
+    imported = sources(store, collection)
+    name = measure if measure in imported else parse_measures([measure], compat=options.compat)[0].name
     lineage = store.lineage(collection)
     lines = lines_of(lineage, list(dict.fromkeys(systems)))
     if not lines:

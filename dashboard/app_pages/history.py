@@ -32,8 +32,11 @@ if not systems:
 
 top = st.columns([3, 1.4])
 chosen = state.select_many("Systems", systems, key="hi_systems", param="systems", default=systems[:1], where=top[0])
-measure = state.select_one("Measure", list(dict.fromkeys(DEFAULT_MEASURES + MORE_MEASURES)), key="hi_measure",
-                           param="measure", where=top[1])
+imported = catalogue.imported(coll["id"])       # measures loaded from other tools, offered like computed ones
+computed = [] if catalogue.qrels_sets(coll["id"]).empty else DEFAULT_MEASURES + MORE_MEASURES
+measure = state.select_one("Measure", list(dict.fromkeys(computed + list(imported))), key="hi_measure",
+                           param="measure", where=top[1],
+                           format_func=lambda m: f"{m} · imported ({imported[m]})" if m in imported else m)
 row = st.columns(3)
 test = state.select_one("Test", list(STEP_TESTS), key="hi_test", param="test", format_func=TESTS.get, where=row[0])
 correction = state.select_one("Correction", list(CORRECTIONS), key="hi_correction", param="correction",
@@ -42,6 +45,10 @@ alpha = state.select_one("Significance level", ALPHAS, key="hi_alpha", param="al
                          format_func=lambda a: f"α = {a}", where=row[2])
 if not chosen:
     st.info("Pick at least one system.")
+    st.stop()
+if measure is None:
+    empty_state("This collection has no qrels and no imported measure to follow. Upload a qrels file or per-query "
+                "scores on the Data page.", key="hi_no_measure")
     st.stop()
 
 result = None

@@ -81,3 +81,31 @@ def test_a_topic_of_the_step_opens_per_query(history_app):
     assert at.selectbox(key="pq_measure").value == "AP"
     assert at.selectbox(key="pq_query").value == qid
     assert url(at, "query") == [qid] and url(at, "run") == [f"{SYSTEM}-v9"]
+
+
+def test_an_imported_measure_is_offered_and_followed(versions_store, tmp_path, monkeypatch):
+    """A judge's per-query scores loaded for the four versions are offered as 'judge · imported (LLM judge)' and
+    followed over the versions like a computed measure."""
+    import shutil
+    path = tmp_path / "imported.duckdb"
+    shutil.copy(versions_store, path)
+    from core.store.store import Store
+    store = Store.open(str(path), load_sample=False)
+    try:
+        runs = store.runs(SAMPLE_COLLECTION)
+        names = [n for n in runs["name"] if str(n).startswith(f"{SYSTEM}-")]
+        qids = ["301", "302", "303", "304"]
+        csv = "run,qid,measure,value\n" + "".join(f"{n},{q},judge,{0.1 * i + 0.01 * j:.2f}\n"
+                                                  for i, n in enumerate(names) for j, q in enumerate(qids))
+        store.add_scores(SAMPLE_COLLECTION, csv.encode(), filename="judge.csv", label="LLM judge")
+    finally:
+        store.close()
+    monkeypatch.setenv("RANKBOARD_STORE", str(path))
+    at = open_page(AppTest.from_file(APP, default_timeout=TIMEOUT), "history", collection=SAMPLE_COLLECTION,
+                   measure="judge")
+    assert_clean(at)
+    box = at.selectbox(key="hi_measure")
+    assert box.value == "judge" and "judge · imported (LLM judge)" in box.options
+    table = frame(at, "hi_table")
+    assert list(table["version"]) == ["v1", "v2", "v9", "v10"]
+    assert table["mean"].tolist() == pytest.approx([0.015, 0.115, 0.215, 0.315], abs=1e-9)

@@ -52,3 +52,30 @@ def test_timestamps_order_the_versions_before_their_names(tmp_path):
         lines = lines_of(store.lineage(SAMPLE_COLLECTION), ["dated"])
     # v2 is older than v1; the run without a version or timestamp is dated by its upload (now): last, by its name
     assert lines == {"dated": [("v2", "dated-v2"), ("v1", "dated-v1"), ("dated-v9", "dated-v9")]}
+
+
+def test_a_measure_imported_from_another_tool_follows_its_versions(tmp_path):
+    """Scores of a judge loaded with load --scores, for three versions of a system with scores only: the History
+    takes the imported measure by its stored name, and each step's p is scipy's paired t-test on its values."""
+    import numpy as np
+    from scipy import stats
+    rng = np.random.default_rng(3)
+    qids = [f"q{i}" for i in range(25)]
+    values = {"v1": rng.uniform(0, 1, 25)}
+    values["v2"] = np.clip(values["v1"] + rng.normal(0.2, 0.05, 25), 0, 1)
+    values["v3"] = np.clip(values["v2"] + rng.normal(0.0, 0.2, 25), 0, 1)
+    csv = "run,qid,measure,value\n" + "".join(f"rag-{v},{q},judge,{x:.6f}\n" for v, xs in values.items()
+                                              for q, x in zip(qids, xs))
+    with sample_store(tmp_path) as store:
+        store.add_scores(SAMPLE_COLLECTION, csv.encode(), filename="judge.csv", label="LLM judge")
+        runs = store.runs(SAMPLE_COLLECTION)
+        for v in values:
+            rid = int(runs.loc[runs["name"] == f"rag-{v}", "run_id"].iloc[0])
+            store.set_run_meta(rid, {"system": "rag", "version": v})
+        got, _ = history_stored(store, SAMPLE_COLLECTION, ["rag"], "judge", test="t")
+    assert [v.version for v in got.versions] == ["v1", "v2", "v3"]
+    assert got.versions[1].mean == pytest.approx(np.round(values["v2"], 6).mean(), abs=1e-12)
+    for step, (a, b) in zip(got.steps, (("v1", "v2"), ("v2", "v3"))):
+        want = stats.ttest_rel(np.round(values[b], 6), np.round(values[a], 6)).pvalue
+        assert step.p_value == pytest.approx(want, abs=1e-9)
+    assert got.steps[0].mark == UP
