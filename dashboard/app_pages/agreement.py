@@ -45,14 +45,16 @@ ids = tuple(by_name[n] for n in chosen)
 skey = str(store.path)
 with guard("compute agreement"), st.spinner("Comparing judgments..."):
     if len(chosen) > 2:
-        render_multi_summary(cached.multi_agreement(store, skey, ids, tuple(chosen), rel_level, ver),
+        render_multi_summary(cached.multi_agreement(store, skey, ids, tuple(chosen), rel_level,
+                                                     cached.qrels_stamp(sets, ids)),
                              key="ag_multi")
         pair_names = [(a, b) for i, a in enumerate(chosen) for b in chosen[i + 1:]]
         a, b = st.selectbox("Pair to inspect", pair_names, format_func=lambda p: f"{p[0]} vs {p[1]}",
                             key="ag_pair")
     else:
         a, b = chosen
-    pair = cached.pair_agreement(store, skey, by_name[a], by_name[b], (a, b), rel_level, ver)
+    pair = cached.pair_agreement(store, skey, by_name[a], by_name[b], (a, b), rel_level,
+                                 cached.qrels_stamp(sets, (by_name[a], by_name[b])))
     if len(chosen) == 2:
         render_pair_summary(pair, key="ag_summary")
     c1, c2 = st.columns([2, 3])

@@ -72,22 +72,34 @@ def with_judged(measures, cid: int | None = None) -> list[str]:
     return out + [JUDGED]
 
 
+def qrels_stamp(sets: pd.DataFrame, ids) -> tuple:
+    """What keys the qrels caches below instead of the data version: (qrels_id, judgments, topics) of each set in
+    `ids`, from the catalogue's qrels sets. A stored qrels set never changes (its rows are written once, its id is
+    never reused, only deleting its collection removes it), so the runs that a pipeline loads, each a new data
+    version, leave agreement cached; the counts keep a store rebuilt under the same path from matching by id alone.
+    Plain equivalent: key on `version` as the other caches do (tests/dashboard/test_qrels_cache.py compares)."""
+    rows = sets.set_index(sets["qrels_id"].astype(int))
+    return tuple((int(q), int(rows.at[int(q), "n_judgments"]), int(rows.at[int(q), "n_topics"])) for q in ids)
+
+
 @st.cache_data(show_spinner=SPIN, max_entries=32)
-def qrels_frame(_store, store_key: str, qrels_id: int, version: str) -> pd.DataFrame:
+def qrels_frame(_store, store_key: str, qrels_id: int, stamp: tuple) -> pd.DataFrame:
     return _store.qrels(int(qrels_id))
 
 
 @st.cache_data(show_spinner=SPIN, max_entries=64)
-def pair_agreement(_store, store_key: str, a: int, b: int, names: tuple, rel_level, version: str):
+def pair_agreement(_store, store_key: str, a: int, b: int, names: tuple, rel_level, stamp: tuple):
+    """core.agreement.qrels.agreement of qrels sets a and b; `stamp`: qrels_stamp(sets, (a, b))."""
     from core.agreement.qrels import agreement
-    return agreement(qrels_frame(_store, store_key, a, version), qrels_frame(_store, store_key, b, version),
+    return agreement(qrels_frame(_store, store_key, a, stamp[:1]), qrels_frame(_store, store_key, b, stamp[1:]),
                      rel_level=rel_level, weights="linear", names=names)
 
 
 @st.cache_data(show_spinner=SPIN, max_entries=32)
-def multi_agreement(_store, store_key: str, ids: tuple, names: tuple, rel_level, version: str):
+def multi_agreement(_store, store_key: str, ids: tuple, names: tuple, rel_level, stamp: tuple):
+    """core.agreement.qrels.multi_agreement of the qrels sets `ids`; `stamp`: qrels_stamp(sets, ids)."""
     from core.agreement.qrels import multi_agreement as core_multi
-    return core_multi([qrels_frame(_store, store_key, q, version) for q in ids], names=names,
+    return core_multi([qrels_frame(_store, store_key, q, (s,)) for q, s in zip(ids, stamp)], names=names,
                       rel_level=rel_level)
 
 
