@@ -52,7 +52,8 @@ class Catalogue:
     # -- uploads (each one transaction; the file is parsed before the store is taken) -------------------------------------------------------------
     def add_run(self, collection, source, *, filename=None, name=None, on_conflict="error", meta=None):
         """Load one run file; `meta`: {key: value} lineage and cost metadata over its header's
-        (core.formats.lineage.parse_pairs checks them)."""
+        (checked here as core.formats.lineage.parse_pairs checks them)."""
+        meta = {check_key(k): check_value(k, v) for k, v in meta.items()} if meta else meta
         with faults.reading(source_name(source, filename), self.path):   # parse and rank before taking the store
             prepared = ingest.prepare_run(source, filename=filename)
         try:

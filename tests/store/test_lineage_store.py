@@ -86,6 +86,21 @@ def test_a_bad_value_leaves_the_store_unchanged(tmp_path):
         assert snapshot(store) == before
 
 
+def test_a_key_that_names_a_column_of_every_run_is_refused_and_the_lineage_still_reads(tmp_path):
+    with fresh_store(tmp_path) as store:
+        rid = store.add_run("c", header(system="bm25"), filename="a").id
+        before = snapshot(store)
+        for key in ("run", "run_id", "uploaded_at"):
+            with pytest.raises(OptionError, match=f"^'{key}' cannot be a metadata key: every run already has"):
+                store.set_run_meta(rid, {key: "x"})
+            with pytest.raises(OptionError, match=f"^'{key}' cannot be a metadata key"):
+                store.add_run("c", RUN, filename="b", meta={key: "x"})
+        with pytest.raises(OptionError, match="^latency_ms must be a number"):
+            store.add_run("c", RUN, filename="b", meta={"latency_ms": "fast"})
+        assert snapshot(store) == before
+        assert store.lineage("c")["run_id"].tolist() == [rid]
+
+
 def test_deleting_a_run_deletes_its_metadata(tmp_path):
     with fresh_store(tmp_path) as store:
         rid = store.add_run("c", header(system="bm25"), filename="a").id
