@@ -25,6 +25,7 @@ class StoredFusion:
     report: str | None          # --tune's report (None when not tuned)
     runs: tuple[str, ...]       # the parts' stored names, in the order fused
     run_ids: tuple[int, ...]
+    qrels_id: int | None = None  # the qrels set tuned or trained on (None when neither)
 
 
 def _parts(store, collection, runs) -> tuple[int, list[int], list[str]]:
@@ -45,6 +46,7 @@ def _parts(store, collection, runs) -> tuple[int, list[int], list[str]]:
 
 
 def _qrels(store, cid: int, collection, qrels_id):
+    """(the qrels set's id, its judgments): `qrels_id`, else the collection's default set."""
     if qrels_id is None:
         cur = store.cursor()
         try:
@@ -54,7 +56,7 @@ def _qrels(store, cid: int, collection, qrels_id):
     if qrels_id is None:
         raise EvalError(f"Collection '{collection}' has no qrels to tune or train on. Load some with "
                         f"`python -m core load --collection {collection} --qrels FILE`.")
-    return store.qrels(int(qrels_id))
+    return int(qrels_id), store.qrels(int(qrels_id))
 
 
 def fuse_stored(store, collection, runs, method: str, *, norm: str | None = None, params: dict | None = None,
@@ -70,7 +72,7 @@ def fuse_stored(store, collection, runs, method: str, *, norm: str | None = None
     with store.session():      # everything read in one turn on the store; the fusing is done after it
         cid, ids, names = _parts(store, collection, runs)
         frames = [store.run_rows(i)[["qid", "docno", "score"]] for i in ids]
-        qrels = _qrels(store, cid, collection, qrels_id) if tune or train else None
+        qrels_id, qrels = _qrels(store, cid, collection, qrels_id) if tune or train else (None, None)
         set_name = _set_name(store, cid, qrels_id) if tune or train else None
     report = None
     if tune:
@@ -83,7 +85,7 @@ def fuse_stored(store, collection, runs, method: str, *, norm: str | None = None
                      qrels=qrels)
         if train:
             fused = replace(fused, provenance={**fused.provenance, "train": {"qrels": set_name}})
-    return StoredFusion(fused, report, tuple(names), tuple(ids))
+    return StoredFusion(fused, report, tuple(names), tuple(ids), qrels_id)
 
 
 def _set_name(store, cid: int, qrels_id) -> str:

@@ -73,6 +73,8 @@ def test_a_learning_method_learns_from_the_collections_qrels(app):
     assert at.selectbox(key="fu_mode").options == ["Learn from the judged topics", "Tune (cross-validation)"]
     assert at.selectbox(key="fu_mode").value == "train"
     assert "fused" in frame(at, "fu_table").index
+    assert any(c.value.startswith("fused learned from the judged topics it is scored on here, so its scores and its "
+                                  "tests against the parts are optimistic.") for c in at.code)
 
 
 def test_saving_adds_a_run_everywhere_with_its_provenance(private_app):

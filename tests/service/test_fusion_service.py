@@ -58,3 +58,17 @@ def test_a_taken_name_writes_nothing(store):
                                         "another name, or delete that run first.$"):
         save_fused(store, C, stored, "pircRBa1")
     assert snapshot(store) == before
+
+
+def test_a_run_learned_from_the_judgments_it_is_scored_on_is_flagged_and_a_tuned_one_is_not(store):
+    parts = ["aplrob03a", "UIUC03Rd1"]
+    note = ("posfuse learned from the judged topics it is scored on here, so its scores and its tests against the "
+            "parts are optimistic. Tune it by cross-validation for scores on topics it did not learn from.")
+    trained = fuse_stored(store, C, parts, "posfuse", train=True, depth=100)
+    assert trained.qrels_id == store.default_qrels_id(C)
+    assert note in fusion_report(store, C, trained, ["AP"], name="posfuse").warnings
+    tuned = fuse_stored(store, C, parts, "posfuse", tune=True, folds=2, measure="AP", depth=100)
+    assert not any("optimistic" in w for w in fusion_report(store, C, tuned, ["AP"], name="posfuse").warnings)
+    plain = fuse_stored(store, C, parts, "rrf")
+    assert plain.qrels_id is None
+    assert not any("optimistic" in w for w in fusion_report(store, C, plain, ["AP"], name="rrf").warnings)
