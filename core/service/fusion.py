@@ -33,13 +33,18 @@ def _parts(store, collection, runs) -> tuple[int, list[int], list[str]]:
     cur = store.cursor()
     try:
         cid = collection_id(cur, collection)
-        names = dict(cur.execute("SELECT run_id, name FROM runs WHERE collection_id = ?", [cid]).fetchall())
+        rows = cur.execute("SELECT run_id, name, n_rows FROM runs WHERE collection_id = ?", [cid]).fetchall()
+        names = {r: n for r, n, _ in rows}
         ids = [int(r) if isinstance(r, numbers.Integral) and int(r) in names      # an id (the dashboard's)
                else edits.run_id(cur, cid, str(collection), str(r)) for r in runs]
         if len(set(ids)) != len(ids):
             raise EvalError("the same run is named twice. Give each stored run once.")
         if len(ids) < 2:
             raise EvalError("fusion needs at least two runs. Give two or more stored runs after --stored.")
+        unranked = [str(names[r]) for r, _, n in rows if not n and r in ids]
+        if unranked:
+            raise EvalError(f"{', '.join(unranked)}: per-query scores only, no ranking to fuse. Fuse runs loaded "
+                            "from run files.")
         return cid, ids, [str(names[i]) for i in ids]
     finally:
         cur.close()

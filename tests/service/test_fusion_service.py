@@ -72,3 +72,12 @@ def test_a_run_learned_from_the_judgments_it_is_scored_on_is_flagged_and_a_tuned
     plain = fuse_stored(store, C, parts, "rrf")
     assert plain.qrels_id is None
     assert not any("optimistic" in w for w in fusion_report(store, C, plain, ["AP"], name="rrf").warnings)
+
+
+def test_a_run_with_scores_only_is_refused_as_a_part(store):
+    store.add_scores(C, b"run,qid,measure,value\njudged,303,judge,0.5\n", filename="s.csv")
+    before = snapshot(store)
+    with pytest.raises(EvalError) as err:
+        fuse_stored(store, C, ["aplrob03a", "judged"], "rrf")
+    assert str(err.value) == "judged: per-query scores only, no ranking to fuse. Fuse runs loaded from run files."
+    assert snapshot(store) == before
