@@ -186,8 +186,8 @@ class Catalogue:
     # -- lineage and cost (core/store/lineage.py) ------------------------------------------------------
     def lineage(self, collection) -> pd.DataFrame:
         """Every run of the collection with its lineage and cost, one row per run: `run_id`, `run` (its name),
-        `system`, `version` (text, None when not given), `timestamp` (pandas datetime: the run's own, else its
-        upload time), then the cost keys any run carries (`latency_ms`, `index_gb`, `cost_usd`, `energy_kwh` as
+        `system`, `version` (text, None when not given), `timestamp` (pandas datetime in UTC: the run's own, else
+        its upload time), then the cost keys any run carries (`latency_ms`, `index_gb`, `cost_usd`, `energy_kwh` as
         floats, NaN when a run lacks it; `gpu` as text), then the free keys (text), alphabetically. Rows are in
         version order: by system (runs without one last), then timestamp, then the natural order of version
         ('v2' before 'v10'), then run id."""

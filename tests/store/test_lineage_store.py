@@ -150,3 +150,27 @@ def test_a_collection_without_runs_or_metadata_has_the_lineage_columns(tmp_path)
         store.add_run("e", RUN, filename="a", name="a")
         got = store.lineage("e")
         assert got[["run", "system", "version"]].values.tolist() == [["a", None, None]]
+
+
+ZONED = """
+import sys, pandas as pd
+from tests.fixtures_store import fresh_store
+from pathlib import Path
+with fresh_store(Path(sys.argv[1])) as store:
+    store.add_run("c", b"1 Q0 d1 1 2.0 t\\n", filename="a", name="a")
+    uploaded = store.runs("c")["uploaded_at"].iat[0]
+    print(store.lineage("c")["timestamp"].iat[0].isoformat())
+    print(pd.Timestamp(uploaded).tz_localize("America/New_York").tz_convert("UTC").tz_localize(None).isoformat())
+"""
+
+
+def test_the_upload_time_is_read_in_utc_as_the_runs_own_timestamps_are(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-c", ZONED, str(tmp_path)], cwd=root, capture_output=True, text=True,
+                         env={**os.environ, "TZ": "America/New_York", "PYTHONPATH": str(root)}, check=True)
+    read, in_utc = out.stdout.split()
+    assert read == in_utc
