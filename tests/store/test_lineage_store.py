@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 
 import duckdb
 import pandas as pd
@@ -35,8 +36,10 @@ def test_loading_stores_the_header_and_the_given_values_over_it(tmp_path):
         assert list(got["run"]) == ["a", "b", "c"]                # same timestamp: v1 < v2; no system last
         assert got["latency_ms"].tolist()[:2] == [12.0, 9.0] and pd.isna(got["latency_ms"].iat[2])
         assert got["version"].tolist() == ["v1", "v2", None] and got["gpu"].tolist() == [None, "A100", None]
-        uploaded = store.runs("c").set_index("run_id")["uploaded_at"]
-        assert (got.set_index("run_id")["timestamp"] == uploaded).all()      # no timestamp: the upload time
+        uploaded = store.runs("c").set_index("run_id")["uploaded_at"]             # the server's local time
+        local = datetime.now().astimezone().tzinfo
+        in_utc = uploaded.dt.tz_localize(local).dt.tz_convert("UTC").dt.tz_localize(None)
+        assert (got.set_index("run_id")["timestamp"] == in_utc).all()      # no timestamp: the upload time, in UTC
 
 
 def test_versions_are_ordered_by_timestamp_then_natural_version(tmp_path):
