@@ -54,7 +54,7 @@ def _number(text, p):
     """A parameter's value from the URL, or its default when the URL's text is not a number in range."""
     try:
         v = p.type(float(text))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):       # OverflowError: int(inf)
         return p.default
     return v if p.low <= v <= p.high else p.default
 

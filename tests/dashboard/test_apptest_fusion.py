@@ -53,6 +53,13 @@ def test_the_choices_go_to_the_url_and_a_weighted_method_takes_weights(app):
            "equal weights." in [c.value for c in at.code]
 
 
+@pytest.mark.parametrize("k", ["inf", "-inf", "nan", "x", "1e999"])
+def test_a_parameter_in_the_url_that_is_no_number_in_range_starts_at_its_default(app, k):
+    at = open_page(app, "fusion", **VIEW, method="rrf", p_k=k)
+    assert_clean(at)
+    assert at.number_input(key="fu_param_k").value == 60
+
+
 def test_a_parameter_without_default_is_asked_for_and_tune_reports_its_folds(app):
     at = open_page(app, "fusion", **VIEW, method="rbc")
     assert "rbc needs phi (ranx has no default): give it above, or choose Tune." in texts(at).replace("\\", "")
