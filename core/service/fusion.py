@@ -1,6 +1,7 @@
 """Fusion of stored runs: the runs read from the store (`Store.run_rows`, the one reader of a stored run's rows),
 fused by core.fusion, and the fused run either returned or stored in the collection through the normal ingest path
-(`Store.add_run`: one transaction, nothing written when it fails), its provenance in its ir_metadata.
+(`Store.add_run`: one transaction, nothing written when it fails), its provenance in its ir_metadata (with the
+parts' versions, from their lineage, when they have any).
 
     stored = fuse_stored(store, "robust03", ["bm25", "dense"], "rrf")           # StoredFusion(fused, report, runs)
     save_fused(store, "robust03", stored, "rrf-bm25-dense")                    # IngestReport of the new run
@@ -76,6 +77,7 @@ def fuse_stored(store, collection, runs, method: str, *, norm: str | None = None
         raise EvalError("--train and --tune both ask for qrels: --tune learns on each fold's other topics. Give one.")
     with store.session():      # everything read in one turn on the store; the fusing is done after it
         cid, ids, names = _parts(store, collection, runs)
+        versions = _versions(store, cid, ids)
         frames = [store.run_rows(i)[["qid", "docno", "score"]] for i in ids]
         qrels_id, qrels = _qrels(store, cid, collection, qrels_id) if tune or train else (None, None)
         set_name = _set_name(store, cid, qrels_id) if tune or train else None
@@ -90,7 +92,18 @@ def fuse_stored(store, collection, runs, method: str, *, norm: str | None = None
                      qrels=qrels)
         if train:
             fused = replace(fused, provenance={**fused.provenance, "train": {"qrels": set_name}})
+    if versions:
+        fused = replace(fused, provenance={**fused.provenance, "run_versions": versions})
     return StoredFusion(fused, report, tuple(names), tuple(ids), qrels_id)
+
+
+def _versions(store, cid: int, ids: list[int]) -> list[str] | None:
+    """The parts' versions (their lineage's `version`, "" for a part without one), in the order fused; None when no
+    part has one."""
+    lineage = store.lineage(cid)
+    by_id = dict(zip(lineage["run_id"].astype(int), lineage["version"]))
+    got = [by_id.get(i) for i in ids]
+    return [str(v) if v else "" for v in got] if any(got) else None
 
 
 def _set_name(store, cid: int, qrels_id) -> str:

@@ -2,6 +2,8 @@
 is taken), and the fused run beside its parts, compared with the best part."""
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -81,3 +83,14 @@ def test_a_run_with_scores_only_is_refused_as_a_part(store):
         fuse_stored(store, C, ["aplrob03a", "judged"], "rrf")
     assert str(err.value) == "judged: per-query scores only, no ranking to fuse. Fuse runs loaded from run files."
     assert snapshot(store) == before
+
+
+def test_the_parts_versions_go_into_the_saved_runs_provenance(store):
+    ids = dict(zip(store.runs(C)["name"], store.runs(C)["run_id"].astype(int)))
+    store.set_run_meta(ids["pircRBa1"], {"system": "pirc", "version": "v2"})
+    stored = fuse_stored(store, C, ["pircRBa1", "humR03dc"], "rrf")
+    assert stored.fused.provenance["run_versions"] == ["v2", ""]
+    report = save_fused(store, C, stored, "rrf-versions")
+    fusion = json.loads(store.runs(C).set_index("run_id").loc[report.id, "metadata"])["method"]["fusion"]
+    assert fusion["runs"] == ["pircRBa1", "humR03dc"] and fusion["run_versions"] == ["v2", ""]
+    assert "run_versions" not in fuse_stored(store, C, ["aplrob03a", "humR03dc"], "rrf").fused.provenance
