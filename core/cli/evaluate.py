@@ -159,12 +159,14 @@ def _per_query_lines(result: EvalResult, pairs, run: str, z: bool = False, impor
     values = pq.pivot(index="qid", columns="measure", values="value") if len(pq) else None
     texts = tx.pivot(index="qid", columns="measure", values="text") if tx is not None else None
     qids = sorted(set(values.index if values is not None else []) | set(texts.index if texts is not None else []))
+    computed = set(pq.loc[~pq["measure"].isin(list(imported)), "qid"]) | set(texts.index if texts is not None else [])
     columns = []
     for label, m in pairs:
         if m.family.summary_only:
             continue
         table = texts if m.family.agg == "text" else values
-        columns.append(_column(label, m, qids, table[m.name].reindex(qids).to_numpy(), z))
+        lines = _column(label, m, qids, table[m.name].reindex(qids).to_numpy(), z)
+        columns.append([line if q in computed else "" for q, line in zip(qids, lines)])    # not an imported topic
     for name in imported:           # an imported measure: its topics may differ from the computed ones'
         got = values[name].reindex(qids).to_numpy() if values is not None and name in values else [None] * len(qids)
         columns.append([f"{name:<22s}\t{q}\t{v:.4f}\n" if v == v and v is not None else ""

@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from core.errors import OptionError, Problem, UploadError
 
 KEY_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$")
+TAKEN = ("run", "run_id", "uploaded_at")    # columns every run has in Store.lineage's frame: no key may take them
 MAX_VALUE_CHARS = 1000
 
 
@@ -60,6 +61,9 @@ def check_key(key: str) -> str:
         raise OptionError(f"'{key}' is not a metadata key: a key starts with a letter or '_' and holds only letters, "
                           "digits, '_', '.' and '-' (at most 64 characters). Rename it, e.g. latency_ms or "
                           "retriever.model.")
+    if key in TAKEN:
+        raise OptionError(f"'{key}' cannot be a metadata key: every run already has a column of that name "
+                          f"({', '.join(TAKEN)}). Rename it, e.g. {key}_label.")
     return key
 
 
@@ -153,6 +157,10 @@ def _header_problem(metadata: dict, file: str, key: str, path: str, value: str) 
     if spec is None and not KEY_PATTERN.match(key):
         return UploadError(Problem(file, None, f"the ir_metadata header's {FREE_SECTION}: key '{key}' is not a "
                                    "metadata key", "Use only letters, digits, '_', '.' and '-' in it",
+                                   quote=_line(metadata, name)))
+    if spec is None and key in TAKEN:
+        return UploadError(Problem(file, None, f"the ir_metadata header's {FREE_SECTION}: key '{key}' names a column "
+                                   f"every run already has ({', '.join(TAKEN)})", f"Rename it, e.g. {key}_label",
                                    quote=_line(metadata, name)))
     if spec is None:
         return UploadError(Problem(file, None, f"the ir_metadata header's {path} is longer than {MAX_VALUE_CHARS} "

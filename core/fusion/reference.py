@@ -93,7 +93,7 @@ def markdown() -> str:
            "- Stored runs: `python -m core fuse --collection NAME --stored RUN RUN ... --method NAME` reads them from "
            "the store (core/service/fusion.py); `--tune` and `--train` use the collection's qrels; `--store-as NAME` "
            "stores the fused run in the collection, its provenance (method, normalisation, parameters, weights, "
-           "tuning, the parts' names) in its ir_metadata.",
+           "tuning, the parts' names and, when they have any, their lineage versions) in its ir_metadata.",
            "- The dashboard's Fusion page (docs/dashboard.md) fuses stored runs, shows the fused run beside its parts "
            "tested against the best part, with a per-topic chart of where fusion helps and hurts, and saves it to "
            "the collection; the Data page shows a fused run's provenance.", "",

@@ -9,6 +9,7 @@ from core.service.fusion import StoredFusion, check_new_name, fuse_stored, save_
 from core.service.fusion_report import FusionReport, fusion_report
 from core.service.gate import check_stored
 from core.service.history import history_stored, lines_of, step_topics, systems_of
+from core.service.imported import imported_gaps
 from core.service.judges import judges_stored, labels_of
 from core.service.perquery import how_different_stored, side_by_side_stored
 from core.service.repro import ranked_stored, reproduce_stored
@@ -17,4 +18,4 @@ __all__ = ["evaluate_stored", "stored_ids", "compare_stored", "check_stored", "d
            "pr_curve_stored", "roc_curve_stored", "evaluate_stored_diversity", "judges_stored", "labels_of",
            "how_different_stored", "side_by_side_stored", "StoredFusion", "fuse_stored", "save_fused", "check_new_name",
            "FusionReport", "fusion_report", "reproduce_stored", "ranked_stored",
-           "history_stored", "systems_of", "lines_of", "step_topics"]
+           "history_stored", "systems_of", "lines_of", "step_topics", "imported_gaps"]

@@ -1,6 +1,7 @@
 """Fusion of stored runs: the runs read from the store (`Store.run_rows`, the one reader of a stored run's rows),
 fused by core.fusion, and the fused run either returned or stored in the collection through the normal ingest path
-(`Store.add_run`: one transaction, nothing written when it fails), its provenance in its ir_metadata.
+(`Store.add_run`: one transaction, nothing written when it fails), its provenance in its ir_metadata (with the
+parts' versions, from their lineage, when they have any).
 
     stored = fuse_stored(store, "robust03", ["bm25", "dense"], "rrf")           # StoredFusion(fused, report, runs)
     save_fused(store, "robust03", stored, "rrf-bm25-dense")                    # IngestReport of the new run
@@ -25,6 +26,7 @@ class StoredFusion:
     report: str | None          # --tune's report (None when not tuned)
     runs: tuple[str, ...]       # the parts' stored names, in the order fused
     run_ids: tuple[int, ...]
+    qrels_id: int | None = None  # the qrels set tuned or trained on (None when neither)
 
 
 def _parts(store, collection, runs) -> tuple[int, list[int], list[str]]:
@@ -32,19 +34,25 @@ def _parts(store, collection, runs) -> tuple[int, list[int], list[str]]:
     cur = store.cursor()
     try:
         cid = collection_id(cur, collection)
-        names = dict(cur.execute("SELECT run_id, name FROM runs WHERE collection_id = ?", [cid]).fetchall())
+        rows = cur.execute("SELECT run_id, name, n_rows FROM runs WHERE collection_id = ?", [cid]).fetchall()
+        names = {r: n for r, n, _ in rows}
         ids = [int(r) if isinstance(r, numbers.Integral) and int(r) in names      # an id (the dashboard's)
                else edits.run_id(cur, cid, str(collection), str(r)) for r in runs]
         if len(set(ids)) != len(ids):
             raise EvalError("the same run is named twice. Give each stored run once.")
         if len(ids) < 2:
             raise EvalError("fusion needs at least two runs. Give two or more stored runs after --stored.")
+        unranked = [str(names[r]) for r, _, n in rows if not n and r in ids]
+        if unranked:
+            raise EvalError(f"{', '.join(unranked)}: per-query scores only, no ranking to fuse. Fuse runs loaded "
+                            "from run files.")
         return cid, ids, [str(names[i]) for i in ids]
     finally:
         cur.close()
 
 
 def _qrels(store, cid: int, collection, qrels_id):
+    """(the qrels set's id, its judgments): `qrels_id`, else the collection's default set."""
     if qrels_id is None:
         cur = store.cursor()
         try:
@@ -54,7 +62,7 @@ def _qrels(store, cid: int, collection, qrels_id):
     if qrels_id is None:
         raise EvalError(f"Collection '{collection}' has no qrels to tune or train on. Load some with "
                         f"`python -m core load --collection {collection} --qrels FILE`.")
-    return store.qrels(int(qrels_id))
+    return int(qrels_id), store.qrels(int(qrels_id))
 
 
 def fuse_stored(store, collection, runs, method: str, *, norm: str | None = None, params: dict | None = None,
@@ -69,8 +77,9 @@ def fuse_stored(store, collection, runs, method: str, *, norm: str | None = None
         raise EvalError("--train and --tune both ask for qrels: --tune learns on each fold's other topics. Give one.")
     with store.session():      # everything read in one turn on the store; the fusing is done after it
         cid, ids, names = _parts(store, collection, runs)
+        versions = _versions(store, cid, ids)
         frames = [store.run_rows(i)[["qid", "docno", "score"]] for i in ids]
-        qrels = _qrels(store, cid, collection, qrels_id) if tune or train else None
+        qrels_id, qrels = _qrels(store, cid, collection, qrels_id) if tune or train else (None, None)
         set_name = _set_name(store, cid, qrels_id) if tune or train else None
     report = None
     if tune:
@@ -83,7 +92,18 @@ def fuse_stored(store, collection, runs, method: str, *, norm: str | None = None
                      qrels=qrels)
         if train:
             fused = replace(fused, provenance={**fused.provenance, "train": {"qrels": set_name}})
-    return StoredFusion(fused, report, tuple(names), tuple(ids))
+    if versions:
+        fused = replace(fused, provenance={**fused.provenance, "run_versions": versions})
+    return StoredFusion(fused, report, tuple(names), tuple(ids), qrels_id)
+
+
+def _versions(store, cid: int, ids: list[int]) -> list[str] | None:
+    """The parts' versions (their lineage's `version`, "" for a part without one), in the order fused; None when no
+    part has one."""
+    lineage = store.lineage(cid)
+    by_id = dict(zip(lineage["run_id"].astype(int), lineage["version"]))
+    got = [by_id.get(i) for i in ids]
+    return [str(v) if v else "" for v in got] if any(got) else None
 
 
 def _set_name(store, cid: int, qrels_id) -> str:

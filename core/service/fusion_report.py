@@ -71,4 +71,13 @@ def fusion_report(store, collection, stored, measures, *, name: str, qrels_id: i
     comparison = compare(per_query, baseline=best, measures=ms, test=test, correction=correction, alpha=alpha,
                          intervals=False)
     return FusionReport(label, best, tuple(stored.runs), tuple(ms), summary, per_query, comparison,
-                        tuple(own.warnings) + tuple(parts.warnings))
+                        tuple(own.warnings) + tuple(parts.warnings) + _in_sample(stored, label, qrels_id))
+
+
+def _in_sample(stored, label: str, qrels_id: int) -> tuple[str, ...]:
+    """A warning when the fused run learned from the very judgments it is scored on (a learning method trained on
+    them, not tuned by cross-validation): its scores and its tests against the parts are optimistic."""
+    if "train" not in stored.fused.provenance or stored.qrels_id != int(qrels_id):
+        return ()
+    return (f"{label} learned from the judged topics it is scored on here, so its scores and its tests against the "
+            "parts are optimistic. Tune it by cross-validation for scores on topics it did not learn from.",)

@@ -17,7 +17,7 @@ from core.engine.types import EvalResult
 from core.store.scores import imported_measures, read_imported
 from core.store import ingest
 
-__all__ = ["split", "sources", "imported_rows", "join", "score_only"]
+__all__ = ["split", "sources", "imported_rows", "join", "score_only", "imported_gaps"]
 
 
 def sources(store, collection) -> dict[str, str]:
@@ -72,3 +72,17 @@ def join(computed: EvalResult | None, rows: pd.DataFrame, imported: dict[str, st
     return dataclasses.replace(computed, per_query=per_query, summary=both, num_q=counts, runs=runs,
                                warnings=list(computed.warnings) + list(warnings),
                                imported=dict(computed.imported) | imported)
+
+
+def imported_gaps(per_query: pd.DataFrame, imported) -> dict[str, dict[str, list[str]]]:
+    """imported measure -> run -> the topics another run has a value of that measure for and this run has not (an
+    imported measure's mean is over the run's own topics, so such runs' means are over different topics)."""
+    rows = per_query[per_query["measure"].isin(list(imported))]
+    out = {}
+    for measure, group in rows.groupby("measure", sort=False):      # one group per imported measure (a handful)
+        have = pd.crosstab(group["qid"].astype(str), group["run"].astype(str)) > 0      # topics x runs
+        lacking = {run: have.index[~have[run].to_numpy()].tolist() for run in have.columns}
+        lacking = {run: qids for run, qids in lacking.items() if qids}
+        if lacking:
+            out[str(measure)] = lacking
+    return out

@@ -10,6 +10,7 @@ from core.measures import EvalOptions, parse_measures
 from core.repro import ROLES, Reproduction, reproduce
 from core.repro.ordering import DEPTH, RBO_P
 from core.service.evaluate import evaluate_stored, stored_ids
+from core.service.imported import score_only
 
 # a run's top `depth` documents per topic, in its canonical order, ranks from 0 (core.repro.ordering.ranked's table)
 RANKED_SQL = """
@@ -39,6 +40,10 @@ def reproduce_stored(store, collection, runs: dict[str, int], measures, *, qrels
     if not names:
         raise EvalError("No measure chosen. Pick at least one measure.")
     run_ids, qrels_id, known = stored_ids(store, collection, runs.values(), qrels_id)
+    unranked = [known[r] for r in run_ids if r in score_only(store.runs(collection))]
+    if unranked:
+        raise EvalError(f"{', '.join(unranked)}: per-query scores only, no ranking to compare. Pick runs loaded "
+                        "from run files.")
     result = evaluate_stored(store, collection, run_ids, names, qrels_id, options)
     cur = store.cursor()
     try:

@@ -3,7 +3,7 @@
 -> the frozen `History` value.
 
 - Interval: mean ± t(0.975, n - 1) · sd / sqrt(n), over the version's topics (scipy.stats.t.interval); none below
-  two topics.
+  two topics; the mean itself when every topic scores the same (sd 0, where scipy gives NaN).
 - Step test, two-sided, on the topics both versions have: the paired t-test (scipy's ttest_rel), the Wilcoxon
   signed-rank test (scipy's wilcoxon; zero differences dropped) or the seeded Fisher randomisation test
   (p = (b + 1) / (n + 1)), as core.stats.paired defines them for the Leaderboard.
@@ -150,7 +150,10 @@ def _version(system: str, version: str, run: str, values: np.ndarray) -> Version
     if len(x) < 2:
         return Version(system, version, run, 1, mean, None, None)
     from scipy import stats
-    low, high = stats.t.interval(0.95, len(x) - 1, loc=mean, scale=stats.sem(x))
+    sem = stats.sem(x)
+    if not sem > 0:               # every topic scores the same: the interval is that value (scipy gives NaN)
+        return Version(system, version, run, len(x), mean, mean, mean)
+    low, high = stats.t.interval(0.95, len(x) - 1, loc=mean, scale=sem)
     return Version(system, version, run, len(x), mean, _num(low), _num(high))
 
 

@@ -52,7 +52,8 @@ class Catalogue:
     # -- uploads (each one transaction; the file is parsed before the store is taken) -------------------------------------------------------------
     def add_run(self, collection, source, *, filename=None, name=None, on_conflict="error", meta=None):
         """Load one run file; `meta`: {key: value} lineage and cost metadata over its header's
-        (core.formats.lineage.parse_pairs checks them)."""
+        (checked here as core.formats.lineage.parse_pairs checks them)."""
+        meta = {check_key(k): check_value(k, v) for k, v in meta.items()} if meta else meta
         with faults.reading(source_name(source, filename), self.path):   # parse and rank before taking the store
             prepared = ingest.prepare_run(source, filename=filename)
         try:
@@ -185,8 +186,8 @@ class Catalogue:
     # -- lineage and cost (core/store/lineage.py) ------------------------------------------------------
     def lineage(self, collection) -> pd.DataFrame:
         """Every run of the collection with its lineage and cost, one row per run: `run_id`, `run` (its name),
-        `system`, `version` (text, None when not given), `timestamp` (pandas datetime: the run's own, else its
-        upload time), then the cost keys any run carries (`latency_ms`, `index_gb`, `cost_usd`, `energy_kwh` as
+        `system`, `version` (text, None when not given), `timestamp` (pandas datetime in UTC: the run's own, else
+        its upload time), then the cost keys any run carries (`latency_ms`, `index_gb`, `cost_usd`, `energy_kwh` as
         floats, NaN when a run lacks it; `gpu` as text), then the free keys (text), alphabetically. Rows are in
         version order: by system (runs without one last), then timestamp, then the natural order of version
         ('v2' before 'v10'), then run id."""

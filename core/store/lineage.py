@@ -17,8 +17,10 @@ from core.db.sqltext import one
 from core.errors import EvalError
 from core.formats.lineage import LINEAGE_KEYS, META_KEYS, from_header
 
-# every run of a collection with its metadata, one row per (run, key); runs without metadata once, with NULL key
-READ = """SELECT r.run_id, r.name AS run, r.uploaded_at, m.key, m.value
+# every run of a collection with its metadata, one row per (run, key); runs without metadata once, with NULL key.
+# uploaded_at holds the server's local time (now() cast to TIMESTAMP); it is read in UTC, as the runs' own
+# timestamps are stored (core.formats.lineage), so that the two compare.
+READ = """SELECT r.run_id, r.name AS run, timezone('UTC', r.uploaded_at::TIMESTAMPTZ) AS uploaded_at, m.key, m.value
 FROM runs r LEFT JOIN run_meta m USING (run_id) WHERE r.collection_id = ? ORDER BY r.run_id, m.key"""
 
 

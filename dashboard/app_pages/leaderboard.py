@@ -8,6 +8,7 @@ import streamlit as st
 
 from core.analysis.pareto import pareto
 from core.formats.lineage import COST_KEYS, META_KEYS, NUMERIC_COST_KEYS
+from core.service import imported_gaps
 from core.stats.baselines import unreachable
 from dashboard.cache import results as cached
 from dashboard.cache import diversity as cached_diversity
@@ -164,7 +165,8 @@ with guard("evaluate the runs"):
     manysys.render_unreachable(resolution.warning())
     st.caption(lb.legend(comparison, has_baseline=bool(baseline), more=more))
     manysys.render_unreachable(unreachable(comparisons) if baseline else None)
-    st.caption(md_escape(comparison.missing_note if baseline else cached.missing_note(result.missing_topics)))
+    st.caption(md_escape(comparison.missing_note if baseline else
+                         cached.missing_note(result.missing_topics, imported_gaps(result.per_query, result.imported))))
     # only the open tab runs (on_change="rerun"): the first view skips the details, the heatmap and the risk views
     # (~0.5 s at 50 runs x 5,000 topics); opening a tab reruns the page, whose results are cached by then
     tab_chart, tab_details, tab_pairs, tab_risk, tab_cost = st.tabs(

@@ -145,15 +145,24 @@ def judged_at_10(result) -> pd.Series:
     return s[s["measure"] == JUDGED].set_index("run")["value"]
 
 
-def missing_note(missing_topics: dict) -> str:
-    """How topics absent from a run were treated, when no baseline comparison says it."""
+def missing_note(missing_topics: dict, imported_gaps: dict | None = None) -> str:
+    """How topics absent from a run were treated, when no baseline comparison says it; `imported_gaps`
+    (core.service.imported_gaps): the runs whose imported measures cover fewer topics than another run's."""
     gaps = {run: q for run, q in (missing_topics or {}).items() if len(q)}
     if not gaps:
-        return "Every run has every judged topic; means are over all of them."
-    parts = [f"{run} lacks {len(q)} ({', '.join(map(str, list(q)[:5]))}{' ...' if len(q) > 5 else ''})"
-             for run, q in gaps.items()]
-    return ("Topics in the qrels but missing from a run are skipped, as trec_eval does without -c: "
-            "that run's mean is over the topics it has. " + "; ".join(parts) + ".")
+        note = "Every run has every judged topic; means are over all of them."
+    else:
+        note = ("Topics in the qrels but missing from a run are skipped, as trec_eval does without -c: "
+                "that run's mean is over the topics it has. " + "; ".join(_lacks(gaps)) + ".")
+    for measure, lacking in (imported_gaps or {}).items():
+        note += (f" Imported {measure} is averaged over each run's own topics, which differ: "
+                 + "; ".join(_lacks(lacking)) + ".")
+    return note
+
+
+def _lacks(gaps: dict) -> list[str]:
+    return [f"{run} lacks {len(q)} ({', '.join(map(str, list(q)[:5]))}{' ...' if len(q) > 5 else ''})"
+            for run, q in gaps.items()]
 
 
 def exports(table: pd.DataFrame) -> tuple[str, str]:

@@ -54,7 +54,7 @@ def _number(text, p):
     """A parameter's value from the URL, or its default when the URL's text is not a number in range."""
     try:
         v = p.type(float(text))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):       # OverflowError: int(inf)
         return p.default
     return v if p.low <= v <= p.high else p.default
 
@@ -79,7 +79,7 @@ def render_topic_chart(deltas: pd.DataFrame, *, fused: str, best: str, measure: 
     helped, hurt = int((deltas["delta"] > 0).sum()), int((deltas["delta"] < 0).sum())
     st.caption(md_format("{} - {} on {}, per topic: fusion helps on {} topics and hurts on {} (ties: {}).", fused,
                          best, measure, helped, hurt, len(deltas) - helped - hurt))
-    x = deltas["qid"].astype(str).tolist()
+    x = [charts.chart_text(q, None) for q in deltas["qid"].astype(str)]      # plotly renders HTML in ticks
     custom = deltas[["fused", "best"]].to_numpy()
     fig = go.Figure(charts.signed_bars(
         x, deltas["delta"].to_numpy(float), names=("fusion helps", "fusion hurts", "tie"), customdata=custom,

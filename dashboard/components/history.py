@@ -49,7 +49,8 @@ def render_chart(frame: pd.DataFrame, *, measure: str, colors: dict, key: str, o
             textfont=dict(size=18, color=[SYMBOL.get(m, ("", color))[1] for m in marks]),
             marker=dict(size=[16 if m else 9 for m in marks], color=[SYMBOL.get(m, ("", color))[1] for m in marks],
                         symbol=[SYMBOL.get(m, ("circle",))[0] for m in marks]),
-            customdata=[[chart_text(r, 40), system, n, d] for r, n, d in zip(g["run"], g["n_topics"], g["delta"])],
+            customdata=[[chart_text(r, 40), chart_text(system, 30), n, d]
+                        for r, n, d in zip(g["run"], g["n_topics"], g["delta"])],
             hovertemplate="%{customdata[1]} %{x} (%{customdata[0]})<br>mean %{y:.4f} over %{customdata[2]} topics"
                           "<br>Δ %{customdata[3]:+.4f}<extra></extra>"))
     fig = go.Figure(traces)

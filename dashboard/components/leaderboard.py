@@ -105,7 +105,7 @@ def render_table(summary: pd.DataFrame, *, runs: list[str], measures: list[str],
                column_config={"_index": st.column_config.TextColumn("Run", pinned=True),
                               RANK: st.column_config.TextColumn(RANK, width="small"),
                               GROUP: st.column_config.TextColumn(GROUP, width="small"),
-                              **{m: st.column_config.Column(m, help=imported_label(src))
+                              **{m: st.column_config.Column(m, help=md_escape(imported_label(src)))   # markdown
                                  for m, src in (imported or {}).items() if m in table.columns}})
     return table
 

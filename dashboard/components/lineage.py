@@ -17,7 +17,7 @@ def render_lineage_table(lineage: pd.DataFrame, *, key: str) -> None:
     """One row per run, in version order (Store.lineage); a number column per numeric cost key."""
     config = {"run": st.column_config.TextColumn("Run", pinned=True), "system": "System", "version": "Version",
               "timestamp": st.column_config.DatetimeColumn("Timestamp", format="YYYY-MM-DD HH:mm",
-                                                           help="The run's own, else when it was loaded")}
+                                                           help="The run's own, else when it was loaded (UTC)")}
     for name, spec in META_KEYS.items():
         if name in lineage.columns and name not in config:
             config[name] = (st.column_config.NumberColumn(name, help=spec.meaning) if spec.kind == "number"

@@ -116,3 +116,17 @@ def test_check_gates_an_imported_measure_of_stored_runs(two_runs, capsys, test):
     want = (stats.ttest_rel(a, b) if test == "t" else stats.wilcoxon(a - b)).pvalue
     assert row["measure"] == "imported:P_10" and row["p_value"] == pytest.approx(want, abs=1e-9)
     assert row["new_mean"] == pytest.approx(a.mean(), abs=1e-12)
+
+
+def test_a_topic_only_the_imported_measure_has_prints_no_computed_line(tmp_path, capsys):
+    store = str(tmp_path / "s.duckdb")
+    (tmp_path / "q.txt").write_text("401 0 d1 1\n401 0 d2 0\n")
+    (tmp_path / "r.txt").write_text("401 Q0 d1 1 2.0 r\n401 Q0 d2 2 1.0 r\n")
+    (tmp_path / "j.csv").write_text("run,qid,measure,value\nr,401,judge,0.5\nr,999,judge,0.7\n")
+    assert main(["--store", store, "load", "--collection", "c", "--qrels", str(tmp_path / "q.txt"), "--run",
+                 str(tmp_path / "r.txt"), "--name", "r", "--scores", str(tmp_path / "j.csv")]) == 0
+    capsys.readouterr()
+    assert main(["--store", store, "evaluate", "--collection", "c", "-m", "map", "-m", "judge", "-q"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f"{'map':<22s}\t401\t1.0000", f"{'judge':<22s}\t401\t0.5000", f"{'judge':<22s}\t999\t0.7000",
+        f"{'map':<22s}\tall\t1.0000", f"{'judge':<22s}\tall\t0.6000"]

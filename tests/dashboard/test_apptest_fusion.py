@@ -53,6 +53,13 @@ def test_the_choices_go_to_the_url_and_a_weighted_method_takes_weights(app):
            "equal weights." in [c.value for c in at.code]
 
 
+@pytest.mark.parametrize("k", ["inf", "-inf", "nan", "x", "1e999"])
+def test_a_parameter_in_the_url_that_is_no_number_in_range_starts_at_its_default(app, k):
+    at = open_page(app, "fusion", **VIEW, method="rrf", p_k=k)
+    assert_clean(at)
+    assert at.number_input(key="fu_param_k").value == 60
+
+
 def test_a_parameter_without_default_is_asked_for_and_tune_reports_its_folds(app):
     at = open_page(app, "fusion", **VIEW, method="rbc")
     assert "rbc needs phi (ranx has no default): give it above, or choose Tune." in texts(at).replace("\\", "")
@@ -73,6 +80,8 @@ def test_a_learning_method_learns_from_the_collections_qrels(app):
     assert at.selectbox(key="fu_mode").options == ["Learn from the judged topics", "Tune (cross-validation)"]
     assert at.selectbox(key="fu_mode").value == "train"
     assert "fused" in frame(at, "fu_table").index
+    assert any(c.value.startswith("fused learned from the judged topics it is scored on here, so its scores and its "
+                                  "tests against the parts are optimistic.") for c in at.code)
 
 
 def test_saving_adds_a_run_everywhere_with_its_provenance(private_app):

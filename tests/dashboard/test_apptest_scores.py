@@ -104,3 +104,31 @@ def test_every_leaderboard_tab_on_the_imported_measure(scores_app):
             for run in ("pircRBa1", "rag"):
                 want = stats.ttest_rel(values[run], values["MU03rob01"]).pvalue
                 assert details.loc[run, "p_value"] == pytest.approx(want, abs=1e-9)
+
+
+def test_without_a_baseline_the_note_says_imported_means_are_over_different_topics(tmp_path, monkeypatch):
+    with sample_store(tmp_path) as store:
+        lines = "run,qid,measure,value\n" + "".join(f"{r},{q},judge,0.5\n" for r, qs in
+                                                    (("MU03rob01", ("303", "307")), ("pircRBa1", ("303",))) for q in qs)
+        store.add_scores(SAMPLE_COLLECTION, lines.encode(), filename="judge.csv")
+    monkeypatch.setenv("RANKBOARD_STORE", str(tmp_path / "sample.duckdb"))
+    at = open_page(AppTest.from_file(APP, default_timeout=TIMEOUT), "leaderboard", measures=["AP", "judge"],
+                   runs=["MU03rob01", "pircRBa1"])
+    assert_clean(at)
+    assert "Imported judge is averaged over each run's own topics, which differ: pircRBa1 lacks 1 (307)." in \
+        texts(at).replace("\\", "").replace(":gray[]", "")
+
+
+def test_the_source_in_an_imported_columns_tooltip_is_shown_literally(tmp_path, monkeypatch):
+    import json
+    from dashboard.components.escape import md_escape
+    from tests.apptest_kit import keyed
+    with sample_store(tmp_path) as store:
+        store.add_scores(SAMPLE_COLLECTION, b"run,qid,measure,value\nMU03rob01,303,judge,0.5\n", filename="j.csv",
+                         label="**bold** [link](https://example.org)")
+    monkeypatch.setenv("RANKBOARD_STORE", str(tmp_path / "sample.duckdb"))
+    at = open_page(AppTest.from_file(APP, default_timeout=TIMEOUT), "leaderboard", measures=["AP", "judge"],
+                   runs=["MU03rob01", "pircRBa1"])
+    assert_clean(at)
+    columns = json.loads(keyed(at, "lb_table").dataframe[0].proto.columns)
+    assert columns["judge"]["help"] == md_escape("imported (**bold** [link](https://example.org))")

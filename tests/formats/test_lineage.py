@@ -51,6 +51,10 @@ def test_pairs_are_split_and_checked(text, want):
                             "Write it as e.g. timestamp=2026-11-27T09:30:00."),
     ("my key=1", "'my key' is not a metadata key: a key starts with a letter or '_' and holds only letters, digits, "
                  "'_', '.' and '-' (at most 64 characters). Rename it, e.g. latency_ms or retriever.model."),
+    ("run=bm25", "'run' cannot be a metadata key: every run already has a column of that name (run, run_id, "
+                 "uploaded_at). Rename it, e.g. run_label."),
+    ("run_id=7", "'run_id' cannot be a metadata key: every run already has a column of that name (run, run_id, "
+                 "uploaded_at). Rename it, e.g. run_id_label."),
 ])
 def test_bad_pairs_say_what_is_wrong_and_how_to_fix_it(text, message):
     with pytest.raises(OptionError) as err:
@@ -121,6 +125,16 @@ def test_a_bad_free_key_in_the_header_is_refused():
         from_header(meta, "r")
     assert str(err.value) == ("r: the ir_metadata header's meta: key 'k 1' is not a metadata key. Use only letters, "
                               "digits, '_', '.' and '-' in it.\n    '#   k 1: 0.9'")
+
+
+def test_a_free_key_that_names_a_column_of_every_run_is_refused():
+    meta = read_run(HEADER.replace(b"#   k1: 0.9", b"#   uploaded_at: yesterday"), filename="r").metadata
+    with pytest.raises(UploadError) as err:
+        from_header(meta, "r")
+    assert str(err.value) == ("r: the ir_metadata header's meta: key 'uploaded_at' names a column every run already "
+                              "has (run, run_id, uploaded_at). Rename it, e.g. uploaded_at_label.\n"
+                              "    '#   uploaded_at: yesterday'")
+    assert "uploaded_at" not in from_header(meta, "r", lenient=True)         # a store's upgrade skips it
 
 
 def test_docs_formats_lists_every_key_as_the_registry_declares_it():

@@ -2,6 +2,8 @@
 is taken), and the fused run beside its parts, compared with the best part."""
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -58,3 +60,37 @@ def test_a_taken_name_writes_nothing(store):
                                         "another name, or delete that run first.$"):
         save_fused(store, C, stored, "pircRBa1")
     assert snapshot(store) == before
+
+
+def test_a_run_learned_from_the_judgments_it_is_scored_on_is_flagged_and_a_tuned_one_is_not(store):
+    parts = ["aplrob03a", "UIUC03Rd1"]
+    note = ("posfuse learned from the judged topics it is scored on here, so its scores and its tests against the "
+            "parts are optimistic. Tune it by cross-validation for scores on topics it did not learn from.")
+    trained = fuse_stored(store, C, parts, "posfuse", train=True, depth=100)
+    assert trained.qrels_id == store.default_qrels_id(C)
+    assert note in fusion_report(store, C, trained, ["AP"], name="posfuse").warnings
+    tuned = fuse_stored(store, C, parts, "posfuse", tune=True, folds=2, measure="AP", depth=100)
+    assert not any("optimistic" in w for w in fusion_report(store, C, tuned, ["AP"], name="posfuse").warnings)
+    plain = fuse_stored(store, C, parts, "rrf")
+    assert plain.qrels_id is None
+    assert not any("optimistic" in w for w in fusion_report(store, C, plain, ["AP"], name="rrf").warnings)
+
+
+def test_a_run_with_scores_only_is_refused_as_a_part(store):
+    store.add_scores(C, b"run,qid,measure,value\njudged,303,judge,0.5\n", filename="s.csv")
+    before = snapshot(store)
+    with pytest.raises(EvalError) as err:
+        fuse_stored(store, C, ["aplrob03a", "judged"], "rrf")
+    assert str(err.value) == "judged: per-query scores only, no ranking to fuse. Fuse runs loaded from run files."
+    assert snapshot(store) == before
+
+
+def test_the_parts_versions_go_into_the_saved_runs_provenance(store):
+    ids = dict(zip(store.runs(C)["name"], store.runs(C)["run_id"].astype(int)))
+    store.set_run_meta(ids["pircRBa1"], {"system": "pirc", "version": "v2"})
+    stored = fuse_stored(store, C, ["pircRBa1", "humR03dc"], "rrf")
+    assert stored.fused.provenance["run_versions"] == ["v2", ""]
+    report = save_fused(store, C, stored, "rrf-versions")
+    fusion = json.loads(store.runs(C).set_index("run_id").loc[report.id, "metadata"])["method"]["fusion"]
+    assert fusion["runs"] == ["pircRBa1", "humR03dc"] and fusion["run_versions"] == ["v2", ""]
+    assert "run_versions" not in fuse_stored(store, C, ["aplrob03a", "humR03dc"], "rrf").fused.provenance

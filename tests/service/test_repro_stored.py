@@ -71,3 +71,14 @@ def test_requests_it_cannot_serve(tmp_path):
         with pytest.raises(EvalError) as err:
             reproduce_stored(store, SAMPLE_COLLECTION, {"original": 1, "reproduced": 2}, ["AP"], depth=0)
         assert str(err.value) == "The depth must be 1 or more, not 0."
+
+
+def test_a_run_with_scores_only_is_refused(tmp_path):
+    with sample_store(tmp_path) as store:
+        store.add_scores(SAMPLE_COLLECTION, b"run,qid,measure,value\njudged,303,judge,0.5\n", filename="s.csv")
+        ids = _ids(store)
+        with pytest.raises(EvalError) as err:
+            reproduce_stored(store, SAMPLE_COLLECTION, {"original": ids["pircRBa1"], "reproduced": ids["judged"]},
+                             ["AP"])
+        assert str(err.value) == ("judged: per-query scores only, no ranking to compare. Pick runs loaded from run "
+                                  "files.")

@@ -75,6 +75,14 @@ def test_the_band_is_scipy_t_interval():
     assert [v.version for v in h.versions] == ["v1", "v2", "v10", "v11", "1.0", "1.1"]
 
 
+def test_a_version_whose_topics_all_score_the_same_has_a_band_of_no_width():
+    per_query, lines = _table()          # P@10 is 0.5 on every topic of every run
+    with np.errstate(all="raise"):
+        h = history(per_query, lines, "P@10")
+    assert all((v.mean, v.ci_low, v.ci_high) == (0.5, 0.5, 0.5) for v in h.versions)
+    assert h.to_dataframe()[["ci_low", "ci_high"]].notna().all().all()
+
+
 def test_randomization_is_a_seeded_sign_flip_count():
     per_query, lines = _table()
     h = history(per_query, {"A": lines["A"][:2]}, "AP", test="randomization", n_resamples=2000, seed=3)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 
 import duckdb
 import pandas as pd
@@ -35,8 +36,10 @@ def test_loading_stores_the_header_and_the_given_values_over_it(tmp_path):
         assert list(got["run"]) == ["a", "b", "c"]                # same timestamp: v1 < v2; no system last
         assert got["latency_ms"].tolist()[:2] == [12.0, 9.0] and pd.isna(got["latency_ms"].iat[2])
         assert got["version"].tolist() == ["v1", "v2", None] and got["gpu"].tolist() == [None, "A100", None]
-        uploaded = store.runs("c").set_index("run_id")["uploaded_at"]
-        assert (got.set_index("run_id")["timestamp"] == uploaded).all()      # no timestamp: the upload time
+        uploaded = store.runs("c").set_index("run_id")["uploaded_at"]             # the server's local time
+        local = datetime.now().astimezone().tzinfo
+        in_utc = uploaded.dt.tz_localize(local).dt.tz_convert("UTC").dt.tz_localize(None)
+        assert (got.set_index("run_id")["timestamp"] == in_utc).all()      # no timestamp: the upload time, in UTC
 
 
 def test_versions_are_ordered_by_timestamp_then_natural_version(tmp_path):
@@ -84,6 +87,21 @@ def test_a_bad_value_leaves_the_store_unchanged(tmp_path):
         with pytest.raises(UploadError, match="^b.run: the ir_metadata header's latency_ms is 'slow', not a number"):
             store.add_run("c", header(latency_ms="slow"), filename="b.run")
         assert snapshot(store) == before
+
+
+def test_a_key_that_names_a_column_of_every_run_is_refused_and_the_lineage_still_reads(tmp_path):
+    with fresh_store(tmp_path) as store:
+        rid = store.add_run("c", header(system="bm25"), filename="a").id
+        before = snapshot(store)
+        for key in ("run", "run_id", "uploaded_at"):
+            with pytest.raises(OptionError, match=f"^'{key}' cannot be a metadata key: every run already has"):
+                store.set_run_meta(rid, {key: "x"})
+            with pytest.raises(OptionError, match=f"^'{key}' cannot be a metadata key"):
+                store.add_run("c", RUN, filename="b", meta={key: "x"})
+        with pytest.raises(OptionError, match="^latency_ms must be a number"):
+            store.add_run("c", RUN, filename="b", meta={"latency_ms": "fast"})
+        assert snapshot(store) == before
+        assert store.lineage("c")["run_id"].tolist() == [rid]
 
 
 def test_deleting_a_run_deletes_its_metadata(tmp_path):
@@ -135,3 +153,27 @@ def test_a_collection_without_runs_or_metadata_has_the_lineage_columns(tmp_path)
         store.add_run("e", RUN, filename="a", name="a")
         got = store.lineage("e")
         assert got[["run", "system", "version"]].values.tolist() == [["a", None, None]]
+
+
+ZONED = """
+import sys, pandas as pd
+from tests.fixtures_store import fresh_store
+from pathlib import Path
+with fresh_store(Path(sys.argv[1])) as store:
+    store.add_run("c", b"1 Q0 d1 1 2.0 t\\n", filename="a", name="a")
+    uploaded = store.runs("c")["uploaded_at"].iat[0]
+    print(store.lineage("c")["timestamp"].iat[0].isoformat())
+    print(pd.Timestamp(uploaded).tz_localize("America/New_York").tz_convert("UTC").tz_localize(None).isoformat())
+"""
+
+
+def test_the_upload_time_is_read_in_utc_as_the_runs_own_timestamps_are(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-c", ZONED, str(tmp_path)], cwd=root, capture_output=True, text=True,
+                         env={**os.environ, "TZ": "America/New_York", "PYTHONPATH": str(root)}, check=True)
+    read, in_utc = out.stdout.split()
+    assert read == in_utc
