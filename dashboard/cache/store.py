@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from contextlib import contextmanager
 
 import streamlit as st
@@ -79,23 +80,32 @@ def db_lock():
 # draws with the version it read last: its views are cached under that version, so it draws at once, and the
 # new-data notice appears when the load commits. Plain equivalent: wait for the store as every other read does.
 BUSY_WAIT = 0.25
-# store path -> (the data version read last, the version hint read just before it), for every session
-_LAST: dict[str, tuple[int, str]] = {}
+# Seconds the data version read last is taken as current without asking the store, while the version hint
+# (<store>.version, rewritten after every commit that bumps the version) has not changed since that read: a script
+# run then reads one small file instead of taking a store session and querying meta, which under a team's load was
+# a fifth of the page's time. A commit whose hint could not be written is seen within this many seconds. Plain
+# equivalent: HINT_TRUST = 0, the store asked on every run (tests/dashboard/test_busy_store.py compares the two).
+HINT_TRUST = 5.0
+# store path -> (the data version read last, the version hint read just before it, when it was read: monotonic s)
+_LAST: dict[str, tuple[int, str, float]] = {}
 
 
 def data_version() -> int:
-    """The store's data version (every committed write increases it); part of every cache key. While another
+    """The store's data version (every committed write increases it); part of every cache key. While the version
+    hint is unchanged since the last read (for up to HINT_TRUST seconds), that read's version; while another
     process holds the store for more than BUSY_WAIT seconds, the version read last (see `last_seen_hint`)."""
     store = get_store()
     key = str(store.path)
     hint = store_access.read_version_hint(store.path)
     last = _LAST.get(key)
+    if last is not None and hint == last[1] and time.monotonic() - last[2] < HINT_TRUST:
+        return last[0]
     try:
         version = store.data_version(timeout=BUSY_WAIT if last is not None else None)
     except StoreBusyError:
         LOG.info("the store is busy; drawing with data version %s", last[0])
         return last[0]
-    _LAST[key] = (version, hint)
+    _LAST[key] = (version, hint, time.monotonic())
     return version
 
 
