@@ -21,9 +21,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pa_json
-import pyarrow.parquet as pq
 
 from core.errors import Problem, UploadError
+from core.formats._table import parquet_table
 from core.formats._text import PARQUET_MAGIC, Lines, Problems, split_lines, text_lines
 
 COLUMNS = {
@@ -100,11 +100,7 @@ def _csv(text, file: str, sep, named: dict[str, int], lines: Lines) -> Read:
 
 
 def _parquet(data: bytes, file: str) -> Read:
-    try:
-        table = pq.read_table(io.BytesIO(data))
-    except Exception as exc:  # pyarrow raises several types for corrupt files
-        raise UploadError(Problem(file, None, f"the Parquet file cannot be read ({exc})",
-                                  "Upload a complete Parquet file, or a text file")) from None
+    table = parquet_table(data, file)
     named = _named(table.column_names)
     if "model_names" in table.column_names and "qid" not in named:
         raise UploadError(Problem(file, None, RANX_REPORT, RANX_HINT))

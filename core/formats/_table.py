@@ -75,13 +75,18 @@ def header_columns(lines: Lines, cols: dict[str, int], problems, kind: str) -> t
     return values, lines.lineno[keep]
 
 
-def read_parquet(data: bytes, file: str, needs: tuple[str, ...]) -> tuple[dict, np.ndarray]:
-    """Columns of a Parquet file as strings; their 'line' numbers are 1-based row numbers (errors say "row")."""
+def parquet_table(data: bytes, file: str):
+    """The Arrow table of a Parquet file, or an UploadError that names the file."""
     try:
-        table = pq.read_table(io.BytesIO(data))
+        return pq.read_table(io.BytesIO(data))
     except Exception as exc:  # pyarrow raises several types for corrupt files
         raise UploadError(Problem(file, None, f"the Parquet file cannot be read ({exc})",
                                   "Upload a complete Parquet file, or a text file")) from None
+
+
+def read_parquet(data: bytes, file: str, needs: tuple[str, ...]) -> tuple[dict, np.ndarray]:
+    """Columns of a Parquet file as strings; their 'line' numbers are 1-based row numbers (errors say "row")."""
+    table = parquet_table(data, file)
     cols = match_header(table.column_names)
     missing = [c for c in ("qid", "docno") if c not in cols]
     if missing or not any(n in cols for n in needs):
