@@ -208,3 +208,15 @@ def test_scores_computed_in_python_are_checked_as_a_file_is():
         scores_from_frame(frame.assign(run="a"), file="nuggets")
     assert str(info.value) == ("nuggets, row 3: run 'a' has topic '1' twice for measure 'vital' (first on row 1). "
                                "Keep one value per run, topic and measure.")
+
+
+def test_a_damaged_parquet_file_is_named_in_words():
+    """A file that starts like Parquet but is cut short: the scores reader and the run/qrels reader give one message."""
+    from core.formats import read_qrels
+    data = b"PAR1" + b"\x00" * 40
+    for read in (read_scores, read_qrels):
+        with pytest.raises(UploadError) as err:
+            read(data, filename="cut.parquet")
+        text = str(err.value)
+        assert text.startswith("cut.parquet: the Parquet file cannot be read (") and text.endswith(
+            "Upload a complete Parquet file, or a text file.")
