@@ -162,11 +162,24 @@ def _read_chunks(path: str, size: int, out) -> bytes:
     return b"".join(parts)
 
 
-class _Bar:
+class _Line:
+    """A progress line on stderr, redrawn in place; finish() ends it."""
+
+    def __init__(self, name: str, out=None):
+        self.name, self.out, self.drawn = name, out or sys.stderr, False
+
+    def finish(self) -> None:
+        if self.drawn:
+            self.out.write("\n")
+            self.drawn = False
+
+
+class _Bar(_Line):
     """prepare_run's progress callback: the same bar as read_with_progress, for a run read in pieces."""
 
     def __init__(self, name: str, out=None):
-        self.name, self.out, self.drawn, self.what = name, out or sys.stderr, False, "reading"
+        super().__init__(name, out)
+        self.what = "reading"
 
     def __call__(self, done: int, size: int, what: str = "reading") -> None:
         """Draw the bar; a new pass over the file (`what`: parsing, re-reading, ...) starts a bar on a new line."""
@@ -179,11 +192,6 @@ class _Bar:
         self.out.write(f"\r  {what} {self.name} [{'#' * filled}{'.' * (30 - filled)}] {done * 100 // size:3d}%")
         self.out.flush()
         self.drawn = True
-
-    def finish(self) -> None:
-        if self.drawn:
-            self.out.write("\n")
-            self.drawn = False
 
 
 def _prepare_run(path: str, name: str):
@@ -228,11 +236,8 @@ def _prepare(kind: str, path: str, name: str, label, args):
     return (read_topics if kind == "topics" else read_documents)(data, filename=name)
 
 
-class _Counter:
+class _Counter(_Line):
     """prepare_dataset's progress: the documents read so far, on one line of stderr."""
-
-    def __init__(self, name: str, out=None):
-        self.name, self.out, self.drawn = name, out or sys.stderr, False
 
     def __call__(self, part: str, done: int, total) -> None:
         if part != "documents":
@@ -241,11 +246,6 @@ class _Counter:
         self.out.write(f"\r  reading the documents of {self.name}: {done:,}{of}")
         self.out.flush()
         self.drawn = True
-
-    def finish(self) -> None:
-        if self.drawn:
-            self.out.write("\n")
-            self.drawn = False
 
 
 def _insert(cur, cid: int, kind: str, name: str, label, parsed, args):
