@@ -149,18 +149,37 @@ def per_query_pairs(reps: int) -> None:
         store.close()
 
 
+def chart_pairs(reps: int) -> None:
+    """The dashboard's chart style as plotly's default template, against the plain form that writes plotly_white
+    and the shared layout into each figure; 200 figures, each built, styled and serialised as st.plotly_chart does."""
+    import plotly.graph_objects as go
+    import plotly.io as pio
+    from dashboard.components.charts import LAYOUT, style
+
+    def draw(plain: bool):
+        for i in range(200):
+            fig = style(go.Figure(go.Bar(x=["a", "b", "c"], y=[i, 1, 2], name="run")), height=320)
+            if plain:
+                fig.update_layout(template="plotly_white", **LAYOUT)
+            pio.to_json(fig.to_dict(), validate=False)
+
+    pair("chart style from the default template (`dashboard/components/charts.py`; plain: plotly_white and LAYOUT "
+         "written into each of 200 figures)", lambda: draw(False), lambda: draw(True), reps)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--shape", default="ties")
-    ap.add_argument("--only", choices=["all", "manysys", "files", "qrels"], default="all",
-                    help="manysys: only the issue-15 pairs (no shape files needed); files: only the mid-sized files "
-                         "and the shuffled sort; qrels: only the duplicate check of qrels in order")
+    ap.add_argument("--only", choices=["all", "manysys", "charts", "files", "qrels"], default="all",
+                    help="manysys: only the all-pairs statistics (no shape files needed); charts: only the dashboard's "
+                         "chart style; files: only the mid-sized files and the shuffled sort; qrels: only the "
+                         "duplicate check of qrels in order")
     args = ap.parse_args(argv)
-    if args.only == "manysys":
-        print(f"manysys, reps {args.reps}, load {os.getloadavg()}")
+    if args.only in ("manysys", "charts"):
+        print(f"{args.only}, reps {args.reps}, load {os.getloadavg()}")
         print("| trick | with it, s | plain, s | saves, s | load |\n|---|---|---|---|---|")
-        manysys_pairs(args.reps)
+        (manysys_pairs if args.only == "manysys" else chart_pairs)(args.reps)
         return 0
     work = HERE / "work" / "shapes"
     run_path = work / {"ties": "ties.txt", "shuffled": "shuffled.txt"}[args.shape]
