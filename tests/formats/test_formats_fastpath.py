@@ -502,3 +502,24 @@ def _blocks(path, size: int):
     with (gzip.open if gz else open)(path, "rb") as f:
         while block := f.read(size):
             yield block
+
+
+# -- scores: the text checks run only when a '+', 'e' or 'E' is in the column -----------------------------------
+_SCORE_TEXT = st.lists(st.sampled_from(["1.5", "-2", ".5", "7.", "3e2", "2.5E-3", "1e0001", "+1", "1+", "inf", "-nan",
+                                        "1e400", "x", "e", "0", "12345678901234567890", ""]), min_size=1, max_size=12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(values=_SCORE_TEXT, cut=st.integers(0, 12), start=st.integers(0, 3), large=st.booleans())
+def test_scanned_scores_equal_the_checks_on_every_value(values, cut, start, large):
+    """`_scores` looks for '+', 'e' and 'E' in the column's bytes and skips the per-value checks when none is
+    there; its plain equivalent checks every value (`scan=False`). Same doubles or the same refusal, for columns
+    in several chunks, sliced chunks (whose buffers hold bytes outside the values) and large strings."""
+    kind = pa.large_string() if large else pa.string()
+    whole = pa.array(["+9e9"] * start + values, kind).slice(start)
+    column = pa.chunked_array([whole.slice(0, cut), whole.slice(cut)], kind)
+    fast, plain = fast_mod._scores(column), fast_mod._scores(column, scan=False)
+    assert (fast is None) == (plain is None)
+    if fast is not None:
+        assert fast.equals(plain)
+    assert fast_mod._holds_bytes(column, b"eE+") == any(c in v for v in values for c in "eE+")
