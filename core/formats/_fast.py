@@ -17,23 +17,23 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from core.formats._table import match_header
-from core.formats._text import FLOAT_RE, GZIP_MAGIC, PARQUET_MAGIC
+from core.formats._text import FLOAT_RE, GZIP_MAGIC, PARQUET_MAGIC, control_bytes
 from core.db.scratch import shared_cursor
 from core.db.sqltext import ident
 
 _CODED = pa.dictionary(pa.int32(), pa.string())
 _BOM = b"\xef\xbb\xbf"
-_NOT_CONTROL = bytes(b for b in range(256) if b >= 0x20 and b != 0x7f)
 _PARSE = {d: pacsv.ParseOptions(delimiter=d, quote_char=False, double_quote=False, escape_char=False,
                                 newlines_in_values=False, ignore_empty_lines=True) for d in " \t"}
 
 
-def _delimiter(data: bytes) -> str | None:
+def _delimiter(data: bytes, controls: bytes | None = None) -> str | None:
     """' ' or '\t' when the file separates fields with exactly one kind of blank; None when it mixes them, has
-    comment lines, or holds control bytes other than LF and the CR of a CRLF (e.g. form feeds, binary data)."""
+    comment lines, or holds control bytes other than LF and the CR of a CRLF (e.g. form feeds, binary data).
+    `controls`: the control_bytes(data) that the screen already found, if it did."""
     if data.startswith(b"#") or (data.find(b"#") >= 0 and b"\n#" in data):
         return None
-    ctrl = data.translate(None, _NOT_CONTROL)        # only the control bytes (and DEL) are left
+    ctrl = control_bytes(data) if controls is None else controls     # only the control bytes (and DEL) are left
     n_lf, n_tab = ctrl.count(b"\n"), ctrl.count(b"\t")
     if n_tab and b" " in data:
         return None
@@ -288,13 +288,16 @@ def run_format(head: bytes) -> str:
     return "msmarco" if _fields(head[:4096]) == 3 else "trec"
 
 
-def fast_run(data: bytes | list[bytes]) -> tuple[pa.Table, pa.ChunkedArray | None, str] | None:
+def fast_run(data: bytes | list[bytes], controls: bytes | None = None
+             ) -> tuple[pa.Table, pa.ChunkedArray | None, str] | None:
     """(qid, docno, score) table, the tags (as _run_columns gives them; None for MS MARCO) and the format ('trec' or
     'msmarco') of a clean 6-column TREC run or 3-column MS MARCO run in which no document repeats within a topic,
-    else None. `data`: the bytes, or a one-element list holding them (emptied once parsed)."""
+    else None. `data`: the bytes, or a one-element list holding them (emptied once parsed); `controls`: their
+    control_bytes, when the screen found them (core.formats._text.screened)."""
     box = _box(data)
     fmt = run_format(box[0]) if box else "trec"
-    got = _msmarco_columns(box) if fmt == "msmarco" else _run_columns(box)
+    delim = _delimiter(box[0], controls) if box and controls is not None else None
+    got = _msmarco_columns(box, delim) if fmt == "msmarco" else _run_columns(box, delim)
     if got is None:
         return None
     table, tags = got
@@ -304,9 +307,13 @@ def fast_run(data: bytes | list[bytes]) -> tuple[pa.Table, pa.ChunkedArray | Non
     return table, tags, fmt
 
 
-def fast_qrels(data: bytes | list[bytes], judgment_groups: bool) -> tuple[pa.Table, pa.ChunkedArray] | None:
-    """(qid, docno, rel) table and column 2 of a clean 4-column TREC qrels file, else None."""
-    t = read_columns(_box(data), ["qid", "iter", "docno", "rel"])
+def fast_qrels(data: bytes | list[bytes], judgment_groups: bool, controls: bytes | None = None
+               ) -> tuple[pa.Table, pa.ChunkedArray] | None:
+    """(qid, docno, rel) table and column 2 of a clean 4-column TREC qrels file, else None. `controls`: as fast_run
+    takes them."""
+    box = _box(data)
+    delim = _delimiter(box[0], controls) if box and controls is not None else None
+    t = read_columns(box, ["qid", "iter", "docno", "rel"], delim=delim)
     if t is None:
         return None
     rel = t["rel"]

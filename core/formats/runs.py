@@ -16,7 +16,7 @@ import pyarrow.compute as pc
 from core.formats._fast import fast_run, unique
 from core.formats._table import open_columns
 from core.formats._checks import check_duplicates, check_ids, check_values, quoter, to_number
-from core.formats._text import FLOAT_RE, INT_RE, Lines, Problems, decompress, read_source, source_name
+from core.formats._text import FLOAT_RE, INT_RE, Lines, Problems, read_source, screened, source_name
 from core.formats.metadata import parse_ir_metadata
 
 TREC_FIELDS = "qid Q0 docno rank score tag"
@@ -41,10 +41,12 @@ def read_run(source, *, filename: str | None = None) -> ParsedRun:
     repeated within a topic included: the fast path declines such a file and the tolerant parser names the lines)."""
     file = source_name(source, filename)
     raw = read_source(source, file)
-    box = [decompress(raw, file)]
+    text, controls = screened(raw, file)
+    box = [text]
+    del text
     if isinstance(source, (str, Path)):
         raw = None          # read again if the fast path declines, so its bytes are freed once parsed
-    fast = fast_run(box)
+    fast = fast_run(box, controls)
     if fast is not None:
         table, tags, fmt = fast
         return build_run(table, tags, None, {}, fmt)
