@@ -288,12 +288,13 @@ def run_format(head: bytes) -> str:
     return "msmarco" if _fields(head[:4096]) == 3 else "trec"
 
 
-def fast_run(data: bytes | list[bytes], controls: bytes | None = None
+def fast_run(data: bytes | list[bytes], controls: bytes | None = None, check: bool = True
              ) -> tuple[pa.Table, pa.ChunkedArray | None, str] | None:
     """(qid, docno, score) table, the tags (as _run_columns gives them; None for MS MARCO) and the format ('trec' or
     'msmarco') of a clean 6-column TREC run or 3-column MS MARCO run in which no document repeats within a topic,
     else None. `data`: the bytes, or a one-element list holding them (emptied once parsed); `controls`: their
-    control_bytes, when the screen found them (core.formats._text.screened)."""
+    control_bytes, when the screen found them (core.formats._text.screened). `check` False: the duplicate check is
+    the caller's (core.formats.runs.read_run_unchecked)."""
     box = _box(data)
     fmt = run_format(box[0]) if box else "trec"
     delim = _delimiter(box[0], controls) if box and controls is not None else None
@@ -302,7 +303,7 @@ def fast_run(data: bytes | list[bytes], controls: bytes | None = None
         return None
     table, tags = got
     pa.default_memory_pool().release_unused()   # the parser's scratch blocks, before DuckDB's hash table
-    if not unique(table, ["qid", "docno"]):
+    if check and not unique(table, ["qid", "docno"]):
         return None
     return table, tags, fmt
 

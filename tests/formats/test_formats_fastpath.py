@@ -21,7 +21,7 @@ from tests.cases.limits import lower_sizes
 
 def _robust_run(data, monkeypatch, **kw):
     with monkeypatch.context() as m:
-        m.setattr(runs_mod, "fast_run", lambda data, controls=None: None)
+        m.setattr(runs_mod, "fast_run", lambda data, controls=None, check=True: None)
         return read_run(data, filename="x", **kw)
 
 
@@ -407,9 +407,10 @@ def test_reading_the_qrels_beside_the_run_equals_reading_one_after_the_other():
     from core.engine.stage1.tables import arrow_qrels_summary
 
     qrels_path, run_path = reference_file(ROBUST_QRELS), robust_run("MU03rob01")
-    qrels, run, summary = read_first(qrels_path, run_path)
+    qrels, run, summary, confirm = read_first(qrels_path, run_path)
     assert qrels.table.equals(read_qrels(qrels_path).table)
     _same_run(run, read_run(run_path))
+    confirm()                                                   # the run's duplicate check, left to the caller
     topics, levels = arrow_qrels_summary(read_qrels(qrels_path).table)     # summarised beside the run: the same
     assert summary[0] == topics
     pd.testing.assert_frame_equal(summary[1].sort_values(["qid", "rel"]).reset_index(drop=True),
