@@ -229,7 +229,7 @@ def read_first(qrels_path, run_path):
         return parsed, arrow_qrels_summary(parsed.table)
 
     if run_path is None or not isinstance(run_path, (str, Path)) or size(run_path) >= limits.WHOLE_MAX_BYTES or \
-            (not read_whole(run_path) and size(qrels_path) < limits.BIG_QRELS_BYTES):
+            (size(qrels_path) < limits.BIG_QRELS_BYTES and not read_whole(run_path)):   # (read_whole opens the run)
         return qrels(), None, None, _nothing
     with ThreadPoolExecutor(1) as pool:
         qrels_job = pool.submit(qrels_and_summary)
