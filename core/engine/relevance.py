@@ -24,7 +24,7 @@ from core.engine.kinds import Kind, register
 from core.engine.stage2 import evaluate_rankings
 from core.measures import EvalOptions
 from core.engine.stage1 import ArrowRun, RunFile, Tables, rankings
-from core.engine.stage1.files import confirmed, read_first, size
+from core.engine.stage1.files import checked, confirmed, read_first, size
 from core.engine.stage1.tables import qrels_summary
 from core.engine.types import EvalResult, merge
 
@@ -82,7 +82,7 @@ def evaluate_relevance_files(qrels_path, run_paths, measures, options: EvalOptio
             name = run_names(tags, run_paths)[-1]
             warnings += rk.warnings
             parts.append(confirmed(confirm, lambda: evaluate_rankings(rk.named(name), measures, options)))
-            confirm = _checked
+            confirm = checked
         result = merge(parts)
         result.warnings = warnings + result.warnings
         return result
@@ -111,10 +111,6 @@ def _qrels_scratch(qrels, run_bytes: int):
             yield con
         finally:
             con.close()
-
-
-def _checked() -> None:
-    """The `confirm` of a run whose checks are all made."""
 
 
 register(Kind("relevance", evaluate_relevance_files))

@@ -186,8 +186,8 @@ def read_whole(path) -> bool:
         return reader.interleaved
 
 
-def _nothing() -> None:
-    return None
+def checked() -> None:
+    """The `confirm` of a run whose checks are all made: nothing is left to check."""
 
 
 def confirmed(confirm: Callable[[], None], work: Callable[[], T]) -> T:
@@ -195,6 +195,8 @@ def confirmed(confirm: Callable[[], None], work: Callable[[], T]) -> T:
     takes the place of work's outcome, whatever that was (work assumed a run the check refuses). The check costs
     most of a core for a 5M-line run, and stage 2 leaves one idle. Plain equivalent: confirm(), then work();
     tests/engine/test_stage1_pieces.py compares the two."""
+    if confirm is checked:
+        return work()
     with ThreadPoolExecutor(1) as pool:
         check = pool.submit(confirm)
         try:
@@ -210,7 +212,7 @@ def _parse_first(path) -> tuple[ParsedRun | None, Callable[[], None]]:
     """parse_whole of the run file at `path`, and what is left of its checks (read_run_unchecked's `confirm`)."""
     if isinstance(path, (str, Path)) and not _gzip(path):
         return read_run_unchecked(path, filename=Path(str(path)).name)
-    return parse_whole(path), _nothing
+    return parse_whole(path), checked
 
 
 def read_first(qrels_path, run_path):
@@ -230,7 +232,7 @@ def read_first(qrels_path, run_path):
 
     if run_path is None or not isinstance(run_path, (str, Path)) or size(run_path) >= limits.WHOLE_MAX_BYTES or \
             (size(qrels_path) < limits.BIG_QRELS_BYTES and not read_whole(run_path)):   # (read_whole opens the run)
-        return qrels(), None, None, _nothing
+        return qrels(), None, None, checked
     with ThreadPoolExecutor(1) as pool:
         qrels_job = pool.submit(qrels_and_summary)
         try:
