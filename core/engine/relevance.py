@@ -24,7 +24,7 @@ from core.engine.kinds import Kind, register
 from core.engine.stage2 import evaluate_rankings
 from core.measures import EvalOptions
 from core.engine.stage1 import ArrowRun, RunFile, Tables, rankings
-from core.engine.stage1.files import read_first, size
+from core.engine.stage1.files import checked, confirmed, read_first, size
 from core.engine.stage1.tables import qrels_summary
 from core.engine.types import EvalResult, merge
 
@@ -66,18 +66,23 @@ def evaluate_relevance_files(qrels_path, run_paths, measures, options: EvalOptio
     already taken gets the file name added."""
     run_paths = [run_paths] if isinstance(run_paths, (str, Path)) else list(run_paths)
     head = run_paths[0] if run_paths and not (options.complete and is_empty_file(run_paths[0])) else None
-    qrels, first, summary = read_first(qrels_path, head)
+    qrels, first, summary, confirm = read_first(qrels_path, head)
     with _qrels_scratch(qrels, max((size(p) for p in run_paths), default=0)) as con:
         warnings, tags, parts = list(qrels.warnings), [], []
         if summary is None and len(run_paths) > 1:
             summary = qrels_summary(con, "rb_qrels")
         for path in run_paths:
-            rk = rankings(RunFile(path, con, "rb_qrels", first, summary=summary), options)
-            first = None                                  # the parsed first run: freed once ranked
+            try:
+                rk = rankings(RunFile(path, con, "rb_qrels", first, summary=summary), options)
+            except BaseException:
+                confirm()                                 # a run its duplicate check refuses: that error first
+                raise
+            first = None                                  # the parsed first run: freed once ranked and checked
             tags.append(rk.runs[0])
             name = run_names(tags, run_paths)[-1]
             warnings += rk.warnings
-            parts.append(evaluate_rankings(rk.named(name), measures, options))
+            parts.append(confirmed(confirm, lambda: evaluate_rankings(rk.named(name), measures, options)))
+            confirm = checked
         result = merge(parts)
         result.warnings = warnings + result.warnings
         return result

@@ -15,15 +15,22 @@ from core.engine.types import EvalResult, Rankings
 __all__ = ["evaluate_rankings", "by_ranking", "tiled", "repeated"]
 
 
-def by_ranking(g: np.ndarray, rank: np.ndarray) -> np.ndarray | slice:
+def by_ranking(g: np.ndarray, rank: np.ndarray, stable: bool = False) -> np.ndarray | slice:
     """The order that sorts rows by (ranking, rank): a no-op slice when they already are (the usual case), else
-    a stable sort of one int64 key."""
+    a sort of one int64 key. A ranking's ranks do not repeat, so numpy's unstable sort (SIMD, 0.05 s against the
+    stable sort's 0.11 s for 2.26M rows of benchmarks' robust shape) gives the stable order; keys that do repeat
+    are sorted again stably. Plain equivalent: `stable=True`; tests/engine/test_stage2_summary.py compares the two."""
     if len(g) < 2:
         return slice(None)
     step = np.diff(g)
     if np.all((step > 0) | ((step == 0) & (rank[1:] > rank[:-1]))):
         return slice(None)
-    return np.argsort(g.astype(np.int64) * (int(rank.max()) + 1) + rank, kind="stable")
+    key = g.astype(np.int64) * (int(rank.max()) + 1) + rank
+    if stable:
+        return np.argsort(key, kind="stable")
+    order = np.argsort(key)
+    ordered = key[order]
+    return order if np.all(ordered[1:] > ordered[:-1]) else np.argsort(key, kind="stable")
 
 
 def _cut(rk: Rankings, options: EvalOptions) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

@@ -12,7 +12,7 @@ from core.formats.nuggetmatch import MatchedNuggets, match_assignments
 from core.formats.nuggets import ASSIGNMENT, IMPORTANCE, ParsedNuggets, read_assignments, read_nuggets
 from core.formats.pieces import RunSource, pieces_min_bytes
 from core.formats.qrels import ParsedQrels, read_qrels
-from core.formats.runs import ParsedRun, read_run
+from core.formats.runs import ParsedRun, read_run, read_run_unchecked
 from core.formats.scores import ParsedScores, read_scores, scores_from_frame, scores_name
 from core.formats.topics import read_documents, read_topics
 from core.formats._fast import unique
@@ -20,7 +20,8 @@ from core.formats._text import (GZIP_MAGIC, file_error, is_empty_file, max_line_
                                 too_big)
 
 __all__ = ["ASSIGNMENT", "IMPORTANCE", "MatchedNuggets", "ParsedNuggets", "match_assignments", "read_assignments",
-           "read_nuggets", "ParsedQrels", "ParsedRun", "read_documents", "read_qrels", "read_run", "read_topics", "RunSource",
+           "read_nuggets", "ParsedQrels", "ParsedRun", "read_documents", "read_qrels", "read_run", "read_run_unchecked",
+           "read_topics", "RunSource",
            "ParsedScores", "read_scores", "scores_from_frame", "scores_name",
            "pieces_min_bytes", "unique", "GZIP_MAGIC", "file_error", "is_empty_file", "max_line_bytes", "max_text_bytes",
            "source_name", "too_big", "COST_KEYS", "LINEAGE_KEYS", "META_KEYS", "NUMERIC_COST_KEYS", "MetaKey", "check_key",

@@ -25,7 +25,7 @@ from core.formats._stream import line_pieces
 from core.formats._table import named_columns, open_columns
 from core.formats._checks import check_duplicates, check_ids, check_values, quoter, to_number
 from core.formats._text import (_NONSPACE, FLOAT_RE, INT_RE, PARQUET_MAGIC, Lines, Problems, decompress, empty_file,
-                                no_data_lines, read_source, source_name, split_lines, utf8_text)
+                                no_data_lines, read_source, screened, source_name, split_lines, utf8_text)
 from core.formats import pieces as limits
 from core.formats._tolerant import quote_lines, shifted
 
@@ -57,8 +57,10 @@ def read_qrels(source, *, filename: str | None = None, judgment_groups: bool = F
         return ParsedQrels(read_dataset_qrels(did), None, [], "ir_datasets")
     file = source_name(source, filename)
     raw = read_source(source, file)
-    box = [decompress(raw, file)]
-    fast = fast_qrels(box, judgment_groups)      # lets go of the text once it has parsed it
+    text, controls = screened(raw, file)
+    box = [text]
+    del text
+    fast = fast_qrels(box, judgment_groups, controls)      # lets go of the text once it has parsed it
     if fast is not None:
         table, groups = fast
         return ParsedQrels(table, groups if judgment_groups else None, [], "trec")

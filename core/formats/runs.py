@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import pyarrow as pa
@@ -16,7 +17,7 @@ import pyarrow.compute as pc
 from core.formats._fast import fast_run, unique
 from core.formats._table import open_columns
 from core.formats._checks import check_duplicates, check_ids, check_values, quoter, to_number
-from core.formats._text import FLOAT_RE, INT_RE, Lines, Problems, decompress, read_source, source_name
+from core.formats._text import FLOAT_RE, INT_RE, Lines, Problems, read_source, screened, source_name
 from core.formats.metadata import parse_ir_metadata
 
 TREC_FIELDS = "qid Q0 docno rank score tag"
@@ -39,16 +40,41 @@ class ParsedRun:
 def read_run(source, *, filename: str | None = None) -> ParsedRun:
     """Parse a run file (path, bytes or file object); raise UploadError listing what is wrong (a document
     repeated within a topic included: the fast path declines such a file and the tolerant parser names the lines)."""
+    return _read(source, filename, True)[0]
+
+
+def read_run_unchecked(path, *, filename: str | None = None) -> tuple[ParsedRun, Callable[[], None]]:
+    """(the run, `confirm`): read_run of the file at `path`, except that a clean file's duplicate check is left to
+    `confirm()`, which raises what read_run raises for a document repeated within a topic. Until it has returned,
+    the run is provisional; the caller makes the check while it works on the run (stage 1's `confirmed`)."""
+    run, unchecked = _read(path, filename, False)
+
+    def confirm() -> None:
+        if unchecked is not None and not unique(unchecked, ["qid", "docno"]):
+            _tolerant(path, source_name(path, filename), None)     # names the repeated lines
+
+    return run, confirm
+
+
+def _read(source, filename: str | None, check: bool) -> tuple[ParsedRun, pa.Table | None]:
+    """(the run, its table when the duplicate check is still to be made: `check` False and the fast path read it)."""
     file = source_name(source, filename)
     raw = read_source(source, file)
-    box = [decompress(raw, file)]
+    text, controls = screened(raw, file)
+    box = [text]
+    del text
     if isinstance(source, (str, Path)):
         raw = None          # read again if the fast path declines, so its bytes are freed once parsed
-    fast = fast_run(box)
+    fast = fast_run(box, controls, check=check)
     if fast is not None:
         table, tags, fmt = fast
-        return build_run(table, tags, None, {}, fmt)
+        return build_run(table, tags, None, {}, fmt), None if check else table
     del box
+    return _tolerant(source, file, raw), None
+
+
+def _tolerant(source, file: str, raw) -> ParsedRun:
+    """The tolerant parser's reading of the run, which reports every problem."""
     if raw is None:
         raw = read_source(source, file)
     src = open_columns(raw, file, ("score", "rank"), "run")

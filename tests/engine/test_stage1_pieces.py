@@ -144,3 +144,82 @@ def test_one_space_keeps_the_fields_of_every_line(lines):
     assert [ln.split() for ln in got.splitlines()] == [ln.split() for ln in text.splitlines()]
     assert b"\t" not in got and b"  " not in got
     assert all(ln == b" ".join(ln.split()) for ln in got.splitlines())
+
+
+# -- the first run's duplicate check beside its evaluation -------------------------------------------------------
+def _outcome(fn):
+    try:
+        return ("ok", fn())
+    except ValueError as exc:
+        return ("error", str(exc))
+
+
+def _fails(message):
+    def run():
+        raise ValueError(message)
+    return run
+
+
+@pytest.mark.parametrize("check_fails", [False, True])
+@pytest.mark.parametrize("work_fails", [False, True])
+def test_confirmed_equals_the_check_then_the_work(check_fails, work_fails):
+    """`confirmed(confirm, work)` runs the check beside the work; its plain equivalent makes the check first.
+    Same value or same error: the check's error wins over the work's value and over the work's own error."""
+    confirm = _fails("document 'a' appears twice") if check_fails else (lambda: None)
+    work = _fails("stage 2 failed") if work_fails else (lambda: 42)
+
+    def plain():
+        confirm()
+        return work()
+
+    assert _outcome(lambda: files.confirmed(confirm, work)) == _outcome(plain)
+
+
+def test_a_repeated_document_in_a_run_parsed_beside_the_qrels_is_reported_as_before(tmp_path, monkeypatch):
+    """The first run's duplicate check runs beside its evaluation: the error is read_run's, word for word, whether
+    stage 2 succeeds on the provisional run or fails on it."""
+    from core.errors import UploadError
+    from core.formats import read_run
+
+    qrels, run = tmp_path / "q", tmp_path / "r"
+    qrels.write_text("1 0 a 1\n1 0 b 0\n")
+    run.write_text("1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n1 Q0 a 3 0.5 t\n")
+    with pytest.raises(UploadError) as want:
+        read_run(run, filename="r")
+    with pytest.raises(UploadError) as got:
+        ev.evaluate_files(qrels, [run], ["AP"])
+    assert str(got.value) == str(want.value)
+    import core.engine.relevance as relevance
+    monkeypatch.setattr(relevance, "evaluate_rankings", _fails("stage 2 failed"))
+    with pytest.raises(UploadError) as got:
+        ev.evaluate_files(qrels, [run], ["AP"])
+    assert str(got.value) == str(want.value)
+
+
+@pytest.mark.parametrize("text", [b"1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n", b"1 Q0 a 1 2.0 t\n1 Q0 a 2 1.0 t\n",
+                                  b"1 Q0 a 1 2.0 t\n1  Q0 a 2 1.0 t\n", b"1\tQ0\ta\t1\t2\tt\n2 Q0 a 1 1 t\n"])
+@pytest.mark.parametrize("duckdb_fails", [False, True])
+def test_reading_unchecked_then_confirming_equals_read_run(tmp_path, monkeypatch, text, duckdb_fails):
+    """read_run_unchecked and its `confirm` give read_run's table or read_run's error; when the hashed check cannot
+    answer (DuckDB fails), the tolerant parser decides, as in read_run."""
+    import core.formats.runs as runs_mod
+    from core.errors import UploadError
+    from core.formats import read_run, read_run_unchecked
+
+    path = tmp_path / "r"
+    path.write_bytes(text)
+    if duckdb_fails:
+        monkeypatch.setattr(runs_mod, "unique", lambda table, keys: False)
+
+    def outcome(fn):
+        try:
+            return ("ok", fn().table.to_pydict())
+        except UploadError as exc:
+            return ("error", str(exc))
+
+    def unchecked():
+        run, confirm = read_run_unchecked(path, filename="r")
+        confirm()
+        return run
+
+    assert outcome(unchecked) == outcome(lambda: read_run(path, filename="r"))

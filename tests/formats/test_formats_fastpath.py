@@ -21,13 +21,13 @@ from tests.cases.limits import lower_sizes
 
 def _robust_run(data, monkeypatch, **kw):
     with monkeypatch.context() as m:
-        m.setattr(runs_mod, "fast_run", lambda data: None)
+        m.setattr(runs_mod, "fast_run", lambda data, controls=None, check=True: None)
         return read_run(data, filename="x", **kw)
 
 
 def _robust_qrels(data, monkeypatch, **kw):
     with monkeypatch.context() as m:
-        m.setattr(qrels_mod, "fast_qrels", lambda data, jg: None)
+        m.setattr(qrels_mod, "fast_qrels", lambda data, jg, controls=None: None)
         return read_qrels(data, filename="x", **kw)
 
 
@@ -407,9 +407,10 @@ def test_reading_the_qrels_beside_the_run_equals_reading_one_after_the_other():
     from core.engine.stage1.tables import arrow_qrels_summary
 
     qrels_path, run_path = reference_file(ROBUST_QRELS), robust_run("MU03rob01")
-    qrels, run, summary = read_first(qrels_path, run_path)
+    qrels, run, summary, confirm = read_first(qrels_path, run_path)
     assert qrels.table.equals(read_qrels(qrels_path).table)
     _same_run(run, read_run(run_path))
+    confirm()                                                   # the run's duplicate check, left to the caller
     topics, levels = arrow_qrels_summary(read_qrels(qrels_path).table)     # summarised beside the run: the same
     assert summary[0] == topics
     pd.testing.assert_frame_equal(summary[1].sort_values(["qid", "rel"]).reset_index(drop=True),
@@ -502,3 +503,66 @@ def _blocks(path, size: int):
     with (gzip.open if gz else open)(path, "rb") as f:
         while block := f.read(size):
             yield block
+
+
+# -- scores: the text checks run only when a '+', 'e' or 'E' is in the column -----------------------------------
+_SCORE_TEXT = st.lists(st.sampled_from(["1.5", "-2", ".5", "7.", "3e2", "2.5E-3", "1e0001", "+1", "1+", "inf", "-nan",
+                                        "1e400", "x", "e", "0", "12345678901234567890", ""]), min_size=1, max_size=12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(values=_SCORE_TEXT, cut=st.integers(0, 12), start=st.integers(0, 3), large=st.booleans())
+def test_scanned_scores_equal_the_checks_on_every_value(values, cut, start, large):
+    """`_scores` looks for '+', 'e' and 'E' in the column's bytes and skips the per-value checks when none is
+    there; its plain equivalent checks every value (`scan=False`). Same doubles or the same refusal, for columns
+    in several chunks, sliced chunks (whose buffers hold bytes outside the values) and large strings."""
+    kind = pa.large_string() if large else pa.string()
+    whole = pa.array(["+9e9"] * start + values, kind).slice(start)
+    column = pa.chunked_array([whole.slice(0, cut), whole.slice(cut)], kind)
+    fast, plain = fast_mod._scores(column), fast_mod._scores(column, scan=False)
+    assert (fast is None) == (plain is None)
+    if fast is not None:
+        assert fast.equals(plain)
+    assert fast_mod._holds_bytes(column, b"eE+") == any(c in v for v in values for c in "eE+")
+
+
+# -- one pass over the text for the screen and the delimiter ---------------------------------------------------
+_TEXTISH = st.lists(st.sampled_from([b"301 Q0 d1 1 2.5 t", b"a\tb", b" ", b"\t", b"\n", b"\r\n", b"\r", b"#", b"\n#",
+                                     b"\x00", b"\x08", b"\x0b", b"\x0c", b"\x0e", b"\x1f", b"\x7f", b"\xc3\xa9", b"\xff"]),
+                    max_size=30).map(b"".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=_TEXTISH)
+def test_the_screens_control_bytes_equal_two_passes(data):
+    """The screen keeps the text's control bytes (one translate pass) and _delimiter reads them; the plain
+    equivalent passes over the text twice: `binary_at` for the screen and _delimiter's own translate. Same
+    binary byte found, same delimiter, and read_run / read_qrels give the same outcome either way."""
+    from core.formats import _text
+    controls = _text.control_bytes(data)
+    assert _text.first_binary(data, controls) == _text.binary_at(data)
+    assert fast_mod._delimiter(data, controls) == fast_mod._delimiter(data)
+    screened = _text.screened(data, "x")[1] if _text.binary_at(data) < 0 else None
+    assert screened is None or screened == data.translate(None, bytes(range(0x20, 0x7f)) + bytes(range(0x80, 0x100)))
+
+
+@pytest.mark.parametrize("reader", [read_run, read_qrels])
+@pytest.mark.parametrize("text", [b"301 Q0 d1 1 2.5 t\n301 Q0 d2 2 1.5 t\n", b"301\tQ0\td1\t1\t2.5\tt\r\n",
+                                  b"301 0 d1 1\n301 0 d2 0\n", b"301 0 d1 1\n#x\n", b"301 0 d1\x0c 1\n",
+                                  b"301 Q0 d1 1 2.5 t\n\x01", b"301 0 d1 1\r\n301\t0 d2 0\n"])
+def test_reading_with_the_screens_control_bytes_equals_reading_without(reader, text, monkeypatch):
+    """read_run / read_qrels hand the screen's control bytes to the fast path; without them (its plain form, each
+    fast parser translating the text itself) the table or the error text is the same."""
+    from core.formats import _text
+
+    def outcome():
+        try:
+            got = reader(text, filename="x")
+        except UploadError as exc:
+            return ("error", str(exc))
+        return ("ok", got.table.combine_chunks().to_pydict())
+
+    fast = outcome()
+    for mod in (runs_mod, qrels_mod):
+        monkeypatch.setattr(mod, "screened", lambda data, file: (_text.decompress(data, file), None))
+    assert outcome() == fast

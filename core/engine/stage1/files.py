@@ -18,14 +18,14 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Iterable, Iterator, TypeVar
+from typing import Callable, Iterable, Iterator, TypeVar
 
 import pyarrow as pa
 
 from core.engine.stage1.arrow import arrow_rankings, concat
 from core.engine.stage1.tables import arrow_qrels_summary, qrels_summary, table_rankings
 from core.engine.types import Rankings
-from core.formats import GZIP_MAGIC, ParsedRun, is_empty_file, read_qrels, read_run
+from core.formats import GZIP_MAGIC, ParsedRun, is_empty_file, read_qrels, read_run, read_run_unchecked
 from core.formats import pieces as limits
 from core.formats.pieces import NotClean, RunSource
 from core.formats.runs import build_run
@@ -186,13 +186,43 @@ def read_whole(path) -> bool:
         return reader.interleaved
 
 
+def checked() -> None:
+    """The `confirm` of a run whose checks are all made: nothing is left to check."""
+
+
+def confirmed(confirm: Callable[[], None], work: Callable[[], T]) -> T:
+    """work(), while confirm() (read_run_unchecked's duplicate check) runs on a second thread; what confirm raises
+    takes the place of work's outcome, whatever that was (work assumed a run the check refuses). The check costs
+    most of a core for a 5M-line run, and stage 2 leaves one idle. Plain equivalent: confirm(), then work();
+    tests/engine/test_stage1_pieces.py compares the two."""
+    if confirm is checked:
+        return work()
+    with ThreadPoolExecutor(1) as pool:
+        check = pool.submit(confirm)
+        try:
+            result = work()
+        except BaseException:
+            check.result()
+            raise
+        check.result()
+        return result
+
+
+def _parse_first(path) -> tuple[ParsedRun | None, Callable[[], None]]:
+    """parse_whole of the run file at `path`, and what is left of its checks (read_run_unchecked's `confirm`)."""
+    if isinstance(path, (str, Path)) and not _gzip(path):
+        return read_run_unchecked(path, filename=Path(str(path)).name)
+    return parse_whole(path), checked
+
+
 def read_first(qrels_path, run_path):
-    """(parsed qrels, the parsed first run or None, the qrels' `qrels_summary` or None). A run that is read whole
-    (read_whole) is parsed on this thread while a second thread parses the qrels and then summarises them: most of
-    a parse holds one core, so the two fit side by side. So is a mid-sized run that `pieces` would read, when the
-    qrels file is BIG_QRELS_BYTES or more: its pieces could not start before the qrels are parsed, and its whole
-    parse fits beside them. Plain equivalent: `read_qrels(qrels_path)`, then `read_run(run_path)`, then the summary
-    when stage 1 needs it. A problem in the qrels is still reported before one in the run."""
+    """(parsed qrels, the parsed first run or None, the qrels' `qrels_summary` or None, `confirm`). A run that is
+    read whole (read_whole) is parsed on this thread while a second thread parses the qrels and then summarises them:
+    most of a parse holds one core, so the two fit side by side. So is a mid-sized run that `pieces` would read, when
+    the qrels file is BIG_QRELS_BYTES or more: its pieces could not start before the qrels are parsed, and its whole
+    parse fits beside them. The run's duplicate check is left to `confirm` (read_run_unchecked), which the caller
+    makes beside its evaluation (`confirmed`). Plain equivalent: `read_qrels(qrels_path)`, then `read_run(run_path)`,
+    then the summary when stage 1 needs it. A problem in the qrels is still reported before one in the run."""
     def qrels():
         return read_qrels(qrels_path, filename=Path(str(qrels_path)).name)
 
@@ -201,14 +231,14 @@ def read_first(qrels_path, run_path):
         return parsed, arrow_qrels_summary(parsed.table)
 
     if run_path is None or not isinstance(run_path, (str, Path)) or size(run_path) >= limits.WHOLE_MAX_BYTES or \
-            (not read_whole(run_path) and size(qrels_path) < limits.BIG_QRELS_BYTES):
-        return qrels(), None, None
+            (size(qrels_path) < limits.BIG_QRELS_BYTES and not read_whole(run_path)):   # (read_whole opens the run)
+        return qrels(), None, None, checked
     with ThreadPoolExecutor(1) as pool:
         qrels_job = pool.submit(qrels_and_summary)
         try:
-            run = parse_whole(run_path)
+            run, confirm = _parse_first(run_path)
         except Exception:
             qrels_job.result()          # the qrels' own error first, as when they were read first
             raise
         parsed, summary = qrels_job.result()
-        return parsed, run, summary
+        return parsed, run, summary, confirm

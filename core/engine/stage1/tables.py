@@ -12,7 +12,7 @@ from core.errors import EvalError
 from core.measures import EvalOptions
 from core.db.sql import sql
 from core.db.sqltext import ident
-from core.engine.stage1.order import rank_sql
+from core.engine.stage1.order import rank_sql, topic_codes
 from core.engine.types import Rankings
 
 NO_DEPTH = 2 ** 62
@@ -26,13 +26,43 @@ def qrels_summary(con, qrels_table: str) -> tuple[list[str], pd.DataFrame]:
 
 
 def arrow_qrels_summary(qrels: pa.Table) -> tuple[list[str], pd.DataFrame]:
-    """`qrels_summary` of an Arrow table (qid, docno, rel), on a private connection."""
+    """`qrels_summary` of an Arrow table (qid, docno, rel): the topics' codes counted per grade by one bincount
+    (0.14 s of CPU for benchmarks' 7.3M Robust judgments, against 0.39 s for DuckDB's two hash aggregates). Plain
+    equivalent: `qrels_summary` on a DuckDB connection, which it falls back to for missing values or grades too
+    high to count densely; tests/engine/test_qrels_summary.py compares the two. The levels' rows come in any order,
+    as from DuckDB."""
+    counted = _counted_summary(qrels)
+    if counted is not None:
+        return counted
     con = duckdb.connect()
     try:
         con.register("_rb_summary_qrels", qrels.select(["qid", "docno", "rel"]))
         return qrels_summary(con, "_rb_summary_qrels")
     finally:
         con.close()
+
+
+def _counted_summary(qrels: pa.Table) -> tuple[list[str], pd.DataFrame] | None:
+    qid, rel = qrels["qid"], qrels["rel"]
+    if qid.null_count or rel.null_count or not pa.types.is_integer(rel.type) or not pa.types.is_string(qid.type):
+        return None
+    codes, qids = topic_codes(qid)
+    grade = rel.to_numpy()
+    width = int(grade.max(initial=-1)) + 1
+    if width == 0 or width * len(qids) > 4 * len(grade) + 4096:    # no grade >= 0, or grades too sparse
+        return None
+    key = codes.astype(np.int64)
+    key *= width
+    key += grade
+    if grade.min() < 0:
+        key = key[grade >= 0]
+    counts = np.bincount(key, minlength=len(qids) * width)
+    del key
+    cell = np.flatnonzero(counts)
+    topic, level = np.divmod(cell, width)
+    names = np.asarray(qids.take(pa.array(topic, pa.int64())).to_pylist(), dtype=object)
+    return sorted(qids.to_pylist()), pd.DataFrame({"qid": pd.Series(names, dtype=str),
+                                                   "rel": level.astype(grade.dtype), "n": counts[cell]})
 
 
 def _columns(con, quoted_table: str) -> list[str]:
