@@ -84,13 +84,15 @@ class RunSource:
 
     @classmethod
     def open(cls, source, file: str | None = None, *, progress=None, head_bytes: int | None = None,
-             min_bytes: int = 0):
+             min_bytes: int = 0, probe: bool = False):
         """The source opened, its first `head_bytes` of text read and screened (an over-long line or binary data
         there raises UploadError at once) and its ir_metadata header parsed; None when it cannot be read in pieces
         (no such file, not gzip after all, a header that is not UTF-8): read it whole, and read_run says why.
         A plain file larger than the text limit is refused before it is read, and None is returned without reading
         for a plain one smaller than `min_bytes`. `progress(done, total, what)` hears how much of the file each pass
-        has read, and what the pass does (reading, re-reading, measuring, parsing, quoting)."""
+        has read, and what the pass does (reading, re-reading, measuring, parsing, quoting). `probe`: only the head
+        will be looked at (its format, `interleaved`), so it is read `head_bytes` at a time rather than a whole
+        PIECE_BYTES block."""
         head_bytes = head_bytes or HEADER_BYTES
         file = file or (Path(source).name if isinstance(source, (str, Path)) else "<upload>")
         data = _as_bytes(source)
@@ -109,7 +111,7 @@ class RunSource:
             return None
         src = cls(raw, size, gz, file, progress)
         try:
-            blocks, head = src._read(PIECE_BYTES, "reading"), bytearray()
+            blocks, head = src._read(head_bytes if probe else PIECE_BYTES, "reading"), bytearray()
             while len(head) < head_bytes and (block := next(blocks, None)) is not None:
                 head += block          # (a large bytearray grows in place: no second copy of the head)
                 del block

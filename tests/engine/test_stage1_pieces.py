@@ -14,6 +14,7 @@ import core.engine.evaluate as ev
 import core.engine.stage1 as stage1
 import core.engine.stage1.files as files
 from core.formats._stream import interleaved, one_space
+from core.formats.pieces import RunSource
 from core.engine.stage1.files import ahead
 from tests.cases.providers import logged
 from tests.cases.reference import ROBUST_QRELS, reference_file, robust_runs
@@ -94,6 +95,23 @@ def _logged(monkeypatch):
     monkeypatch.setattr(files, "pieces", logged(files.pieces, calls))
     monkeypatch.setattr(files, "whole", logged(files.whole, calls))
     return calls
+
+
+def test_read_whole_decides_from_the_head_alone_as_from_a_whole_first_block(mid_sized, monkeypatch):
+    # probe=True reads the head HEADER_BYTES at a time; the plain equivalent reads a first block of PIECE_BYTES
+    qrels, paths = mid_sized
+    lower_sizes(monkeypatch, PIECES_MIN=1000, PIECE_BYTES=1 << 20, HEADER_BYTES=4096)
+    probed = [files.read_whole(p) for p in paths]
+    opened = []
+    plain_open = RunSource.open.__func__
+
+    def whole_first_block(cls, *args, probe=False, **kwargs):
+        opened.append(probe)
+        return plain_open(cls, *args, **kwargs)
+
+    monkeypatch.setattr(RunSource, "open", classmethod(whole_first_block))
+    assert [files.read_whole(p) for p in paths] == probed == [False, True, False, False, False]
+    assert opened == [True] * len(paths)
 
 
 def test_mid_sized_runs_read_in_pieces_evaluate_like_whole_ones(mid_sized, monkeypatch):

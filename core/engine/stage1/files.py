@@ -179,7 +179,7 @@ def read_whole(path) -> bool:
     n = size(path)
     if n >= limits.WHOLE_MAX_BYTES or n < limits.pieces_min_bytes():
         return n < limits.WHOLE_MAX_BYTES
-    reader = RunSource.open(path, Path(str(path)).name)
+    reader = RunSource.open(path, Path(str(path)).name, probe=True)      # its first HEADER_BYTES only
     if reader is None:
         return True
     with reader:
