@@ -77,7 +77,7 @@ class RunSource:
 
     def __init__(self, raw, size: int, gz: bool, file: str, progress=None):
         self.raw, self.size, self.gz, self.file, self.progress = raw, size, gz, file, progress
-        self.head = bytearray()          # the text's first HEADER_BYTES (or more), header included
+        self.head = b""                  # the text's first HEADER_BYTES (or more), header included
         self.skip, self.meta, self.fmt = 0, {}, "trec"
         self._live = None                # the blocks after the head, on the first pass (not read twice)
         self.complete = False            # the head holds the whole text
@@ -111,10 +111,13 @@ class RunSource:
             return None
         src = cls(raw, size, gz, file, progress)
         try:
-            blocks, head = src._read(head_bytes if probe else PIECE_BYTES, "reading"), bytearray()
-            while len(head) < head_bytes and (block := next(blocks, None)) is not None:
-                head += block          # (a large bytearray grows in place: no second copy of the head)
-                del block
+            blocks = src._read(head_bytes if probe else PIECE_BYTES, "reading")
+            head = next(blocks, None) or b""       # the first block as read: when it holds the head, no copy of it
+            if len(head) < head_bytes:
+                head = bytearray(head)
+                while len(head) < head_bytes and (block := next(blocks, None)) is not None:
+                    head += block      # (a large bytearray grows in place: no second copy of the head)
+                    del block
             src.head, src._live, src.complete = head, blocks, len(head) < head_bytes
             start = bytes(head[:HEADER_BYTES])
             screen(start, file)        # binary data or an over-long line at the start: refused at once
@@ -136,7 +139,7 @@ class RunSource:
         this the head would wait for the garbage collector)."""
         if self._live is not None:
             self._live.close()
-        self._live, self.head = None, bytearray()
+        self._live, self.head = None, b""
         self.raw.close()
 
     def __enter__(self):
@@ -215,7 +218,7 @@ class RunSource:
             live, self._live = self._live, None
             head, self.head = self.head, self.head[:HEADER_BYTES]
             for start in range(self.skip, len(head), read_bytes):
-                yield head[start:start + read_bytes]
+                yield head if start == 0 and len(head) <= read_bytes else head[start:start + read_bytes]
             del head
             yield from live
             return
