@@ -18,7 +18,7 @@ from pathlib import Path
 from unittest import mock
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE.parent))          # core, dashboard, and the plain forms kept in tests/
 
 from core.db.scratch import scratch  # noqa: E402
 from core.formats import read_qrels, read_run  # noqa: E402
@@ -167,19 +167,50 @@ def chart_pairs(reps: int) -> None:
          "written into each of 200 figures)", lambda: draw(False), lambda: draw(True), reps)
 
 
+def table_pairs(reps: int) -> None:
+    """The Leaderboard's styled table (plain-string labels, the colours in one array) against its plain form (pandas'
+    Arrow-string labels, one .loc per cell; kept in tests/dashboard/test_leaderboard_table.py, which checks the two
+    render the same HTML): 43 runs x 3 measures with a baseline, built and rendered to HTML (the cells and styles
+    st.dataframe sends), 20 times."""
+    from core.stats.compare import compare
+    from core.stats.resolution import resolve
+    from dashboard.components import leaderboard as lb
+    from tests.dashboard.test_leaderboard_table import _case, _plain_styled
+
+    pq, summary, runs, judged, costs = _case(5, n_runs=43, n_topics=50)
+    measures = ["AP", "P@10", "nDCG@10"]
+    args = dict(comparison=compare(pq, baseline=runs[0], measures=measures, intervals=False), judged=judged,
+                resolution=resolve(pq, measures=["AP"], runs=runs, n_resamples=200)["AP"], costs=costs)
+
+    def draw(plain: bool):
+        for _ in range(20):
+            if plain:
+                _plain_styled(summary, runs=runs, measures=measures, **args)[1].to_html()
+            else:
+                lb.styled_table(lb.ranked(summary, runs=runs, measures=measures), **args)[1].to_html()
+
+    pair("Leaderboard table with plain-string labels (`dashboard/components/leaderboard.py` styled_table; plain: "
+         "Arrow-string labels, one .loc per coloured cell), 20 tables of 43 runs", lambda: draw(False),
+         lambda: draw(True), reps)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--shape", default="ties")
     ap.add_argument("--only", choices=["all", "manysys", "charts", "files", "qrels"], default="all",
                     help="manysys: only the all-pairs statistics (no shape files needed); charts: only the dashboard's "
-                         "chart style; files: only the mid-sized files and the shuffled sort; qrels: only the "
+                         "chart style and Leaderboard table; files: only the mid-sized files and the shuffled sort; qrels: only the "
                          "duplicate check of qrels in order")
     args = ap.parse_args(argv)
     if args.only in ("manysys", "charts"):
         print(f"{args.only}, reps {args.reps}, load {os.getloadavg()}")
         print("| trick | with it, s | plain, s | saves, s | load |\n|---|---|---|---|---|")
-        (manysys_pairs if args.only == "manysys" else chart_pairs)(args.reps)
+        if args.only == "manysys":
+            manysys_pairs(args.reps)
+        else:
+            chart_pairs(args.reps)
+            table_pairs(args.reps)
         return 0
     work = HERE / "work" / "shapes"
     run_path = work / {"ties": "ties.txt", "shuffled": "shuffled.txt"}[args.shape]

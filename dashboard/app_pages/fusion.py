@@ -83,7 +83,7 @@ with guard("fuse the runs"):
                             comparison=report.comparison, key="fu_table")
     st.caption(md_format("Baseline: {}, the best part on {}. ", report.best, report.measures[0])
                + lb.legend(report.comparison, has_baseline=True))
-    csv, latex = cached.exports(table)
+    csv, latex = cached.exports_later(table)
     lb.render_downloads(csv=csv, latex=latex, stem=f"fusion_{coll['name']}_{method.name}", key="fu_download")
     if stored.report:
         with st.expander("Tuning: each fold's parameters and held-out scores"):

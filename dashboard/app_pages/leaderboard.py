@@ -156,7 +156,8 @@ with guard("evaluate the runs"):
     unjudged = lb.unjudged_warning(judged)
     if unjudged:
         st.warning(unjudged, icon=":material/warning:")
-    table = lb.render_table(result.summary, runs=chosen, measures=measures,
+    means = lb.ranked(result.summary, runs=chosen, measures=measures)     # the table's rows, and the exports' order
+    table = lb.render_table(None, means=means, runs=chosen, measures=measures,
                             comparison=comparison if baseline else None, judged=judged, resolution=resolution,
                             costs=cost.cost_frame(lineage, chosen, cost_columns) if cost_columns else None,
                             imported=result.imported, key="lb_table")
@@ -219,9 +220,9 @@ with guard("evaluate the runs"):
         if tab_cost.open is not False:
             cost_tab(result.summary, lineage, chosen, measures)
     stem = f"leaderboard_{coll['name']}" + (f"_vs_{baseline}" if baseline else "")
-    order = lb.rank_order(result.summary, runs=chosen, measures=measures)    # the exports list the runs as the table
+    order = [str(r) for r in means.index]      # the exports list the runs as the table does
     csv, latex = (cached.report_later(coll["id"], run_ids, measures, order=order, **many) if baseline
-                  else cached.exports(table))
+                  else cached.exports_later(table))
     lb.render_downloads(csv=csv, latex=latex, stem=stem, key="lb_download")
     if st.toggle("Pool-hole bounds and filled scores", key="lb_bounds",
                  help="What each score could be if the unjudged documents were relevant, and which runs could swap"):

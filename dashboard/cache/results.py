@@ -176,6 +176,12 @@ def exports(table: pd.DataFrame) -> tuple[str, str]:
     return csv, latex
 
 
+def exports_later(table: pd.DataFrame):
+    """(csv, latex): functions that build `exports(table)` when a download is clicked (Streamlit runs them on its
+    download thread), so a page view builds no LaTeX that nobody asked for."""
+    return (lambda: exports(table)[0]), (lambda: exports(table)[1])
+
+
 @st.cache_data(show_spinner=SPIN, max_entries=32)
 def pr_curves(_store, store_key: str, cid: int, run_ids: tuple, version: str) -> pd.DataFrame:
     """11-point interpolated PR per run (by name) and topic (qid 'all' = the average)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
@@ -38,9 +39,14 @@ def in_rank_order(table: pd.DataFrame) -> pd.DataFrame:
     return table.sort_values(table.columns[0], ascending=False, kind="stable", na_position="last")
 
 
+def ranked(summary: pd.DataFrame, *, runs: list[str], measures: list[str]) -> pd.DataFrame:
+    """The means table (runs x measures) in the leaderboard's order: what render_table draws."""
+    return in_rank_order(means_table(summary, runs=runs, measures=measures))
+
+
 def rank_order(summary: pd.DataFrame, *, runs: list[str], measures: list[str]) -> list[str]:
     """The run names in the order the table lists them."""
-    return [str(r) for r in in_rank_order(means_table(summary, runs=runs, measures=measures)).index]
+    return [str(r) for r in ranked(summary, runs=runs, measures=measures).index]
 
 
 def _cell_marks(comparison, measures: list[str]) -> dict:
@@ -54,24 +60,47 @@ def _cell_marks(comparison, measures: list[str]) -> dict:
     return marks
 
 
-def render_table(summary: pd.DataFrame, *, runs: list[str], measures: list[str], comparison=None,
+def render_table(summary: pd.DataFrame | None, *, runs: list[str], measures: list[str], comparison=None,
                  judged: pd.Series | None = None, resolution=None, costs: pd.DataFrame | None = None,
-                 imported: dict | None = None, key: str) -> pd.DataFrame:
+                 imported: dict | None = None, key: str, means: pd.DataFrame | None = None) -> pd.DataFrame:
     """The main leaderboard: one row per run, one column per measure, markers and colours vs the
     baseline (if any), Judged@10 last; with a core.stats.resolution.Resolution, the rank with its 95%
     interval ('2 (1–4)') and the letter group first; `costs` (runs x cost keys) adds those columns at the end, a
     run without one shows '–'. `imported`: imported measure -> its source; their headers say "imported (source)"
-    when pointed at. Click a header to sort. Returns the table."""
-    table = in_rank_order(means_table(summary, runs=runs, measures=measures))
+    when pointed at. `means`: the runs x measures table in rank order, when the caller has it (`ranked`); else it
+    is read from `summary`. Click a header to sort. Returns the table."""
+    if means is None:
+        means = ranked(summary, runs=runs, measures=measures)
+    table, styler = styled_table(means, comparison=comparison, judged=judged, resolution=resolution, costs=costs)
+    show_table(styler, key=key, width="stretch",       # every row up to SHORT_ROWS runs: the page scrolls, not the table
+               column_config={"_index": st.column_config.TextColumn("Run", pinned=True),
+                              RANK: st.column_config.TextColumn(RANK, width="small"),
+                              GROUP: st.column_config.TextColumn(GROUP, width="small"),
+                              **{m: st.column_config.Column(m, help=md_escape(imported_label(src)))   # markdown
+                                 for m, src in (imported or {}).items() if m in table.columns}})
+    return table
+
+
+def styled_table(means: pd.DataFrame, *, comparison=None, judged: pd.Series | None = None, resolution=None,
+                 costs: pd.DataFrame | None = None):
+    """(table, its pandas Styler): what render_table draws, from the runs x measures table in rank order.
+
+    The run names and column names are plain Python strings (object dtype), not pandas' Arrow strings: the
+    Styler looks cells up by label, which with Arrow strings cost a conversion per lookup. The cell colours are
+    filled in one array. tests/dashboard/test_leaderboard_table.py checks that the Styler renders the same HTML
+    as the plain form (Arrow labels, one .loc assignment per cell)."""
+    table = means.copy()
+    table.index = pd.Index([str(r) for r in table.index], dtype=object)
+    table.columns = pd.Index([str(c) for c in table.columns], dtype=object, name=table.columns.name)
     measures = list(table.columns)
-    ranked = [RANK, GROUP] if resolution is not None else []
+    ranked_cols = [RANK, GROUP] if resolution is not None else []
     if resolution is not None:
         known = set(resolution.runs)
         table.insert(0, RANK, [resolution.label(r) if r in known else "" for r in table.index])
         table.insert(1, GROUP, [resolution.of(r)["group"] if r in known else "" for r in table.index])
     baseline = comparison.baseline if comparison is not None else None
     if judged is not None:
-        table["Judged@10"] = judged.reindex(table.index)
+        table["Judged@10"] = judged.reindex(table.index).to_numpy()
     wtl = None
     if comparison is not None and measures:
         wtl = f"W/T/L {measures[0]}"
@@ -82,32 +111,28 @@ def render_table(summary: pd.DataFrame, *, runs: list[str], measures: list[str],
     for c in cost_keys:      # as text: a run without the key shows '–' (a missing number would show "None")
         table[c] = ["–" if not _ok(v) else f"{v:g}" if isinstance(v, float) else str(v)
                     for v in costs[c].reindex(table.index)]
-    table.index = [f"{r} (baseline)" if r == baseline else r for r in table.index]
-    table.index.name = "Run"
-    numeric = [c for c in table.columns if c != wtl and c not in ranked and c not in cost_keys]
+    names = list(table.index)
+    table.index = pd.Index([f"{r} (baseline)" if r == baseline else r for r in names], dtype=object, name="Run")
+    numeric = [c for c in table.columns if c != wtl and c not in ranked_cols and c not in cost_keys]
     styler = table.style.format("{:.4f}", na_rep="–", subset=numeric)
-    css = pd.DataFrame("", index=table.index, columns=table.columns, dtype=object)   # not Arrow text: set cell by cell
+    css = np.full(table.shape, "", dtype=object)
+    row_of = {r: i for i, r in enumerate(names)}
+    col_of = {c: j for j, c in enumerate(table.columns)}
     if comparison is not None:
         marked: dict[tuple[str, str], list[str]] = {}
         for (run, m), (marker, sign) in _cell_marks(comparison, measures).items():
-            if run in table.index and m in table.columns:
-                css.loc[run, m] = _BG.get(marker) or _TEXT.get(sign, "")
+            if run in row_of and m in col_of:
+                css[row_of[run], col_of[m]] = _BG.get(marker) or _TEXT.get(sign, "")
                 if marker:
-                    marked.setdefault((m, marker), []).append(run)
+                    marked.setdefault((m, marker), []).append(table.index[row_of[run]])
         for (m, marker), rows in marked.items():   # one format call per (measure, marker), not per cell
             styler = styler.format(lambda v, mk=marker: f"{v:.4f} {mk}", subset=pd.IndexSlice[rows, [m]],
                                    na_rep="–")
     if judged is not None:
-        css["Judged@10"] = ["color: #b45309; font-weight: bold" if _ok(v) and v < JUDGED_ENOUGH else ""
-                            for v in table["Judged@10"]]
-    styler = styler.apply(lambda _frame: css, axis=None)
-    show_table(styler, key=key, width="stretch",       # every row up to SHORT_ROWS runs: the page scrolls, not the table
-               column_config={"_index": st.column_config.TextColumn("Run", pinned=True),
-                              RANK: st.column_config.TextColumn(RANK, width="small"),
-                              GROUP: st.column_config.TextColumn(GROUP, width="small"),
-                              **{m: st.column_config.Column(m, help=md_escape(imported_label(src)))   # markdown
-                                 for m, src in (imported or {}).items() if m in table.columns}})
-    return table
+        css[:, col_of["Judged@10"]] = ["color: #b45309; font-weight: bold" if _ok(v) and v < JUDGED_ENOUGH else ""
+                                       for v in table["Judged@10"]]
+    frame = pd.DataFrame(css, index=table.index, columns=table.columns)
+    return table, styler.apply(lambda _frame: frame, axis=None)
 
 
 def imported_label(source: str) -> str:
