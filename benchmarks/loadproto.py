@@ -8,8 +8,11 @@ For each number of sessions, on a new server and a new store (the sample collect
 - then all N sessions connect at once. Each opens Streamlit's websocket (`/_stcore/stream`), asks for the
   Leaderboard with a permalink's query string (`?collection=...`), and waits for the script run to finish: that
   is its first view. It then asks for Per-query, Curves, Agreement and the Leaderboard in turn, each time as a
-  browser does on a click in the sidebar (a `rerun_script` message naming the page), waits `--think` seconds,
-  and asks for the next, until `--duration` seconds have passed;
+  browser does on a click in the sidebar (a `rerun_script` message naming the page), waits a while (drawn
+  uniformly from `--think` ± `--think-spread` seconds, by a generator seeded with the session's number), and asks
+  for the next, until `--duration` seconds have passed. People do not click in step; with `--think-spread 0`
+  every session waits exactly `--think` seconds, so the sessions that opened together stay in step and every
+  round of requests reaches the server at once (the worst case);
 - meanwhile `--loads` threads each run `python -m core load` of a sample run under a new name, wait
   `--load-pause` seconds, and load again.
 
@@ -25,7 +28,9 @@ import asyncio
 import gzip
 import json
 import os
+import random
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -80,9 +85,10 @@ async def request(ws, page: str, timeout_s: float) -> tuple[float | None, list[s
             return time.monotonic() - t0, problems
 
 
-async def session(i: int, url: str, *, start: asyncio.Event, clock: dict, think: float, lost_after: float,
-                  out: list, pages=PAGES) -> None:
+async def session(i: int, url: str, *, start: asyncio.Event, clock: dict, think: float, spread: float,
+                  lost_after: float, out: list, pages=PAGES) -> None:
     from tornado.websocket import websocket_connect
+    pause = random.Random(i)
     rec = {"session": i, "first_view_s": None, "visits": [], "lost": [], "problems": []}
     out.append(rec)
     await start.wait()
@@ -93,7 +99,7 @@ async def session(i: int, url: str, *, start: asyncio.Event, clock: dict, think:
     rec["problems"] += problems
     n = 0
     while time.monotonic() < clock["stop_at"]:
-        await asyncio.sleep(think)
+        await asyncio.sleep(pause.uniform(think - spread, think + spread))
         page = pages[n % len(pages)]
         n += 1
         seconds, problems = await request(ws, page, lost_after)
@@ -105,13 +111,14 @@ async def session(i: int, url: str, *, start: asyncio.Event, clock: dict, think:
     ws.close()
 
 
-def drive(url: str, *, sessions: int, duration_s: float, think: float, lost_after: float) -> list[dict]:
+def drive(url: str, *, sessions: int, duration_s: float, think: float, spread: float,
+          lost_after: float) -> list[dict]:
     async def main() -> list[dict]:
         out: list = []
         clock = {"stop_at": float("inf")}
         start = asyncio.Event()
-        tasks = [asyncio.create_task(session(i, url, start=start, clock=clock, think=think, lost_after=lost_after,
-                                             out=out)) for i in range(sessions)]
+        tasks = [asyncio.create_task(session(i, url, start=start, clock=clock, think=think, spread=spread,
+                                             lost_after=lost_after, out=out)) for i in range(sessions)]
         await asyncio.sleep(0.2)
         clock["stop_at"] = time.monotonic() + duration_s
         start.set()
@@ -179,8 +186,8 @@ def server_times(log: Path, since: float) -> list[dict]:
     return [r for r in rows if r["at"] >= since]
 
 
-def one_level(sessions: int, *, loads: int, duration: float, think: float, lost_after: float, load_pause: float,
-              folder: Path) -> dict:
+def one_level(sessions: int, *, loads: int, duration: float, think: float, spread: float, lost_after: float,
+              load_pause: float, folder: Path) -> dict:
     """One row: a new server and store in `folder`, the warm-up, then `sessions` sessions and `loads` loads."""
     log = folder / "timing.jsonl"
     load_before = Path("/proc/loadavg").read_text().split()[:3]
@@ -190,7 +197,8 @@ def one_level(sessions: int, *, loads: int, duration: float, think: float, lost_
             warm = warm_up(srv.url, lost_after)
             since = time.time()
             with Loads(loads, folder / "store.duckdb", folder, load_pause) as writers:
-                raw = drive(srv.url, sessions=sessions, duration_s=duration, think=think, lost_after=lost_after)
+                raw = drive(srv.url, sessions=sessions, duration_s=duration, think=think, spread=spread,
+                            lost_after=lost_after)
     finally:
         del os.environ["RANKBOARD_TIMING_LOG"]
     load_after = Path("/proc/loadavg").read_text().split()[:3]
@@ -213,13 +221,20 @@ def one_level(sessions: int, *, loads: int, duration: float, think: float, lost_
             "loads_in_store_once": all(names.count(n) == 1 for n in landed)}
 
 
+def _wait(res: dict) -> str:
+    spread = res.get("think_spread", 0.0)
+    if not spread:
+        return f"exactly {res['think']:g} s (all sessions in step: each round of requests arrives at once)"
+    return f"{res['think'] - spread:g} to {res['think'] + spread:g} s, drawn at random"
+
+
 def _f(x, fmt="{:.2f}") -> str:
     return "n/a" if x is None else fmt.format(x)
 
 
 def markdown(res: dict) -> str:
     rows = [sections.heading("Dashboard server under a team's load (protocol sessions)", res["when"], res["git"]), "",
-            f"`{res['command']}`, {res['when']}, {res.get('nproc', 2)} cores. Each session waits {res['think']:.0f} s "
+            f"`{res['command']}`, {res['when']}, {res.get('nproc', 2)} cores. Each session waits {_wait(res)} "
             f"between requests (a person reading the page); {res['loads']} `python -m core load` processes run "
             f"throughout, each loading a sample run under a new name every {res['load_pause']:.0f} s after the last; {res['duration_s']:.0f} s per row, a new server and store per row.", "",
             "| sessions | load avg before / after | requests | page median | page p95 | server p95 (max) | "
@@ -250,19 +265,29 @@ def main() -> int:
     ap.add_argument("--sessions", type=int, nargs="+", default=[8, 16, 32])
     ap.add_argument("--loads", type=int, default=2)
     ap.add_argument("--duration", type=float, default=120.0, help="seconds of requests per number of sessions")
-    ap.add_argument("--think", type=float, default=2.0, help="seconds a session waits between two requests")
+    ap.add_argument("--think", type=float, default=2.0, help="mean seconds a session waits between two requests")
+    ap.add_argument("--think-spread", type=float, default=1.0,
+                    help="each wait is drawn uniformly from think ± this; 0: every session waits exactly --think "
+                         "seconds, in step with the others")
+    ap.add_argument("--keep", action="store_true", help="keep each row's folder (store, timing log, server log)")
     ap.add_argument("--lost-after", type=float, default=60.0)
     ap.add_argument("--load-pause", type=float, default=5.0, help="seconds each load process waits between loads")
     ap.add_argument("--no-results", action="store_true", help="print, but do not write RESULTS.md")
     a = ap.parse_args()
+    if not 0 <= a.think_spread <= a.think:
+        ap.error("--think-spread must be between 0 and --think")
     WORK.mkdir(exist_ok=True)
     levels = []
     for n in a.sessions:
-        levels.append(one_level(n, loads=a.loads, duration=a.duration, think=a.think, lost_after=a.lost_after,
-                                load_pause=a.load_pause,
-                                folder=Path(tempfile.mkdtemp(prefix="rankboard-proto-", dir=WORK))))
+        folder = Path(tempfile.mkdtemp(prefix="rankboard-proto-", dir=WORK))
+        try:
+            levels.append(one_level(n, loads=a.loads, duration=a.duration, think=a.think, spread=a.think_spread,
+                                    lost_after=a.lost_after, load_pause=a.load_pause, folder=folder))
+        finally:
+            if not a.keep:
+                shutil.rmtree(folder, ignore_errors=True)
         print(json.dumps(levels[-1]), flush=True)
-    res = {"levels": levels, "think": a.think, "loads": a.loads, "load_pause": a.load_pause, "duration_s": a.duration,
+    res = {"levels": levels, "think": a.think, "think_spread": a.think_spread, "loads": a.loads, "load_pause": a.load_pause, "duration_s": a.duration,
            "nproc": os.cpu_count(),
            "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "git": sections.commit(),
            "command": " ".join(["python benchmarks/loadproto.py"] + sys.argv[1:])}

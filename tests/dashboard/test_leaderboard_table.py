@@ -87,3 +87,27 @@ def test_the_styled_table_renders_as_its_plain_form(seed, with_baseline):
         assert lb.UP in html or lb.DOWN in html
         assert "(baseline)" in html and "background-color" in html
     assert "–" in html and "color: #b45309" in html
+
+
+def _plain_means(summary, *, runs, measures):
+    wide = summary.pivot_table(index="run", columns="measure", values="value", aggfunc="first")
+    return wide.reindex(index=runs, columns=[m for m in measures if m in wide.columns])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_means_table_is_the_plain_pivot(seed):
+    """Runs the summary lacks, measures no run has or has only as NaN, repeated (run, measure) rows (the first with
+    a value counts)."""
+    rng = np.random.default_rng(seed)
+    names = [f"r{i}" for i in range(8)]
+    rows = [(str(rng.choice(names)), str(rng.choice(["AP", "P@10", "RR", "Judged@10"])), float(rng.random()))
+            for _ in range(40)]
+    summary = pd.DataFrame(rows, columns=["run", "measure", "value"])
+    summary.loc[summary.index[::7], "value"] = np.nan
+    if seed % 2:
+        summary.loc[summary["measure"] == "RR", "value"] = np.nan      # a measure without a value: left out
+    runs = [str(r) for r in rng.permutation(names + ["absent"])[:7]]
+    measures = ["RR", "nDCG@10", "AP", "P@10"][: 2 + seed % 3]
+    got = lb.means_table(summary, runs=runs, measures=measures)
+    want = _plain_means(summary, runs=runs, measures=measures)
+    pd.testing.assert_frame_equal(got, want, check_index_type=False, check_column_type=False)

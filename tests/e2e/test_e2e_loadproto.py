@@ -12,7 +12,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("e2
 
 
 def test_three_protocol_sessions_while_a_load_writes(tmp_path):
-    res = one_level(3, loads=1, duration=20, think=0.5, lost_after=300, load_pause=1, folder=tmp_path)
+    res = one_level(3, loads=1, duration=20, think=0.5, spread=0.25, lost_after=300, load_pause=1, folder=tmp_path)
     assert res["problems"] == [] and res["lost"] == 0 and res["first_views_missing"] == 0
     assert res["requests"] >= 3 * 4, res
     assert None not in res["warm_up_s"]
