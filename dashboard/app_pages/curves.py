@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from dashboard.cache import catalogue
+from dashboard.cache import curves as cached_curves
 from dashboard.cache import results as cached
 from dashboard.session import gates, state
 from dashboard.cache import store as store_resource
@@ -36,11 +38,13 @@ with tab_mean:
                "Save any chart as a PNG with the camera button in its toolbar.")
     left, right = st.columns(2)
     with left, guard("compute the PR curves"), st.spinner("Interpolating precision at 11 recall levels..."):
-        pr = cached.pr_curves(store, skey, coll["id"], run_ids, ver)
+        pr = cached_curves.pr_curves(store, skey, coll["id"], run_ids, runs=catalogue.runs(coll["id"]),
+                                     sets=catalogue.qrels_sets(coll["id"]))
         render_pr(pr, runs=chosen, colors=colors, title="Interpolated PR (11 points, mean)",
                   key="cv_pr", filename=f"pr_{coll['name']}", half=True)
     with right, guard("compute the ROC curves"), st.spinner("Tracing ROC curves..."):
-        roc, auc = cached.roc_curves(store, skey, coll["id"], run_ids, ver)
+        roc, auc = cached_curves.roc_curves(store, skey, coll["id"], run_ids, runs=catalogue.runs(coll["id"]),
+                                            sets=catalogue.qrels_sets(coll["id"]))
         render_roc(roc, auc, runs=chosen, colors=colors, key="cv_roc", filename=f"roc_{coll['name']}", half=True)
 
 if pr is None:

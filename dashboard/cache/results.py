@@ -182,43 +182,7 @@ def exports_later(table: pd.DataFrame):
     return (lambda: exports(table)[0]), (lambda: exports(table)[1])
 
 
-@st.cache_data(show_spinner=SPIN, max_entries=32)
-def pr_curves(_store, store_key: str, cid: int, run_ids: tuple, version: str) -> pd.DataFrame:
-    """11-point interpolated PR per run (by name) and topic (qid 'all' = the average)."""
-    from core.service.curves import pr_curve_stored
-    with store_resource.db_lock():
-        return pr_curve_stored(_store, cid, list(run_ids), average=True, per_topic=True)
-
-
 HOW_DIFFERENT_DEPTH = 100       # Kendall's tau and RBO compare the two runs' top 100 per topic (as DiffIR does)
-
-
-@st.cache_resource(show_spinner=False, max_entries=8)
-def _roc_memo(store_key: str, cid: int, version: str) -> dict:
-    """run id -> (averaged ROC curve, its AUC) for one collection version, shared by all sessions."""
-    return {}
-
-
-def roc_curves(_store, store_key: str, cid: int, run_ids: tuple, version: str):
-    """The vertically averaged ROC curve (qid 'all') and AUC of each run, computed in DuckDB by
-    core.analysis.curves.roc_curve_stored. Runs not seen before are computed together in one query, and each
-    run is kept on its own, so adding a run to the selection computes only that run."""
-    from core.analysis.curves import roc_auc
-    from core.service.curves import roc_curve_stored
-    memo = _roc_memo(store_key, cid, version)
-    with store_resource.db_lock():
-        todo = [int(r) for r in run_ids if int(r) not in memo]
-        if todo:
-            curves = roc_curve_stored(_store, cid, todo, average=True, per_topic=False)
-            names = dict(zip(catalogue.runs(cid)["run_id"].astype(int), catalogue.runs(cid)["name"].astype(str)))
-            by_run = dict(tuple(curves.groupby("run", sort=False)))   # one pass, not a comparison per run
-            empty = curves.iloc[:0]
-            for rid in todo:
-                curve = by_run.get(names[rid], empty).reset_index(drop=True)
-                memo[rid] = (curve, roc_auc(curve))   # the averaged curve's area is the mean topic AUC
-        parts = [memo[int(r)] for r in run_ids]
-    return (pd.concat([p[0] for p in parts], ignore_index=True),
-            pd.concat([p[1] for p in parts], ignore_index=True))
 
 
 @st.cache_data(show_spinner=SPIN, max_entries=32)
