@@ -12,7 +12,7 @@ For each number of sessions, on a new server and a new store (the sample collect
   uniformly from `--think` ± `--think-spread` seconds, by a generator seeded with the session's number), and asks
   for the next, until `--duration` seconds have passed. People do not click in step; with `--think-spread 0`
   every session waits exactly `--think` seconds, so the sessions that opened together stay in step and every
-  round of requests reaches the server at once (the worst case);
+  round of requests reaches the server at once (the worst case; `--in-step N` adds such a row for N sessions);
 - meanwhile `--loads` threads each run `python -m core load` of a sample run under a new name, wait
   `--load-pause` seconds, and load again.
 
@@ -207,7 +207,7 @@ def one_level(sessions: int, *, loads: int, duration: float, think: float, sprea
     server = [r["seconds"] for r in server_times(log, since) if r["end"] in ("done", "stop")]
     visits = [v["s"] for s in raw for v in s["visits"]]
     firsts = [s["first_view_s"] for s in raw]
-    return {"sessions": sessions, "loadavg_before": load_before, "loadavg_after": load_after,
+    return {"sessions": sessions, "spread": spread, "loadavg_before": load_before, "loadavg_after": load_after,
             "warm_up_s": warm, "requests": len(visits), "page_median_s": _q(visits, 50), "page_p95_s": _q(visits, 95),
             "server_runs": len(server), "server_median_s": _q(server, 50), "server_p95_s": _q(server, 95),
             "server_max_s": max(server, default=None),
@@ -223,9 +223,12 @@ def one_level(sessions: int, *, loads: int, duration: float, think: float, sprea
 
 def _wait(res: dict) -> str:
     spread = res.get("think_spread", 0.0)
-    if not spread:
-        return f"exactly {res['think']:g} s (all sessions in step: each round of requests arrives at once)"
-    return f"{res['think'] - spread:g} to {res['think'] + spread:g} s, drawn at random"
+    text = (f"{res['think'] - spread:g} to {res['think'] + spread:g} s between requests, drawn at random (a person "
+            "reading the page)" if spread else f"exactly {res['think']:g} s between requests (a person reading the page)")
+    if spread and any(not r.get("spread", spread) for r in res["levels"]):
+        text += (f"; in the rows marked *in step*, exactly {res['think']:g} s, so the sessions stay in step and each "
+                 "round of requests reaches the server at once (the worst case)")
+    return text
 
 
 def _f(x, fmt="{:.2f}") -> str:
@@ -234,15 +237,16 @@ def _f(x, fmt="{:.2f}") -> str:
 
 def markdown(res: dict) -> str:
     rows = [sections.heading("Dashboard server under a team's load (protocol sessions)", res["when"], res["git"]), "",
-            f"`{res['command']}`, {res['when']}, {res.get('nproc', 2)} cores. Each session waits {_wait(res)} "
-            f"between requests (a person reading the page); {res['loads']} `python -m core load` processes run "
+            f"`{res['command']}`, {res['when']}, {res.get('nproc', 2)} cores. Each session waits {_wait(res)}; "
+            f"{res['loads']} `python -m core load` processes run "
             f"throughout, each loading a sample run under a new name every {res['load_pause']:.0f} s after the last; {res['duration_s']:.0f} s per row, a new server and store per row.", "",
             "| sessions | load avg before / after | requests | page median | page p95 | server p95 (max) | "
             "first view median / max | lost | problems | CLI loads landed once |",
             "|---|---|---|---|---|---|---|---|---|---|"]
     for r in res["levels"]:
+        step = "" if r.get("spread", res.get("think_spread", 0.0)) else ", *in step*"
         rows.append(
-            f"| {r['sessions']} | {r['loadavg_before'][0]} / {r['loadavg_after'][0]} | {r['requests']} | "
+            f"| {r['sessions']}{step} | {r['loadavg_before'][0]} / {r['loadavg_after'][0]} | {r['requests']} | "
             f"{_f(r['page_median_s'])} s | {_f(r['page_p95_s'])} s | {_f(r['server_p95_s'])} s "
             f"({_f(r['server_max_s'])} s) | {_f(r['first_view_median_s'])} / {_f(r['first_view_max_s'])} s | "
             f"{r['lost']} | {len(r['problems'])} | {r['loads_ok']}/{r['loads']} ({r['loads_in_store_once']}) |")
@@ -269,6 +273,8 @@ def main() -> int:
     ap.add_argument("--think-spread", type=float, default=1.0,
                     help="each wait is drawn uniformly from think ± this; 0: every session waits exactly --think "
                          "seconds, in step with the others")
+    ap.add_argument("--in-step", type=int, nargs="*", default=[],
+                    help="also these numbers of sessions with --think-spread 0, after the others")
     ap.add_argument("--keep", action="store_true", help="keep each row's folder (store, timing log, server log)")
     ap.add_argument("--lost-after", type=float, default=60.0)
     ap.add_argument("--load-pause", type=float, default=5.0, help="seconds each load process waits between loads")
@@ -278,10 +284,10 @@ def main() -> int:
         ap.error("--think-spread must be between 0 and --think")
     WORK.mkdir(exist_ok=True)
     levels = []
-    for n in a.sessions:
+    for n, spread in [(n, a.think_spread) for n in a.sessions] + [(n, 0.0) for n in a.in_step]:
         folder = Path(tempfile.mkdtemp(prefix="rankboard-proto-", dir=WORK))
         try:
-            levels.append(one_level(n, loads=a.loads, duration=a.duration, think=a.think, spread=a.think_spread,
+            levels.append(one_level(n, loads=a.loads, duration=a.duration, think=a.think, spread=spread,
                                     lost_after=a.lost_after, load_pause=a.load_pause, folder=folder))
         finally:
             if not a.keep:
