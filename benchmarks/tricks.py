@@ -194,13 +194,65 @@ def table_pairs(reps: int) -> None:
          lambda: draw(True), reps)
 
 
+def page_pairs(reps: int) -> None:
+    """The Leaderboard's means table, Agreement's slopegraph and the Curves page's per-run caches, each against its
+    plain form (kept in the tests named in PROFILE.md's ledger)."""
+    import numpy as np
+    import pandas as pd
+    import plotly.io as pio
+    import streamlit as st
+    from core.agreement.rankcorr import DoesItMatter, correlation_table
+    from dashboard.cache import curves as cached_curves
+    from dashboard.components import leaderboard as lb
+    from dashboard.components.agreement import slopegraph_figure
+    from tests.dashboard.test_agreement_charts import _plain_slopegraph
+    from tests.dashboard.test_leaderboard_table import _case, _plain_means
+    from tests.dashboard.test_curve_cache import _plain
+    from tests.fixtures_store import SAMPLE_COLLECTION, sample_store
+
+    _, summary, runs, _, _ = _case(5, n_runs=43, n_topics=50)
+    measures = ["AP", "P@10", "nDCG@10"]
+    pair("Leaderboard means table filled in one numpy assignment (`means_table`; plain: `pivot_table`, reindexed), "
+         "200 tables of 43 runs", lambda: [lb.means_table(summary, runs=runs, measures=measures) for _ in range(200)],
+         lambda: [_plain_means(summary, runs=runs, measures=measures) for _ in range(200)], reps)
+
+    rng = np.random.default_rng(1)
+    scores = pd.DataFrame(rng.random((45, 2)), index=pd.Index([f"run{i}" for i in range(45)], name="run"),
+                          columns=["NIST", "simulated-B"])
+    dim = DoesItMatter(measure="AP", scores=scores, correlations=correlation_table(scores), qrels_ids={})
+    colors = {r: "#1f5fbf" for r in scores.index}
+    pair("slopegraph from trace dicts in one list (`slopegraph_figure`; plain: a go.Scatter per run, added one at a "
+         "time), 20 figures of 45 runs with their JSON",
+         lambda: [pio.to_json(slopegraph_figure(dim, colors=colors), validate=False) for _ in range(20)],
+         lambda: [pio.to_json(_plain_slopegraph(dim, colors=colors), validate=False) for _ in range(20)], reps)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        store = sample_store(Path(tmp))
+        os.environ["RANKBOARD_STORE"] = str(store.path)
+        try:
+            cid = int(store.collections().set_index("name").at[SAMPLE_COLLECTION, "collection_id"])
+            ids = tuple(int(r) for r in store.runs(cid)["run_id"])
+            runs_df, sets = store.runs(cid), store.qrels_sets(cid)
+
+            def cached():
+                cached_curves.pr_curves(store, str(store.path), cid, ids, runs=runs_df, sets=sets)
+                cached_curves.roc_curves(store, str(store.path), cid, ids, runs=runs_df, sets=sets)
+            cached()
+            pair("Curves after another process's load: PR and ROC of 5 runs kept per run (`dashboard/cache/curves.py`; "
+                 "plain: computed again for the new data version, as core computes them)", cached,
+                 lambda: _plain(store, cid, ids), reps)
+        finally:
+            store.close()
+            st.cache_resource.clear()
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--shape", default="ties")
     ap.add_argument("--only", choices=["all", "manysys", "charts", "files", "qrels"], default="all",
                     help="manysys: only the all-pairs statistics (no shape files needed); charts: only the dashboard's "
-                         "chart style and Leaderboard table; files: only the mid-sized files and the shuffled sort; qrels: only the "
+                         "tricks (chart style, Leaderboard table, means table, slopegraph, per-run curves); files: only the mid-sized files and the shuffled sort; qrels: only the "
                          "duplicate check of qrels in order")
     args = ap.parse_args(argv)
     if args.only in ("manysys", "charts"):
@@ -211,6 +263,7 @@ def main(argv=None) -> int:
         else:
             chart_pairs(args.reps)
             table_pairs(args.reps)
+            page_pairs(args.reps)
         return 0
     work = HERE / "work" / "shapes"
     run_path = work / {"ties": "ties.txt", "shuffled": "shuffled.txt"}[args.shape]
