@@ -34,36 +34,52 @@ def _curve_memo(store_key: str, cid: int, kind: str, qrels: tuple) -> dict:
     return {}
 
 
-def _per_run(store_key: str, cid: int, kind: str, stamps: tuple, qrels: tuple, compute) -> list:
+def _per_run(store, store_key: str, cid: int, kind: str, stamps: tuple, qrels: tuple, compute) -> list:
     """Each run's part from the memo; the runs not in it computed together by `compute(run_ids, qrels_id)` ->
-    {run name: part} (None for a run it has no part of). The memo is read without the lock (a dict read), so a view
-    whose runs are all known never waits for another session's computation."""
+    {run name: part} (the part under None for a run it has none of). The memo is read without the lock (a dict read),
+    so a view whose runs are all known never waits for another session's computation. A part is kept only under the
+    name the store gives its run while it is computed: a stamp read before a rename (the catalogue can be a version
+    behind) gets that part for this view and is not kept."""
     memo = _curve_memo(store_key, cid, kind, qrels)
+    fresh: dict = {}
     if any(s not in memo for s in stamps):
         with store_resource.db_lock():
             todo = [s for s in stamps if s not in memo]
             if todo:
+                now = store.runs(cid)
+                names = dict(zip(now["run_id"].astype(int), now["name"].astype(str)))
                 parts = compute([s[0] for s in todo], qrels[0][0] if qrels else None)
                 for s in todo:
-                    memo[s] = parts.get(s[1], parts.get(None))
-    return [memo[s] for s in stamps]
+                    if names.get(s[0]) == s[1]:
+                        memo[s] = parts.get(s[1], parts.get(None))
+                    else:
+                        fresh[s] = parts.get(names.get(s[0]), parts.get(None))
+    return [fresh[s] if s in fresh else memo[s] for s in stamps]
 
 
 def pr_curves(_store, store_key: str, cid: int, run_ids: tuple, *, runs: pd.DataFrame, sets: pd.DataFrame
               ) -> pd.DataFrame:
     """11-point interpolated PR per run (by name) and topic (qid 'all' = the average), as core's
     pr_curve_stored(..., average=True, per_topic=True): each run's rows are its own (the average is over its own
-    topics), cached per run (`run_stamps`) under the default qrels set. `runs`, `sets`: the catalogue's."""
+    topics), cached per run (`run_stamps`) under the default qrels set. A run without interpolated precision (imported
+    scores only, or no topic judged) has no rows; when no run of the view has any, core's own error is raised.
+    `runs`, `sets`: the catalogue's."""
+    from core.errors import OptionError
     from core.service.curves import pr_curve_stored
 
     def compute(ids, qrels_id):
-        curve = pr_curve_stored(_store, cid, ids, qrels_id=qrels_id, average=True, per_topic=True)
+        try:
+            curve = pr_curve_stored(_store, cid, ids, qrels_id=qrels_id, average=True, per_topic=True)
+        except OptionError:          # none of these runs has interpolated precision
+            return {}
         return {str(run): rows for run, rows in curve.groupby("run", sort=False)}
 
-    parts = [p for p in _per_run(store_key, cid, "pr", run_stamps(runs, run_ids), default_qrels_stamp(sets), compute)
-             if p is not None]
-    out = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(
-        columns=["run", "qid", "x", "y", "recall", "precision"])
+    parts = [p for p in _per_run(_store, store_key, cid, "pr", run_stamps(runs, run_ids), default_qrels_stamp(sets),
+                                 compute) if p is not None]
+    if not parts:                    # no run of the view has any: core's error, as without the memo
+        with store_resource.db_lock():
+            return pr_curve_stored(_store, cid, list(run_ids), average=True, per_topic=True)
+    out = pd.concat(parts, ignore_index=True)
     return out.sort_values(["run", "qid", "x"], kind="stable").reset_index(drop=True)
 
 
@@ -81,6 +97,6 @@ def roc_curves(_store, store_key: str, cid: int, run_ids: tuple, *, runs: pd.Dat
         parts[None] = (curves.iloc[:0], roc_auc(curves.iloc[:0]))       # a run without judged documents: no points
         return parts
 
-    parts = _per_run(store_key, cid, "roc", run_stamps(runs, run_ids), default_qrels_stamp(sets), compute)
+    parts = _per_run(_store, store_key, cid, "roc", run_stamps(runs, run_ids), default_qrels_stamp(sets), compute)
     return (pd.concat([p[0] for p in parts], ignore_index=True),
             pd.concat([p[1] for p in parts], ignore_index=True))

@@ -2,8 +2,9 @@
 
 Keys: the store path, the collection id, run ids and measure strings, plus `version`, the store's
 data version (core's Store.data_version: every committed write increases it, whichever process made it),
-so no stale result is shown and nothing expires by time. (The store's own per-query results table needs
-no version: its rows are keyed by run and qrels set ids, which are never reused, and go with their run.)
+so no stale result is shown and nothing expires by time; the agreement caches are keyed on the qrels sets instead
+(`qrels_stamp`), and the Curves page's on each run (dashboard/cache/curves.py). (The store's own per-query results
+table needs no version: its rows are keyed by run and qrels set ids, which are never reused, and go with their run.)
 Arguments starting with `_` (the Store) are not hashed.
 """
 from __future__ import annotations
@@ -167,19 +168,25 @@ def _lacks(gaps: dict) -> list[str]:
 
 def exports(table: pd.DataFrame) -> tuple[str, str]:
     """CSV and LaTeX of the means table (a view with a baseline exports its Report instead: report_of)."""
-    csv = table.to_csv(float_format="%.4f")
+    return export_csv(table), export_latex(table)
+
+
+def export_csv(table: pd.DataFrame) -> str:
+    return table.to_csv(float_format="%.4f")
+
+
+def export_latex(table: pd.DataFrame) -> str:
     numeric = list(table.select_dtypes("number").columns)     # the rank and group columns are text
-    latex = (table.style.format("{:.4f}", na_rep="-", escape="latex", subset=numeric)
-             .format(escape="latex", subset=[c for c in table.columns if c not in numeric])
-             .format_index(escape="latex", axis=0).format_index(escape="latex", axis=1)
-             .to_latex(hrules=True))
-    return csv, latex
+    return (table.style.format("{:.4f}", na_rep="-", escape="latex", subset=numeric)
+            .format(escape="latex", subset=[c for c in table.columns if c not in numeric])
+            .format_index(escape="latex", axis=0).format_index(escape="latex", axis=1)
+            .to_latex(hrules=True))
 
 
 def exports_later(table: pd.DataFrame):
-    """(csv, latex): functions that build `exports(table)` when a download is clicked (Streamlit runs them on its
-    download thread), so a page view builds no LaTeX that nobody asked for."""
-    return (lambda: exports(table)[0]), (lambda: exports(table)[1])
+    """(csv, latex): functions that build each export of `table` when its download is clicked (Streamlit runs them
+    on its download thread), so a page view builds neither file."""
+    return (lambda: export_csv(table)), (lambda: export_latex(table))
 
 
 HOW_DIFFERENT_DEPTH = 100       # Kendall's tau and RBO compare the two runs' top 100 per topic (as DiffIR does)

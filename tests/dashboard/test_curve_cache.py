@@ -77,3 +77,49 @@ def test_a_new_run_computes_only_itself_and_the_curves_stay_core_s(tmp_path, mon
     finally:
         store.close()
         st.cache_resource.clear()
+
+
+def test_a_run_without_interpolated_precision_leaves_the_others_drawn(tmp_path, monkeypatch):
+    """A run of imported scores only has no PR rows: computed alone it must not fail the view (the plain path, the
+    whole selection at once, draws the other runs); a view of it alone gets core's own error."""
+    from core.errors import OptionError
+    st.cache_resource.clear()
+    store = sample_store(tmp_path)
+    monkeypatch.setenv("RANKBOARD_STORE", str(store.path))
+    try:
+        cid = int(store.collections().set_index("name").at[SAMPLE_COLLECTION, "collection_id"])
+        ids = [int(r) for r in store.runs(cid)["run_id"]][:3]
+        _cached(store, cid, ids)
+        store.add_scores(SAMPLE_COLLECTION, b"run,qid,measure,value\nscored,303,judge,0.5\n", filename="s.csv")
+        new = int(store.runs(cid).set_index("name").at["scored", "run_id"])
+        got = _cached(store, cid, ids + [new])
+        _same(got, _plain(store, cid, ids + [new]))
+        assert "scored" not in set(got[0]["run"])
+        with pytest.raises(OptionError, match="no IPrec@r"):
+            _cached(store, cid, [new])
+    finally:
+        store.close()
+        st.cache_resource.clear()
+
+
+def test_a_run_renamed_after_the_catalogue_was_read_is_not_kept_under_its_old_name(tmp_path, monkeypatch):
+    """The catalogue can be a data version behind: a run renamed meanwhile is drawn under the store's name for that
+    view, and its curves are not kept under the stale stamp (renamed back later, the run is drawn again)."""
+    st.cache_resource.clear()
+    store = sample_store(tmp_path)
+    monkeypatch.setenv("RANKBOARD_STORE", str(store.path))
+    try:
+        cid = int(store.collections().set_index("name").at[SAMPLE_COLLECTION, "collection_id"])
+        before, sets = store.runs(cid), store.qrels_sets(cid)
+        ids = tuple(int(r) for r in before["run_id"])[:3]
+        name = str(before.set_index("run_id").at[ids[0], "name"])
+        store.rename_run(ids[0], "elsewhere")
+        stale = cached_curves.pr_curves(store, str(store.path), cid, ids, runs=before, sets=sets)
+        assert "elsewhere" in set(stale["run"]) and name not in set(stale["run"])
+        store.rename_run(ids[0], name)
+        again = _cached(store, cid, ids)
+        _same(again, _plain(store, cid, ids))
+        assert name in set(again[0]["run"]) and name in set(again[1]["run"]) and name in set(again[2]["run"])
+    finally:
+        store.close()
+        st.cache_resource.clear()
