@@ -224,7 +224,8 @@ def one_level(sessions: int, *, loads: int, duration: float, think: float, sprea
 def _wait(res: dict) -> str:
     spread = res.get("think_spread", 0.0)
     text = (f"{res['think'] - spread:g} to {res['think'] + spread:g} s between requests, drawn at random (a person "
-            "reading the page)" if spread else f"exactly {res['think']:g} s between requests (a person reading the page)")
+            "reading the page)" if spread else
+            f"exactly {res['think']:g} s between requests (a person reading the page)")
     if spread and any(not r.get("spread", spread) for r in res["levels"]):
         text += (f"; in the rows marked *in step*, exactly {res['think']:g} s, so the sessions stay in step and each "
                  "round of requests reaches the server at once (the worst case)")
@@ -293,7 +294,8 @@ def main() -> int:
             if not a.keep:
                 shutil.rmtree(folder, ignore_errors=True)
         print(json.dumps(levels[-1]), flush=True)
-    res = {"levels": levels, "think": a.think, "think_spread": a.think_spread, "loads": a.loads, "load_pause": a.load_pause, "duration_s": a.duration,
+    res = {"levels": levels, "think": a.think, "think_spread": a.think_spread, "loads": a.loads,
+           "load_pause": a.load_pause, "duration_s": a.duration,
            "nproc": os.cpu_count(),
            "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "git": sections.commit(),
            "command": " ".join(["python benchmarks/loadproto.py"] + sys.argv[1:])}

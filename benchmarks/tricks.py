@@ -1,6 +1,6 @@
 """Each speed trick of the engine against its plain equivalent, in one process, alternating.
 
-    flock /tmp/rankboard-bench.lock python benchmarks/tricks.py [--reps 5] [--only manysys|files|qrels]
+    flock /tmp/rankboard-bench.lock python benchmarks/tricks.py [--reps 5] [--only manysys|charts|files|qrels]
 
 Default data: the `ties` and `shuffled` shapes of benchmarks/shapes.py (4.93M lines). Prints, per trick, the
 median seconds of the trick and of its plain equivalent, their difference, and the load average; the figures
@@ -252,8 +252,9 @@ def main(argv=None) -> int:
     ap.add_argument("--shape", default="ties")
     ap.add_argument("--only", choices=["all", "manysys", "charts", "files", "qrels"], default="all",
                     help="manysys: only the all-pairs statistics (no shape files needed); charts: only the dashboard's "
-                         "tricks (chart style, Leaderboard table, means table, slopegraph, per-run curves); files: only the mid-sized files and the shuffled sort; qrels: only the "
-                         "duplicate check of qrels in order")
+                         "tricks (chart style, Leaderboard table, means table, slopegraph, per-run curves); files: "
+                         "only the mid-sized files and the shuffled sort; qrels: only the duplicate check of qrels in "
+                         "order")
     args = ap.parse_args(argv)
     if args.only in ("manysys", "charts"):
         print(f"{args.only}, reps {args.reps}, load {os.getloadavg()}")
