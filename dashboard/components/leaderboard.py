@@ -59,10 +59,6 @@ def ranked(summary: pd.DataFrame, *, runs: list[str], measures: list[str]) -> pd
     return in_rank_order(means_table(summary, runs=runs, measures=measures))
 
 
-def rank_order(summary: pd.DataFrame, *, runs: list[str], measures: list[str]) -> list[str]:
-    """The run names in the order the table lists them."""
-    return [str(r) for r in ranked(summary, runs=runs, measures=measures).index]
-
 
 def _cell_marks(comparison, measures: list[str]) -> dict:
     """(run, measure) -> (marker or '', sign of delta) from the comparison rows."""

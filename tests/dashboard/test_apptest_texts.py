@@ -139,7 +139,7 @@ def test_default_measures_take_recall_at_the_runs_depth(app):
 
 
 def test_the_exports_list_the_runs_in_the_tables_rank_order():
-    """rank_order is the table's order (best first on the first measure, a run without a value last); the exports
+    """ranked is the table's order (best first on the first measure, a run without a value last); the exports
     of a view with a baseline follow it (the download itself is clicked in tests/e2e/test_e2e_texts.py)."""
     import numpy as np
     from core.stats.baselines import report
@@ -151,7 +151,7 @@ def test_the_exports_list_the_runs_in_the_tables_rank_order():
     pq = pd.DataFrame([(r, f"q{t}", m, float(np.clip(strength[r] + 0.1 * rng.standard_normal(), 0, 1)))
                        for r in runs for t in range(20) for m in ("P@10", "AP")], columns=["run", "qid", "measure", "value"])
     summary = pq.groupby(["run", "measure"], as_index=False)["value"].mean()
-    order = lb.rank_order(summary, runs=runs, measures=["P@10", "AP"])
+    order = [str(r) for r in lb.ranked(summary, runs=runs, measures=["P@10", "AP"]).index]
     p10 = summary[summary["measure"] == "P@10"].set_index("run")["value"]
     assert order == list(p10.sort_values(ascending=False).index) and order != runs
     rep = report(pq, baselines=["a"], measures=["P@10", "AP"])
@@ -159,7 +159,7 @@ def test_the_exports_list_the_runs_in_the_tables_rank_order():
     assert list(dict.fromkeys(out.to_dataframe()["run"])) == order
     assert sorted(order, key=lambda r: out.to_latex().index("\n" + r)) == order
     gap = summary[~((summary["run"] == "d") & (summary["measure"] == "P@10"))]
-    assert lb.rank_order(gap, runs=runs, measures=["P@10", "AP"])[-1] == "d"
+    assert lb.ranked(gap, runs=runs, measures=["P@10", "AP"]).index[-1] == "d"
 
 
 def test_the_table_is_in_rank_order_with_a_baseline(app):
