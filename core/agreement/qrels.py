@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from core.errors import EvalError
+from core.stats.comparison import num
 from core.agreement.kappa import (LEVELS, alpha_from_coincidence, coincidence_matrix, fleiss_kappa, kappa_from_confusion,
                         reading)
 
@@ -67,10 +68,6 @@ class PairAgreement:
     per_topic: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @property
-    def scott_pi(self) -> float:
-        return self.pooled_kappa
-
-    @property
     def reading(self) -> str:
         return reading(self.cohen_kappa)
 
@@ -80,11 +77,11 @@ class PairAgreement:
         return {
             "a": self.names[0], "b": self.names[1], "rel_level": self.rel_level,
             "n_common": self.n_common, "only_a": self.only_a, "only_b": self.only_b,
-            "p_observed": _num(self.p_observed), "p_expected": _num(self.p_expected),
-            "p_expected_pooled": _num(self.p_expected_pooled),
-            "cohen_kappa": _num(self.cohen_kappa), "pooled_kappa": _num(self.pooled_kappa),
-            "weights": self.weights, "weighted_kappa": _num(self.weighted_kappa),
-            "krippendorff_alpha": {k: _num(v) for k, v in self.alpha.items()},
+            "p_observed": num(self.p_observed), "p_expected": num(self.p_expected),
+            "p_expected_pooled": num(self.p_expected_pooled),
+            "cohen_kappa": num(self.cohen_kappa), "pooled_kappa": num(self.pooled_kappa),
+            "weights": self.weights, "weighted_kappa": num(self.weighted_kappa),
+            "krippendorff_alpha": {k: num(v) for k, v in self.alpha.items()},
             "reading": self.reading,
             "confusion": {"labels": labels, "rows": self.names[0], "columns": self.names[1],
                           "counts": self.confusion.to_numpy().astype(int).tolist()},
@@ -92,10 +89,6 @@ class PairAgreement:
             "topics_kappa_undefined": self.per_topic.loc[self.per_topic["undefined"], "qid"].tolist()
             if len(self.per_topic) else [],
         }
-
-
-def _num(value):
-    return None if value is None or not np.isfinite(value) else float(value)
 
 
 def paired_labels(qrels_a, qrels_b, *, rel_level=None, negative="drop"):
@@ -187,9 +180,9 @@ class MultiAgreement:
 
     def to_dict(self) -> dict:
         return {"assessors": list(self.names), "n_items_all": self.n_items_all,
-                "n_items_pairable": self.n_items_pairable, "fleiss_kappa": _num(self.fleiss_kappa),
-                "krippendorff_alpha": _num(self.krippendorff_alpha),
-                "krippendorff_alpha_by_level": {k: _num(v) for k, v in self.alpha.items()},
+                "n_items_pairable": self.n_items_pairable, "fleiss_kappa": num(self.fleiss_kappa),
+                "krippendorff_alpha": num(self.krippendorff_alpha),
+                "krippendorff_alpha_by_level": {k: num(v) for k, v in self.alpha.items()},
                 "reading": reading(self.fleiss_kappa)}
 
 

@@ -37,6 +37,7 @@ from core.judges.tables import runs_table, stack_qrels
 from core.errors import EvalError
 from core.measures import EvalOptions, parse_measure
 from core.judges.ranking import ranking_table
+from core.stats.comparison import num
 from core.stats.paired import bootstrap_ci_and_test, correct
 
 DEFAULT_MEASURE = "nDCG@10"
@@ -71,19 +72,19 @@ class JudgeReport:
         for row in self.table.itertuples(index=False):
             name, conf = row.judge, self.confusions[row.judge]
             shifts = self.shifts[self.shifts["judge"] == name].set_index("run")
-            obj = {k: _num(v) if isinstance(v, float) else v for k, v in row._asdict().items()}
+            obj = {k: num(v) if isinstance(v, float) else v for k, v in row._asdict().items()}
             obj.update(scores=_series(self.scores[name]), shift=_series(shifts["shift"]),
                        filled=_series(self.filled[name]),
                        filled_holes=({str(r): int(v) for r, v in self.filled_holes[name].items()}
                                      if name in self.filled_holes else {}),
-                       shift_ci={r: [_num(a), _num(b)] for r, a, b in zip(shifts.index, shifts["ci_low"], shifts["ci_high"])},
+                       shift_ci={r: [num(a), num(b)] for r, a, b in zip(shifts.index, shifts["ci_low"], shifts["ci_high"])},
                        shift_significant={r: bool(v) for r, v in shifts["significant"].items()},
                        confusion={"labels": [int(v) for v in conf.index], "rows": self.reference, "columns": name,
                                   "counts": conf.to_numpy().astype(int).tolist()},
                        topics=self.topics_of(name).to_dict(orient="records"))
             out["judges"].append(obj)
-        out["bounds"] = {r.run: {"unjudged_nonrelevant": _num(r.unjudged_nonrelevant),
-                                 "unjudged_relevant": _num(r.unjudged_relevant)} for r in self.bounds.itertuples()}
+        out["bounds"] = {r.run: {"unjudged_nonrelevant": num(r.unjudged_nonrelevant),
+                                 "unjudged_relevant": num(r.unjudged_relevant)} for r in self.bounds.itertuples()}
         out["top_grade"] = self.top_grade
         out["flips"] = self.flips.to_dict(orient="records")
         return out
@@ -96,12 +97,8 @@ class JudgeReport:
         return part.astype(object).where(part.notna(), None).reset_index(drop=True)
 
 
-def _num(v):
-    return None if v is None or not np.isfinite(v) else float(v)
-
-
 def _series(s: pd.Series) -> dict:
-    return {str(k): _num(float(v)) for k, v in s.items()}
+    return {str(k): num(float(v)) for k, v in s.items()}
 
 
 def compute(con, qrels_table: str, st: judges_scores.Stage1, reference: str, judges: list[str], measure: str,

@@ -16,12 +16,11 @@ Each pair's means are over the topics both of its runs have. A ratio with a zero
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
 
 from core.stats import paired
+from core.stats.comparison import num
 
 
 def values(per_query: pd.DataFrame, run: str, measure: str) -> pd.Series:
@@ -45,11 +44,11 @@ def rmse(original: np.ndarray, reproduced: np.ndarray) -> float | None:
 def paired_p(original: np.ndarray, reproduced: np.ndarray) -> float | None:
     if len(original) and np.array_equal(original, reproduced):
         return 1.0
-    return _clean(paired.paired_t(original, reproduced))
+    return num(paired.paired_t(original, reproduced))
 
 
 def welch_p(original: np.ndarray, reproduced: np.ndarray) -> float | None:
-    return _clean(paired.welch_t(original, reproduced))
+    return num(paired.welch_t(original, reproduced))
 
 
 def mean_improvement(run: pd.Series, baseline: pd.Series) -> float | None:
@@ -78,10 +77,6 @@ def delta_ri(original_run, original_baseline, reproduced_run, reproduced_baselin
     ri_o = relative_improvement(original_run, original_baseline)
     ri_r = relative_improvement(reproduced_run, reproduced_baseline)
     return None if ri_o is None or ri_r is None else ri_o - ri_r
-
-
-def _clean(x) -> float | None:
-    return None if x is None or not math.isfinite(x) else float(x)
 
 
 __all__ = ["values", "aligned", "rmse", "paired_p", "welch_p", "mean_improvement", "relative_improvement",

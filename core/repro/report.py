@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import asdict, dataclass
 
 import pandas as pd
+
+from core.stats.comparison import fmt
 
 PAIRS = ("run", "baseline")   # the improved run (repro_eval's "advanced") and its baseline
 
@@ -100,23 +101,19 @@ class Reproduction:
             out += ["", f"Document orderings (top {self.depth}, per topic, then averaged over the topics both runs "
                         f"have; RBO extrapolated, p = {self.rbo_p:g}):"]
             out += _table(["pair", "topics", "KTU", "RBO"], 1,
-                          [[a.pair, str(a.n_topics), _f(a.ktu, digits), _f(a.rbo, digits)] for a in self.agreement])
+                          [[a.pair, str(a.n_topics), fmt(a.ktu, digits), fmt(a.rbo, digits)] for a in self.agreement])
         rmse = self.kind == "reproducibility"
         out += ["", f"Per measure ({self.test}, original against reproduced):"]
         out += _table(["measure", "pair", "original", "reproduced", "topics"] + (["RMSE"] if rmse else []) + ["p"], 2,
-                      [[m.measure, m.pair, _f(m.original_mean, digits), _f(m.reproduced_mean, digits),
-                        str(m.n_topics)] + ([_f(m.rmse, digits)] if rmse else []) + [_f(m.p_value, digits)]
+                      [[m.measure, m.pair, fmt(m.original_mean, digits), fmt(m.reproduced_mean, digits),
+                        str(m.n_topics)] + ([fmt(m.rmse, digits)] if rmse else []) + [fmt(m.p_value, digits)]
                        for m in self.measures])
         if self.effects:
             out += ["", "Effects of the run over its baseline (ER: 1 = the improvement reproduced in full; "
                         "delta RI: 0 = the same relative improvement):"]
             out += _table(["measure", "ER", "delta RI"], 1,
-                          [[e.measure, _f(e.effect_ratio, digits), _f(e.delta_ri, digits)] for e in self.effects])
+                          [[e.measure, fmt(e.effect_ratio, digits), fmt(e.delta_ri, digits)] for e in self.effects])
         return "\n".join(out) + "\n"
-
-
-def _f(v, digits: int) -> str:
-    return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{digits}f}"
 
 
 def _table(header: list[str], labels: int, rows: list[list[str]]) -> list[str]:

@@ -3,13 +3,12 @@ orderings -> the `Reproduction` value (core.repro.report). The measures are defi
 core.repro.effects."""
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
 
 from core.errors import EvalError
 from core.repro import effects, ordering
+from core.stats.comparison import num
 from core.repro.report import Agreement, EffectRow, MeasureRow, Reproduction
 
 ROLES = ("original", "reproduced", "original_baseline", "reproduced_baseline")
@@ -60,17 +59,13 @@ def _measure_row(measure: str, pair: str, original: pd.Series, reproduced: pd.Se
 def _agreement(pair: str, original: str, reproduced: str, ranked_o: pd.DataFrame, ranked_r: pd.DataFrame,
                rbo_p: float) -> Agreement:
     k, r = ordering.ktu(ranked_o, ranked_r), ordering.rbo(ranked_o, ranked_r, rbo_p)
-    per_topic = tuple((str(q), _num(k.loc[q]), _num(r.loc[q])) for q in k.index)
+    per_topic = tuple((str(q), num(k.loc[q]), num(r.loc[q])) for q in k.index)
     return Agreement(pair, original, reproduced, len(k), _mean(k.dropna().to_numpy()), _mean(r.to_numpy()),
                      per_topic)
 
 
 def _mean(x: np.ndarray) -> float | None:
     return float(np.mean(x)) if len(x) else None
-
-
-def _num(x) -> float | None:
-    return None if x is None or not math.isfinite(x) else float(x)
 
 
 __all__ = ["reproduce", "ROLES"]

@@ -8,15 +8,14 @@ letter group per measure (core.stats.resolution) and, against each baseline, URi
 """
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 import pandas as pd
 
-from core.stats import paired as stats
 from core.stats import reach
 from core.stats.compare import ROW_FIELDS, Comparison, compare
+from core.stats.comparison import corrected_together, fmt, num
 from core.stats.compare import _resolve_measures as resolve_measures   # aliases such as 'map' -> AP, as compare does
 from core.errors import EvalError
 from core.stats.multisys import MULTI_TESTS
@@ -70,7 +69,7 @@ class Report:
                 if self.risk is not None and row.run != c.baseline:
                     r = risk.get((c.baseline, row.run, row.measure))
                     for key in (*RISK_KEYS, "georisk"):
-                        rec[key] = None if r is None else _clean(getattr(r, key))
+                        rec[key] = None if r is None else num(getattr(r, key))
                 if self.resolutions is not None and row.measure in self.resolutions:
                     rec.update(self.resolutions[row.measure].of(row.run))
                 out.append(rec)
@@ -110,12 +109,12 @@ class Report:
         df = self.to_dataframe()
         marks = ["*" if s is True else "" for s in df["significant"]]
         df = df.drop(columns=["significant"])
-        df["p_corrected"] = [_fmt(p, digits) + m for p, m in zip(df["p_corrected"], marks)]
+        df["p_corrected"] = [fmt(p, digits) + m for p, m in zip(df["p_corrected"], marks)]
         for col in ("mean", "ci_low", "ci_high", "delta", "rel_delta", "p_value", "effect_size", "urisk", "georisk"):
             if col in df:
-                df[col] = [_fmt(v, digits) for v in df[col]]
+                df[col] = [fmt(v, digits) for v in df[col]]
         if "trisk" in df:
-            df["trisk"] = [_fmt(v, 2) for v in df["trisk"]]
+            df["trisk"] = [fmt(v, 2) for v in df["trisk"]]
         for col in ("wins", "ties", "losses", "rank", "rank_low", "rank_high"):
             if col in df:
                 df[col] = ["-" if v is None or v != v else str(int(v)) for v in df[col]]
@@ -124,35 +123,6 @@ class Report:
     def to_latex(self, digits: int = 4) -> str:
         """Each baseline's runs x measures table of means (core.stats.compare's LaTeX), one after another."""
         return "\n".join(c.to_latex(digits) for c in self.comparisons)
-
-
-def _clean(v):
-    return None if v is None or (isinstance(v, float) and not math.isfinite(v)) else float(v)
-
-
-def _fmt(v, digits: int) -> str:
-    return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{digits}f}"
-
-
-def corrected_together(comparisons, correction: str, alpha: float) -> tuple[Comparison, ...]:
-    """The comparisons with p_corrected / significant recomputed over one family: every
-    non-baseline row of every comparison (via statsmodels, as Comparison.with_correction does)."""
-    if correction not in stats.CORRECTIONS:
-        raise EvalError(f"Unknown correction {correction!r}. Choose one of: {', '.join(stats.CORRECTIONS)}.")
-    raw = [np.nan if r.p_value is None else r.p_value for c in comparisons for r in c.rows if r.run != c.baseline]
-    adjusted = iter(stats.correct(raw, correction, alpha))
-    out = []
-    for c in comparisons:
-        rows = []
-        for r in c.rows:
-            if r.run == c.baseline:
-                rows.append(r)
-                continue
-            p = next(adjusted)
-            p = None if not np.isfinite(p) else float(p)
-            rows.append(replace(r, p_corrected=p, significant=None if p is None else bool(p < alpha)))
-        out.append(replace(c, rows=tuple(rows), correction=correction, alpha=alpha))
-    return tuple(out)
 
 
 def unreachable(comparisons) -> str | None:

@@ -70,14 +70,8 @@ class Comparison:
         (over the same family, every non-baseline row, via statsmodels). Equals a fresh `compare`
         with that correction and alpha."""
         alpha = self.alpha if alpha is None else alpha
-        if correction not in stats.CORRECTIONS:
-            raise EvalError(f"Unknown correction {correction!r}. Choose one of: {', '.join(stats.CORRECTIONS)}.")
         check_numbers(alpha, self.tie_tol, self.n_resamples)
-        raw = [np.nan if r.p_value is None else r.p_value for r in self.rows if r.run != self.baseline]
-        corrected = iter(stats.correct(raw, correction, alpha))   # in row order, as compare() builds it
-        rows = tuple(r if r.run == self.baseline else _recorrected(r, num(next(corrected)), alpha)
-                     for r in self.rows)
-        return replace(self, rows=rows, correction=correction, alpha=alpha)
+        return corrected_together((self,), correction, alpha)[0]
 
     def in_order(self, runs) -> "Comparison":
         """The same comparison with its runs (and rows) listed in the order of `runs` (e.g. a table's rank order),
@@ -106,9 +100,9 @@ class Comparison:
     def to_text(self, digits: int = 4) -> str:
         df = self.to_dataframe().drop(columns=["significant"])
         marks = ["" if r.significant is None else ("*" if r.significant else "") for r in self.rows]
-        df["p_corrected"] = [_fmt(p, digits) + m for p, m in zip(df["p_corrected"], marks)]
+        df["p_corrected"] = [fmt(p, digits) + m for p, m in zip(df["p_corrected"], marks)]
         for col in ("mean", "ci_low", "ci_high", "delta", "rel_delta", "p_value", "effect_size"):
-            df[col] = [_fmt(v, digits) for v in df[col]]
+            df[col] = [fmt(v, digits) for v in df[col]]
         for col in ("wins", "ties", "losses"):
             df[col] = ["-" if v is None or v != v else str(int(v)) for v in df[col]]
         return (df.to_string(index=False) + f"\n* significant: {self.legend()}\n{self.missing_note}\n")
@@ -123,7 +117,7 @@ class Comparison:
             cells = [_tex(run) + (" (baseline)" if run == self.baseline else "")]
             for m in self.measures:
                 r = self.row(run, m)
-                text = _fmt(r.mean, digits)
+                text = fmt(r.mean, digits)
                 if r.mean is not None and best[m] is not None and r.mean == best[m]:
                     text = r"\textbf{" + text + "}"
                 if r.significant:
@@ -134,11 +128,24 @@ class Comparison:
         return "\n".join(lines) + "\n"
 
 
-def _recorrected(row: "ComparisonRow", p_corr: float | None, alpha: float) -> "ComparisonRow":
+def corrected_together(comparisons, correction: str, alpha: float) -> tuple[Comparison, ...]:
+    """The comparisons with p_corrected / significant recomputed from their raw p-values over one family: every
+    non-baseline row of every comparison (via statsmodels), in row order, as compare() builds it."""
+    if correction not in stats.CORRECTIONS:
+        raise EvalError(f"Unknown correction {correction!r}. Choose one of: {', '.join(stats.CORRECTIONS)}.")
+    raw = [np.nan if r.p_value is None else r.p_value for c in comparisons for r in c.rows if r.run != c.baseline]
+    adjusted = iter(stats.correct(raw, correction, alpha))
+    return tuple(replace(c, rows=tuple(r if r.run == c.baseline else _recorrected(r, num(next(adjusted)), alpha)
+                                       for r in c.rows), correction=correction, alpha=alpha)
+                 for c in comparisons)
+
+
+def _recorrected(row: ComparisonRow, p_corr: float | None, alpha: float) -> ComparisonRow:
     return replace(row, p_corrected=p_corr, significant=None if p_corr is None else bool(p_corr < alpha))
 
 
-def _fmt(v, digits: int) -> str:
+def fmt(v, digits: int) -> str:
+    """A number with `digits` decimals; - for a missing one (None or NaN)."""
     return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{digits}f}"
 
 

@@ -3,12 +3,11 @@ for a pull request, JSON records, and a JUnit XML report (one test case per meas
 from __future__ import annotations
 
 import json
-import math
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import asdict, dataclass
 
-from core.stats.comparison import TEST_NAMES
+from core.stats.comparison import TEST_NAMES, fmt
 
 GATE_FIELDS = ("measure", "n_queries", "baseline_mean", "new_mean", "delta", "ci_low", "ci_high", "p_value",
                "p_corrected", "max_drop", "expected", "verdict", "reasons")
@@ -74,9 +73,9 @@ class Gate:
                            "passed": self.passed, "failed": self.failed, "rows": self.to_records()}, indent=1)
 
     def _cells(self, r: GateRow, digits: int = 4) -> list[str]:
-        ci = "-" if r.ci_low is None else f"[{_fmt(r.ci_low, digits)}, {_fmt(r.ci_high, digits)}]"
-        return [r.measure, _fmt(r.baseline_mean, digits), _fmt(r.new_mean, digits), _signed(r.delta, digits), ci,
-                _fmt(r.p_value, digits), _fmt(r.p_corrected, digits), r.verdict]
+        ci = "-" if r.ci_low is None else f"[{fmt(r.ci_low, digits)}, {fmt(r.ci_high, digits)}]"
+        return [r.measure, fmt(r.baseline_mean, digits), fmt(r.new_mean, digits), _signed(r.delta, digits), ci,
+                fmt(r.p_value, digits), fmt(r.p_corrected, digits), r.verdict]
 
     HEADER = ("measure", "baseline", "new", "delta", "95% CI", "p", "p corrected", "verdict")
 
@@ -118,10 +117,6 @@ class Gate:
         root.append(suite)
         ET.indent(root)
         return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
-
-
-def _fmt(v, digits: int) -> str:
-    return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{digits}f}"
 
 
 def _signed(v, digits: int) -> str:

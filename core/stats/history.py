@@ -12,7 +12,6 @@
 """
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass, replace
 
 import numpy as np
@@ -20,7 +19,7 @@ import pandas as pd
 
 from core.errors import EvalError
 from core.stats import paired
-from core.stats.comparison import TEST_NAMES
+from core.stats.comparison import TEST_NAMES, num
 
 STEP_TESTS = ("t", "wilcoxon", "randomization")
 CORRECTION_NAMES = {"none": "no correction", "bonferroni": "Bonferroni correction", "holm": "Holm correction",
@@ -72,7 +71,7 @@ class History:
         """The same p-values under another correction (or alpha), without testing again."""
         alpha = self.alpha if alpha is None else alpha
         corrected = paired.correct([_nan(s.p_value) for s in self.steps], correction, alpha)
-        steps = tuple(replace(s, p_corrected=_num(p), significant=_num(p) is not None and p < alpha)
+        steps = tuple(replace(s, p_corrected=num(p), significant=num(p) is not None and p < alpha)
                       for s, p in zip(self.steps, corrected))
         return replace(self, correction=correction, alpha=alpha, steps=steps)
 
@@ -125,7 +124,7 @@ def history(per_query: pd.DataFrame, lines: dict[str, list[tuple[str, str]]], me
     p = _step_p(before, after, mask, test, n_resamples, seed)
     with np.errstate(invalid="ignore"):
         deltas = np.where(mask, after - before, 0.0).sum(axis=0) / mask.sum(axis=0)
-    steps = tuple(Step(system, a[1], b[1], a[0], b[0], int(mask[:, j].sum()), _num(deltas[j]), _num(p[j]), None, False)
+    steps = tuple(Step(system, a[1], b[1], a[0], b[0], int(mask[:, j].sum()), num(deltas[j]), num(p[j]), None, False)
                   for j, (system, a, b) in enumerate(pairs))
     return History(measure, test, "none", alpha, versions, steps).with_correction(correction, alpha)
 
@@ -154,7 +153,7 @@ def _version(system: str, version: str, run: str, values: np.ndarray) -> Version
     if not sem > 0:               # every topic scores the same: the interval is that value (scipy gives NaN)
         return Version(system, version, run, len(x), mean, mean, mean)
     low, high = stats.t.interval(0.95, len(x) - 1, loc=mean, scale=sem)
-    return Version(system, version, run, len(x), mean, _num(low), _num(high))
+    return Version(system, version, run, len(x), mean, num(low), num(high))
 
 
 def _step_p(before: np.ndarray, after: np.ndarray, mask: np.ndarray, test: str, n_resamples: int,
@@ -166,10 +165,6 @@ def _step_p(before: np.ndarray, after: np.ndarray, mask: np.ndarray, test: str, 
     if test == "randomization":
         return paired.randomization_test(np.where(mask, after - before, 0.0), mask, n_resamples, seed)
     return np.array([paired.wilcoxon((after - before)[mask[:, j], j]) for j in range(before.shape[1])])
-
-
-def _num(x) -> float | None:
-    return None if x is None or not math.isfinite(float(x)) else float(x)
 
 
 def _nan(x) -> float:

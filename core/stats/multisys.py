@@ -249,20 +249,5 @@ def all_pairs(X, test: str, correction: str = "none", alpha: float = 0.05, n_res
     return pairwise(X, test, correction, alpha, n_resamples, seed, tie_tol)
 
 
-def adjusted_label(test: str, correction: str) -> str:
-    """How the matrix's p-values were adjusted, for legends."""
-    if test == "tukey":
-        return "Tukey's HSD (two-way run x topic ANOVA)"
-    if test == "randomization-all":
-        return "all-pairs randomisation test, max-statistic correction"
-    corr = "no correction" if correction == "none" else f"{correction} correction"
-    return f"{stats_name(test)} on every pair, {corr} over all pairs"
-
-
-def stats_name(test: str) -> str:
-    return {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test",
-            "randomization": "Fisher randomisation test", "bootstrap": "paired bootstrap test"}.get(test, test)
-
-
 __all__ = ["PairMatrix", "MULTI_TESTS", "ALL_TESTS", "two_way_anova", "studentized_range_sf", "tukey_hsd", "permuted_ranges",
-           "randomization_all", "pairwise", "all_pairs", "adjusted_label"]
+           "randomization_all", "pairwise", "all_pairs"]

@@ -42,7 +42,7 @@ class Resolution:
     alpha: float
     n_resamples: int
     seed: int
-    plan: reach.PairPlan | None = None      # how every pair was tested (core.stats.reach)
+    plan: reach.PairPlan      # how every pair was tested (core.stats.reach)
 
     def of(self, run: str) -> dict:
         """{'rank', 'rank_low', 'rank_high', 'group'} of one run."""
@@ -63,11 +63,11 @@ class Resolution:
 
     def pairs_label(self) -> str:
         """How the p-values behind the letters were computed and adjusted."""
-        return self.plan.label() if self.plan is not None else multisys.adjusted_label(self.test, self.correction)
+        return self.plan.label()
 
     def warning(self) -> str | None:
         """Why no pair can be significantly different (core.stats.reach), or None when one can."""
-        return self.plan.warning() if self.plan is not None else None
+        return self.plan.warning()
 
     def to_dataframe(self) -> pd.DataFrame:
         return pd.DataFrame({"run": self.runs, "measure": self.measure, "mean": self.means, "rank": self.rank,

@@ -11,7 +11,8 @@ import pandas as pd
 
 from core.stats import risk
 from core.errors import EvalError
-from core.stats.resolution import complete_from_wide, complete_matrix, wide_tables
+from core.stats.comparison import num
+from core.stats.resolution import complete_from_wide, wide_tables
 
 RISK_FIELDS = ("urisk", "trisk", "georisk")
 
@@ -47,15 +48,9 @@ def risk_table(per_query: pd.DataFrame, *, baselines, measures, runs=None, alpha
             u, t = risk.urisk_trisk(D, mask, alpha)
             for j, run in enumerate(runs):
                 if run != b:
-                    rows.append({"baseline": b, "run": run, "measure": measure, "urisk": _num(u[j]),
-                                 "trisk": _num(t[j]), "georisk": _num(geo[run]), "n_queries": int(mask[:, j].sum())})
+                    rows.append({"baseline": b, "run": run, "measure": measure, "urisk": num(u[j]),
+                                 "trisk": num(t[j]), "georisk": num(geo[run]), "n_queries": int(mask[:, j].sum())})
     return pd.DataFrame(rows, columns=["baseline", "run", "measure", *RISK_FIELDS, "n_queries"])
-
-
-def georisk_of(per_query, measure: str, runs: list[str], alpha: float, missing: str = "skip",
-               all_qids=None) -> np.ndarray:
-    """GeoRisk of every run on one measure, over the complete topics x runs matrix."""
-    return _georisk(complete_matrix(per_query, measure, runs, missing=missing, all_qids=all_qids)[0], alpha)
 
 
 def _georisk(X: np.ndarray, alpha: float) -> np.ndarray:
@@ -78,8 +73,4 @@ def contributions(per_query: pd.DataFrame, *, run: str, baseline: str, measure: 
     return out.sort_values(["contribution", "qid"], kind="stable").reset_index(drop=True)
 
 
-def _num(x) -> float | None:
-    return None if x is None or not np.isfinite(x) else float(x)
-
-
-__all__ = ["RISK_FIELDS", "risk_table", "georisk_of", "contributions"]
+__all__ = ["RISK_FIELDS", "risk_table", "contributions"]
