@@ -211,15 +211,10 @@ def _sign_flip_pairs(X, n_resamples: int, seed: int) -> np.ndarray:
     D = X[:, a] - X[:, b]
     observed = np.abs(D.sum(axis=0))
     eps = 1e-10 * np.maximum(np.abs(D).sum(axis=0), 1e-300)
-    rng = np.random.default_rng(seed)
     counts = np.zeros(len(a), dtype=np.int64)
-    done, block = 0, stats._block_rows(n, n_resamples)
-    while done < n_resamples:                       # the same stream and blocks as stats.randomization_test
-        rows = min(block, n_resamples - done)
-        signs = rng.integers(0, 2, size=(rows, n), dtype=np.int8).astype(float) * 2.0 - 1.0
+    for signs in stats._sign_blocks(n, n_resamples, seed):     # the draws of stats.randomization_test
         S = signs @ X
         counts += (np.abs(S[:, a] - S[:, b]) >= observed - eps).sum(axis=0)
-        done += rows
     return (counts + 1) / (n_resamples + 1) if n else np.full(len(a), np.nan)
 
 

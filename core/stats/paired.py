@@ -37,16 +37,26 @@ def _sp():
     return stats
 
 
-def _block_rows(n: int, n_resamples: int) -> int:
-    return max(1, min(n_resamples, _BLOCK_CELLS // max(n, 1)))
+def _row_blocks(n: int, n_resamples: int) -> list[int]:
+    """The resamples of each block, so that a block of n_resamples x n draws holds at most _BLOCK_CELLS cells."""
+    block = max(1, min(n_resamples, _BLOCK_CELLS // max(n, 1)))
+    return [min(block, n_resamples - done) for done in range(0, n_resamples, block)]
+
+
+def _sign_blocks(n: int, n_resamples: int, seed: int):
+    """The seeded random signs of the randomisation tests: blocks of shape (rows, n) of -1.0 and +1.0, drawn from
+    one generator stream, so the draws do not depend on the block size."""
+    rng = np.random.default_rng(seed)
+    for rows in _row_blocks(n, n_resamples):
+        yield rng.integers(0, 2, size=(rows, n), dtype=np.int8).astype(float) * 2.0 - 1.0
 
 
 def paired_t(x: np.ndarray, y: np.ndarray) -> float:
     """Two-sided paired t-test p-value, exactly scipy.stats.ttest_rel(x, y)."""
     if len(x) < 2:
         return float("nan")
-    with warnings.catch_warnings():  # near-identical samples: scipy warns, the p-value is still its answer
-        warnings.simplefilter("ignore", RuntimeWarning)
+    # near-identical samples: scipy warns, the p-value is still its answer (so in every call below)
+    with warnings.catch_warnings(action="ignore", category=RuntimeWarning):
         return float(_sp().ttest_rel(x, y).pvalue)
 
 
@@ -55,8 +65,7 @@ def welch_t(x: np.ndarray, y: np.ndarray) -> float:
     scipy.stats.ttest_ind(x, y, equal_var=False); for samples on different topics."""
     if len(x) < 2 or len(y) < 2:
         return float("nan")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
+    with warnings.catch_warnings(action="ignore", category=RuntimeWarning):
         return float(_sp().ttest_ind(x, y, equal_var=False).pvalue)
 
 
@@ -67,8 +76,7 @@ def paired_t_columns(X: np.ndarray, Y: np.ndarray, mask: np.ndarray) -> np.ndarr
     for rows, cols in _mask_groups(mask):
         if len(rows) < 2:
             continue
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
+        with warnings.catch_warnings(action="ignore", category=RuntimeWarning):
             p[cols] = _sp().ttest_rel(X[np.ix_(rows, cols)], Y[np.ix_(rows, cols)], axis=0).pvalue
     return p
 
@@ -78,8 +86,7 @@ def paired_t_interval(x: np.ndarray, y: np.ndarray, level: float = 0.95) -> tupl
     scipy.stats.ttest_rel(x, y).confidence_interval(level); (NaN, NaN) for fewer than 2 pairs."""
     if len(x) < 2:
         return float("nan"), float("nan")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
+    with warnings.catch_warnings(action="ignore", category=RuntimeWarning):
         ci = _sp().ttest_rel(x, y).confidence_interval(level)
     return float(ci.low), float(ci.high)
 
@@ -94,8 +101,7 @@ def wilcoxon(d: np.ndarray) -> float:
         return float("nan")
     if not np.any(d != 0):
         return 1.0
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
+    with warnings.catch_warnings(action="ignore", category=RuntimeWarning):
         return float(_sp().wilcoxon(d).pvalue)
 
 
@@ -120,14 +126,9 @@ def randomization_test(D: np.ndarray, mask: np.ndarray, n_resamples: int = 10_00
     n, k = D.shape
     observed = np.abs(D.sum(axis=0))
     eps = 1e-10 * np.maximum(np.abs(D).sum(axis=0), 1e-300)  # float noise of the matrix product
-    rng = np.random.default_rng(seed)
     b = np.zeros(k, dtype=np.int64)
-    done, block = 0, _block_rows(n, n_resamples)
-    while done < n_resamples:
-        rows = min(block, n_resamples - done)
-        signs = rng.integers(0, 2, size=(rows, n), dtype=np.int8).astype(float) * 2.0 - 1.0
+    for signs in _sign_blocks(n, n_resamples, seed):
         b += (np.abs(signs @ D) >= observed - eps).sum(axis=0)
-        done += rows
     p = (b + 1) / (n_resamples + 1)
     return np.where(mask.sum(axis=0) > 0, p, np.nan)
 
@@ -158,10 +159,8 @@ def _count_blocks(n: int, n_resamples: int, seed: int):
     (`_COUNT_CELLS` >= rows x n); tests/stats/test_stats.py compares the two.
     """
     rng = np.random.default_rng(seed)
-    done, block = 0, _block_rows(n, n_resamples)
     step = max(1, _COUNT_CELLS // max(n, 1))
-    while done < n_resamples:
-        rows = min(block, n_resamples - done)
+    for rows in _row_blocks(n, n_resamples):
         drawn = rng.integers(0, n, size=(rows, n))
         counts = np.empty((rows, n))
         for a in range(0, rows, step):
@@ -169,7 +168,6 @@ def _count_blocks(n: int, n_resamples: int, seed: int):
             part += (np.arange(len(part)) * n)[:, None]         # in place: no second block of indices
             counts[a:a + len(part)] = np.bincount(part.ravel(), minlength=len(part) * n).reshape(len(part), n)
         yield counts
-        done += rows
 
 
 def _bootstrap_means(X: np.ndarray, n_resamples: int, seed: int,
