@@ -10,7 +10,7 @@ similarities between the two rankings of each topic, over each run's top `depth`
   share 2 of 100 documents in the same order would score 1.)
 - RBO, rank-biased overlap with persistence p = 0.9, the EXTRAPOLATED form RBO_ext for lists of
   possibly different lengths: W. Webber, A. Moffat, J. Zobel. "A similarity measure for indefinite
-  rankings." ACM TOIS 28(4), 2010, eq. (32). 1 = identical, 0 = disjoint. Vectorised over topics.
+  rankings." ACM TOIS 28(4), 2010, eq. (32). 1 = identical, 0 = disjoint (core.repro.ordering.rbo_ext).
 
 Ranks are trec_eval's canonical ranks (score desc, docno desc), the store's `rank` column.
 """
@@ -21,6 +21,7 @@ import pandas as pd
 from scipy import stats as sp
 
 from core.analysis.curves import canonical_ranking
+from core.repro.ordering import rbo_ext
 
 
 def query_deltas(per_query: pd.DataFrame, run_a: str, run_b: str, measure: str, *, topics=None) -> pd.DataFrame:
@@ -45,33 +46,6 @@ def _union_ranks(ranking_a: pd.DataFrame, ranking_b: pd.DataFrame, depth: int | 
         parts.append(r.loc[r["rank"] <= (depth or np.inf), ["qid", "docno", "rank"]])
     both = parts[0].merge(parts[1], on=["qid", "docno"], how="outer", suffixes=("_a", "_b"))
     return both
-
-
-def rbo(both: pd.DataFrame, p: float = 0.9) -> pd.Series:
-    """RBO_ext per qid from a `_union_ranks` frame (Webber et al. 2010, eq. 32)."""
-    qids, q = np.unique(both["qid"].to_numpy(dtype=str), return_inverse=True)
-    ra, rb = both["rank_a"].to_numpy(dtype=float), both["rank_b"].to_numpy(dtype=float)
-    len_a = np.bincount(q, weights=~np.isnan(ra), minlength=len(qids))
-    len_b = np.bincount(q, weights=~np.isnan(rb), minlength=len(qids))
-    s, l = np.minimum(len_a, len_b).astype(int), np.maximum(len_a, len_b).astype(int)
-    L = max(int(l.max(initial=0)), 1)
-    shared = ~np.isnan(ra) & ~np.isnan(rb)
-    enter = np.maximum(ra[shared], rb[shared]).astype(int)  # depth at which the document is in both prefixes
-    X = np.bincount(q[shared] * L + enter - 1, minlength=len(qids) * L).reshape(len(qids), L).cumsum(axis=1)
-    d = np.arange(1, L + 1)
-    rows = np.arange(len(qids))
-    X_s = X[rows, np.maximum(s, 1) - 1]
-    X_l = X[rows, np.maximum(l, 1) - 1]
-    weight = p ** d
-    within = d[None, :] <= l[:, None]
-    beyond = within & (d[None, :] > s[:, None])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        first = (X / d * weight * within).sum(axis=1)
-        second = (X_s[:, None] * (d - s[:, None]) / (s[:, None] * d) * weight * beyond).sum(axis=1)
-        value = (1 - p) / p * (first + np.where(s > 0, second, 0.0)) \
-            + ((X_l - X_s) / l + np.where(s > 0, X_s / np.maximum(s, 1), 0.0)) * p ** l
-    value = np.where(s == 0, np.where(l > 0, 0.0, np.nan), value)
-    return pd.Series(value, index=pd.Index(qids, name="qid"), name="rbo")
 
 
 def kendall_union(both: pd.DataFrame) -> pd.Series:
@@ -160,7 +134,7 @@ def differences(both: pd.DataFrame, p: float) -> pd.DataFrame:
     in_both = set(both.loc[both["rank_a"].notna(), "qid"]) & set(both.loc[both["rank_b"].notna(), "qid"])
     both = both[both["qid"].isin(in_both)]
     overlap = (both["rank_a"].notna() & both["rank_b"].notna()).groupby(both["qid"]).sum().rename("overlap")
-    return pd.concat([overlap, kendall_union(both), rbo(both, p)], axis=1).reset_index()
+    return pd.concat([overlap, kendall_union(both), rbo_ext(both, p)], axis=1).reset_index()
 
 
 def how_different(per_query, ranking_a, ranking_b, run_a: str, run_b: str, measure: str, *, topics=None,

@@ -18,7 +18,8 @@ documents (repro_eval's default: 1000), and are computed on the topics both runs
   normalised one with p = 0.95.)
 
 X_d comes from the documents both lists hold: a document counts from depth max(its two ranks) on, so X is a
-cumulative sum of one bincount per topic, with no loop over documents.
+cumulative sum of one bincount over every topic, with no loop over documents or topics (`rbo_ext`, which
+core.analysis.perquery also uses).
 """
 from __future__ import annotations
 
@@ -67,26 +68,40 @@ def ktu(original: pd.DataFrame, reproduced: pd.DataFrame) -> pd.Series:
 
 
 def rbo(original: pd.DataFrame, reproduced: pd.DataFrame, p: float = RBO_P) -> pd.Series:
-    """Extrapolated RBO per topic (index qid), from two `ranked` tables."""
+    """Extrapolated RBO per topic (index qid), from two `ranked` tables, on the topics both have."""
     if not 0 < p < 1:
         raise OptionError(f"RBO's p must be between 0 and 1 (e.g. 0.8), not {p!r}.")
-    both = original.merge(reproduced, on=["qid", "docno"], suffixes=("_o", "_r"))
-    depth = np.maximum(both["rank_o"].to_numpy(), both["rank_r"].to_numpy()) + 1   # 1-based: counted from here on
-    at = both.groupby("qid", sort=False).indices
-    len_o, len_r = original.groupby("qid").size(), reproduced.groupby("qid").size()
-    topics = sorted(set(len_o.index) & set(len_r.index))
-    out = np.empty(len(topics))
-    for i, q in enumerate(topics):
-        s, l = sorted((int(len_o[q]), int(len_r[q])))
-        hits = depth[at[q]] if q in at else np.zeros(0, dtype=np.int64)
-        X = np.cumsum(np.bincount(hits, minlength=l + 1))[1:l + 1].astype(float)   # X[d-1] = X_d
-        d = np.arange(1, l + 1, dtype=float)
-        w = p ** d
-        first = np.sum(X / d * w)
-        tail = d[s:]
-        second = np.sum(X[s - 1] * (tail - s) / (s * tail) * w[s:])
-        out[i] = (1 - p) / p * (first + second) + ((X[l - 1] - X[s - 1]) / l + X[s - 1] / s) * p ** l
-    return pd.Series(out, index=pd.Index(topics, name="qid"), name="rbo")
+    both = original.merge(reproduced, on=["qid", "docno"], how="outer", suffixes=("_a", "_b"))
+    both = both[both["qid"].isin(set(original["qid"]) & set(reproduced["qid"]))]
+    return rbo_ext(both.assign(rank_a=both["rank_a"] + 1, rank_b=both["rank_b"] + 1), p)
 
 
-__all__ = ["ranked", "ktu", "rbo", "DEPTH", "RBO_P"]
+def rbo_ext(both: pd.DataFrame, p: float) -> pd.Series:
+    """RBO_ext per qid (eq. 32 above) from one row per (qid, document) in either list, with its 1-based rank_a and
+    rank_b (NaN: not in that list); every topic at once. A topic with one empty list scores 0 (NaN: both empty)."""
+    qids, q = np.unique(both["qid"].to_numpy(dtype=str), return_inverse=True)
+    ra, rb = both["rank_a"].to_numpy(dtype=float), both["rank_b"].to_numpy(dtype=float)
+    len_a = np.bincount(q, weights=~np.isnan(ra), minlength=len(qids))
+    len_b = np.bincount(q, weights=~np.isnan(rb), minlength=len(qids))
+    s, l = np.minimum(len_a, len_b).astype(int), np.maximum(len_a, len_b).astype(int)
+    L = max(int(l.max(initial=0)), 1)
+    shared = ~np.isnan(ra) & ~np.isnan(rb)
+    enter = np.maximum(ra[shared], rb[shared]).astype(int)  # depth at which the document is in both prefixes
+    X = np.bincount(q[shared] * L + enter - 1, minlength=len(qids) * L).reshape(len(qids), L).cumsum(axis=1)
+    d = np.arange(1, L + 1)
+    rows = np.arange(len(qids))
+    X_s = X[rows, np.maximum(s, 1) - 1]
+    X_l = X[rows, np.maximum(l, 1) - 1]
+    weight = p ** d
+    within = d[None, :] <= l[:, None]
+    beyond = within & (d[None, :] > s[:, None])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        first = (X / d * weight * within).sum(axis=1)
+        second = (X_s[:, None] * (d - s[:, None]) / (s[:, None] * d) * weight * beyond).sum(axis=1)
+        value = (1 - p) / p * (first + np.where(s > 0, second, 0.0)) \
+            + ((X_l - X_s) / l + np.where(s > 0, X_s / np.maximum(s, 1), 0.0)) * p ** l
+    value = np.where(s == 0, np.where(l > 0, 0.0, np.nan), value)
+    return pd.Series(value, index=pd.Index(qids, name="qid"), name="rbo")
+
+
+__all__ = ["ranked", "ktu", "rbo", "rbo_ext", "DEPTH", "RBO_P"]
