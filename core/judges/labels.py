@@ -71,19 +71,25 @@ def labels(con, qrels_table: str, n_judges: int, rel_level: int = 1) -> Labels:
                   np.array([int(sizes.get(j, 0)) for j in range(1, n_judges + 1)]), int(rel_level))
 
 
+def _agreement(c: np.ndarray, lab: Labels) -> dict[str, np.ndarray]:
+    """n, agreement, cohen_kappa, binary_kappa, over_rate and under_rate of every confusion matrix in the last two
+    axes of `c` (NaN where n = 0); over: the judge's grade above the reference's, under: below it."""
+    n = c.sum(axis=(-2, -1))
+    above = np.triu(np.ones((len(lab.grades),) * 2, bool), k=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return {"n": n, "agreement": np.trace(c, axis1=-2, axis2=-1) / n, "cohen_kappa": kappa(c),
+                "binary_kappa": kappa(binary(c, lab.grades, lab.rel_level)),
+                "over_rate": (c * above).sum(axis=(-2, -1)) / n, "under_rate": (c * above.T).sum(axis=(-2, -1)) / n}
+
+
 def per_judge(lab: Labels) -> pd.DataFrame:
     """cohen_kappa, binary_kappa, n_common, only_reference, only_judge, over_rate, under_rate per judge."""
-    conf = lab.counts.sum(axis=1)                                    # judge x grade x grade
-    n = conf.sum(axis=(1, 2))
-    above = np.triu(np.ones((len(lab.grades),) * 2, bool), k=1)      # judge's grade above the reference's
-    with np.errstate(invalid="ignore", divide="ignore"):
-        over = np.where(n > 0, (conf * above).sum(axis=(1, 2)) / n, np.nan)
-        under = np.where(n > 0, (conf * above.T).sum(axis=(1, 2)) / n, np.nan)
-        agree = np.where(n > 0, np.trace(conf, axis1=1, axis2=2) / n, np.nan)
-    return pd.DataFrame({"cohen_kappa": kappa(conf), "binary_kappa": kappa(binary(conf, lab.grades, lab.rel_level)),
-                         "agreement": agree, "n_common": n.astype(np.int64),
+    a = _agreement(lab.counts.sum(axis=1), lab)                      # judge x grade x grade
+    n = a["n"]
+    return pd.DataFrame({"cohen_kappa": a["cohen_kappa"], "binary_kappa": a["binary_kappa"],
+                         "agreement": a["agreement"], "n_common": n.astype(np.int64),
                          "only_reference": lab.n_reference - n, "only_judge": lab.n_judge - n,
-                         "over_rate": over, "under_rate": under})
+                         "over_rate": a["over_rate"], "under_rate": a["under_rate"]})
 
 
 def confusion(lab: Labels, judge: int) -> np.ndarray:
@@ -94,14 +100,7 @@ def confusion(lab: Labels, judge: int) -> np.ndarray:
 def per_topic(lab: Labels) -> pd.DataFrame:
     """judge (0-based), qid, n, agreement, cohen_kappa, binary_kappa, over_rate, under_rate: one row per
     (judge, topic) with pairs both judged."""
-    c = lab.counts
-    n = c.sum(axis=(2, 3))
-    above = np.triu(np.ones((len(lab.grades),) * 2, bool), k=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        frame = pd.DataFrame({
-            "judge": np.repeat(np.arange(c.shape[0]), c.shape[1]), "qid": np.tile(lab.topics, c.shape[0]),
-            "n": n.ravel(), "agreement": (np.trace(c, axis1=2, axis2=3) / n).ravel(),
-            "cohen_kappa": kappa(c).ravel(), "binary_kappa": kappa(binary(c, lab.grades, lab.rel_level)).ravel(),
-            "over_rate": ((c * above).sum(axis=(2, 3)) / n).ravel(),
-            "under_rate": ((c * above.T).sum(axis=(2, 3)) / n).ravel()})
+    J, T = lab.counts.shape[:2]
+    frame = pd.DataFrame({"judge": np.repeat(np.arange(J), T), "qid": np.tile(lab.topics, J),
+                          **{k: v.ravel() for k, v in _agreement(lab.counts, lab).items()}})
     return frame[frame["n"] > 0].reset_index(drop=True)
