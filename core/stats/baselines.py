@@ -15,7 +15,7 @@ import pandas as pd
 
 from core.stats import reach
 from core.stats.compare import ROW_FIELDS, Comparison, compare
-from core.stats.comparison import corrected_together, fmt, num
+from core.stats.comparison import corrected_together, num, text_table
 from core.stats.compare import _resolve_measures as resolve_measures   # aliases such as 'map' -> AP, as compare does
 from core.errors import EvalError
 from core.stats.multisys import MULTI_TESTS
@@ -106,19 +106,8 @@ class Report:
         if self._plain():
             warning = unreachable(self.comparisons)
             return self.comparisons[0].to_text(digits) + ("" if warning is None else warning + "\n")
-        df = self.to_dataframe()
-        marks = ["*" if s is True else "" for s in df["significant"]]
-        df = df.drop(columns=["significant"])
-        df["p_corrected"] = [fmt(p, digits) + m for p, m in zip(df["p_corrected"], marks)]
-        for col in ("mean", "ci_low", "ci_high", "delta", "rel_delta", "p_value", "effect_size", "urisk", "georisk"):
-            if col in df:
-                df[col] = [fmt(v, digits) for v in df[col]]
-        if "trisk" in df:
-            df["trisk"] = [fmt(v, 2) for v in df["trisk"]]
-        for col in ("wins", "ties", "losses", "rank", "rank_low", "rank_high"):
-            if col in df:
-                df[col] = ["-" if v is None or v != v else str(int(v)) for v in df[col]]
-        return df.to_string(index=False) + f"\n* significant: {self.legend()}\n{self.comparisons[0].missing_note}\n"
+        return (text_table(self.to_dataframe(), digits)
+                + f"\n* significant: {self.legend()}\n{self.comparisons[0].missing_note}\n")
 
     def to_latex(self, digits: int = 4) -> str:
         """Each baseline's runs x measures table of means (core.stats.compare's LaTeX), one after another."""

@@ -138,14 +138,11 @@ def compare(per_query: pd.DataFrame, *, baseline: str, measures=None, test: str 
                                                  alpha))
                     for m, s in measured.items()}
     flat = [(m, j) for j in range(1, len(runs)) for m in measure_list]
-    p_corr = stats.correct([measured[m].p[j - 1] for m, j in flat], correction, alpha)
-    corrected = {key: p for key, p in zip(flat, p_corr)}
-    rows = []
-    for j, run in enumerate(runs):
-        for m in measure_list:
-            rows.append(_row(run, m, j, measured[m], corrected.get((m, j)), alpha))
+    corrected = dict(zip(flat, stats.correct([measured[m].p[j - 1] for m, j in flat], correction, alpha)))
+    rows = tuple(_row(run, m, j, measured[m], corrected.get((m, j)), alpha)
+                 for j, run in enumerate(runs) for m in measure_list)
     note = _missing_note(missing, gaps, extra, n_universe, baseline, all_qids)
-    return Comparison(rows=tuple(rows), baseline=baseline, runs=tuple(runs), measures=tuple(measure_list),
+    return Comparison(rows=rows, baseline=baseline, runs=tuple(runs), measures=tuple(measure_list),
                       test=test, correction=correction, alpha=alpha, missing=missing, missing_note=note,
                       tie_tol=tie_tol, n_resamples=n_resamples, seed=seed)
 

@@ -98,14 +98,7 @@ class Comparison:
                 f"{len(self.runs) - 1} runs x {len(self.measures)} measures, alpha {self.alpha:g}.")
 
     def to_text(self, digits: int = 4) -> str:
-        df = self.to_dataframe().drop(columns=["significant"])
-        marks = ["" if r.significant is None else ("*" if r.significant else "") for r in self.rows]
-        df["p_corrected"] = [fmt(p, digits) + m for p, m in zip(df["p_corrected"], marks)]
-        for col in ("mean", "ci_low", "ci_high", "delta", "rel_delta", "p_value", "effect_size"):
-            df[col] = [fmt(v, digits) for v in df[col]]
-        for col in ("wins", "ties", "losses"):
-            df[col] = ["-" if v is None or v != v else str(int(v)) for v in df[col]]
-        return (df.to_string(index=False) + f"\n* significant: {self.legend()}\n{self.missing_note}\n")
+        return text_table(self.to_dataframe(), digits) + f"\n* significant: {self.legend()}\n{self.missing_note}\n"
 
     def to_latex(self, digits: int = 4, marker: str = r"\dagger") -> str:
         """Runs x measures table of means; marker = significant vs the baseline, bold = best per measure."""
@@ -142,6 +135,23 @@ def corrected_together(comparisons, correction: str, alpha: float) -> tuple[Comp
 
 def _recorrected(row: ComparisonRow, p_corr: float | None, alpha: float) -> ComparisonRow:
     return replace(row, p_corrected=p_corr, significant=None if p_corr is None else bool(p_corr < alpha))
+
+
+_DECIMALS = ("mean", "ci_low", "ci_high", "delta", "rel_delta", "p_value", "effect_size", "urisk", "georisk")
+_WHOLE = ("wins", "ties", "losses", "rank", "rank_low", "rank_high")
+
+
+def text_table(df: pd.DataFrame, digits: int) -> str:
+    """A table of comparison records as text: `digits` decimals (TRisk: 2), whole numbers, - for a missing value,
+    and * after a significant corrected p-value."""
+    df = df.drop(columns=["significant"]).assign(
+        p_corrected=[fmt(p, digits) + ("*" if s is True else "") for p, s in zip(df["p_corrected"], df["significant"])])
+    for col in df.columns:
+        if col in _DECIMALS or col == "trisk":
+            df[col] = [fmt(v, 2 if col == "trisk" else digits) for v in df[col]]
+        elif col in _WHOLE:
+            df[col] = ["-" if v is None or v != v else str(int(v)) for v in df[col]]
+    return df.to_string(index=False)
 
 
 def fmt(v, digits: int) -> str:
