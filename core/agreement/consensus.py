@@ -37,12 +37,8 @@ def consensus(qrels_list, method: str = "majority", *, on: str = "union") -> pd.
     long = pd.concat(frames, ignore_index=True)
     keys = ["qid", "docno"]
     grouped = long.groupby(keys, sort=True)["rel"]
-    if method == "agree":
-        rel = grouped.min()
-    elif method == "union":
-        rel = grouped.max()
-    elif method == "mean":
-        rel = np.floor(grouped.mean() + 0.5)
+    if method != "majority":
+        rel = {"agree": grouped.min, "union": grouped.max, "mean": lambda: np.floor(grouped.mean() + 0.5)}[method]()
     else:
         counts = long.groupby(keys + ["rel"]).size().rename("n").reset_index()
         counts = counts.sort_values(keys + ["n", "rel"], ascending=[True, True, False, True])

@@ -25,6 +25,7 @@ import numpy as np
 from core.errors import EvalError
 
 LEVELS = ("nominal", "ordinal", "interval")
+WEIGHTS = {None: None, "linear": 1, "quadratic": 2}   # weighted kappa: the power of |g_i - g_j|
 
 # Landis & Koch (1977), "The measurement of observer agreement for categorical data":
 # upper bound of each band (kappa below 0 is "poor").
@@ -61,21 +62,19 @@ def kappa_from_confusion(counts: np.ndarray, grades: np.ndarray, weights: str | 
     out = dict(p_observed=p_o, p_expected=p_e, p_expected_pooled=p_pool,
                cohen_kappa=_ratio(p_o - p_e, 1 - p_e), pooled_kappa=_ratio(p_o - p_pool, 1 - p_pool),
                weighted_kappa=None)
-    if weights is not None:
-        w = disagreement_weights(grades, weights)
+    if weights is not None:      # |g_i - g_j| or (g_i - g_j)^2 on grade *values* (not label positions, as sklearn)
+        g = np.asarray(grades, dtype=float)
+        w = np.abs(g[:, None] - g[None, :]) ** WEIGHTS[weights]
         out["weighted_kappa"] = 1.0 - _ratio((w * p).sum(), (w * np.outer(row, col)).sum())
     return out
 
 
-def disagreement_weights(grades, weights: str) -> np.ndarray:
-    """|g_i - g_j| or (g_i - g_j)^2 on grade *values* (not label positions, unlike sklearn)."""
-    g = np.asarray(grades, dtype=float)
-    diff = np.abs(g[:, None] - g[None, :])
-    if weights == "linear":
-        return diff
-    if weights == "quadratic":
-        return diff ** 2
-    raise EvalError(f"Unknown weights {weights!r}. Use none, linear or quadratic.")
+def binary(counts: np.ndarray, grades: np.ndarray, rel_level: int) -> np.ndarray:
+    """Confusion matrices (the last two axes of `counts`) collapsed to 2x2 at rel >= rel_level (not relevant,
+    relevant)."""
+    hi = np.asarray(grades) >= rel_level
+    rows = np.stack([counts[..., ~hi, :].sum(axis=-2), counts[..., hi, :].sum(axis=-2)], axis=-2)
+    return np.stack([rows[..., ~hi].sum(axis=-1), rows[..., hi].sum(axis=-1)], axis=-1)
 
 
 def alpha_from_coincidence(o: np.ndarray, grades, level: str = "nominal") -> float:

@@ -19,10 +19,8 @@ import pandas as pd
 
 from core.errors import EvalError
 from core.stats.comparison import num
-from core.agreement.kappa import (LEVELS, alpha_from_coincidence, coincidence_matrix, fleiss_kappa, kappa_from_confusion,
-                        reading)
-
-WEIGHTS = (None, "linear", "quadratic")
+from core.agreement.kappa import (LEVELS, WEIGHTS, alpha_from_coincidence, binary, coincidence_matrix, fleiss_kappa,
+                                  kappa_from_confusion, reading)
 
 
 def as_qrels_frame(qrels, *, negative: str = "drop") -> pd.DataFrame:
@@ -154,9 +152,7 @@ def kappa_by_threshold(pair: PairAgreement) -> pd.DataFrame:
     grades, counts = pair.confusion.index.to_numpy(), pair.confusion.to_numpy()
     rows = []
     for level in grades[1:]:                      # a handful of grades, never the pairs
-        hi = grades >= level
-        two = np.array([[counts[np.ix_(~hi, ~hi)].sum(), counts[np.ix_(~hi, hi)].sum()],
-                        [counts[np.ix_(hi, ~hi)].sum(), counts[np.ix_(hi, hi)].sum()]])
+        two = binary(counts, grades, level)
         k = kappa_from_confusion(two, np.array([0, 1]))
         rows.append({"rel_level": int(level), "relevant_a": int(two[1].sum()), "relevant_b": int(two[:, 1].sum()),
                      "p_observed": k["p_observed"], "cohen_kappa": k["cohen_kappa"],

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from core.agreement.kappa import binary
 from core.db.sqltext import ident
 
 PAIRS_SQL = ("SELECT j.s, r.qid, r.rel AS a, j.rel AS b FROM {q} r JOIN {q} j ON j.qid = r.qid AND j.docno = r.docno "
@@ -44,13 +45,6 @@ def kappa(counts: np.ndarray) -> np.ndarray:
         p_e = (counts.sum(axis=-1) * counts.sum(axis=-2)).sum(axis=-1) / n ** 2
         out = (p_o - p_e) / (1.0 - p_e)
     return np.where((n > 0) & ~np.isclose(p_e, 1.0), out, np.nan)
-
-
-def binary(counts: np.ndarray, grades: np.ndarray, rel_level: int) -> np.ndarray:
-    """The confusion matrices collapsed to 2x2 at rel >= rel_level (not relevant, relevant)."""
-    hi = np.asarray(grades) >= rel_level
-    rows = np.stack([counts[..., ~hi, :].sum(axis=-2), counts[..., hi, :].sum(axis=-2)], axis=-2)
-    return np.stack([rows[..., ~hi].sum(axis=-1), rows[..., hi].sum(axis=-1)], axis=-1)
 
 
 def labels(con, qrels_table: str, n_judges: int, rel_level: int = 1) -> Labels:

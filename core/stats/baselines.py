@@ -20,9 +20,8 @@ from core.stats.compare import _resolve_measures as resolve_measures   # aliases
 from core.errors import EvalError
 from core.stats.multisys import MULTI_TESTS
 from core.stats.resolution import RANK_FIELDS, resolve
+from core.stats.risk import RISKS
 from core.stats.riskeval import risk_table
-
-RISK_KEYS = ("urisk", "trisk")
 
 
 @dataclass(frozen=True)
@@ -44,7 +43,7 @@ class Report:
         out = (["baseline"] if len(self.comparisons) > 1 else []) + list(ROW_FIELDS)
         if self.risk is not None:
             first = self.risk_first
-            out += [first, *(k for k in RISK_KEYS if k != first), "georisk"]
+            out += [first, *(k for k in RISKS if k != first), "georisk"]
         if self.resolutions is not None:
             out += list(RANK_FIELDS)
         return out
@@ -68,7 +67,7 @@ class Report:
                     rec = {"baseline": c.baseline, **rec}
                 if self.risk is not None and row.run != c.baseline:
                     r = risk.get((c.baseline, row.run, row.measure))
-                    for key in (*RISK_KEYS, "georisk"):
+                    for key in (*RISKS, "georisk"):
                         rec[key] = None if r is None else num(getattr(r, key))
                 if self.resolutions is not None and row.measure in self.resolutions:
                     rec.update(self.resolutions[row.measure].of(row.run))
@@ -134,7 +133,7 @@ def report(per_query: pd.DataFrame, *, baselines, measures=None, test: str = "t"
     baselines = list(dict.fromkeys([baselines] if isinstance(baselines, str) else baselines))
     if not baselines:
         raise EvalError("Name at least one baseline run.")
-    if risk not in (None, *RISK_KEYS):
+    if risk not in (None, *RISKS):
         raise EvalError(f"Unknown risk measure {risk!r}. Choose urisk or trisk.")
     common = dict(measures=measures, test=test, alpha=alpha, missing=missing, all_qids=all_qids,
                   n_resamples=n_resamples, seed=seed, tie_tol=tie_tol)
@@ -162,4 +161,4 @@ def report(per_query: pd.DataFrame, *, baselines, measures=None, test: str = "t"
                   alpha_risk=alpha_risk)
 
 
-__all__ = ["Report", "report", "corrected_together", "unreachable", "RISK_KEYS"]
+__all__ = ["Report", "report", "corrected_together", "unreachable"]

@@ -146,11 +146,6 @@ def randomization_all(X, n_resamples: int = 10_000, seed: int = 0) -> np.ndarray
     return _symmetric(k, (b_count + 1) / (n_resamples + 1))
 
 
-def _pair_differences(X) -> np.ndarray:
-    a, b = _pairs(X.shape[1])
-    return X[:, a] - X[:, b]
-
-
 def pairwise(X, test: str, correction: str = "none", alpha: float = 0.05, n_resamples: int = 10_000,
              seed: int = 0, tie_tol: float = 1e-9) -> np.ndarray:
     """k x k p-values of a core.stats.paired paired test on every pair, corrected over all pairs.
@@ -168,7 +163,7 @@ def pairwise(X, test: str, correction: str = "none", alpha: float = 0.05, n_resa
     if test == "t":
         p = _paired_t_pairs(X)
     elif test == "wilcoxon":
-        D = _pair_differences(X)
+        D = X[:, a] - X[:, b]
         D = np.where(np.abs(D) <= tie_tol, 0.0, D)
         p = np.array([stats.wilcoxon(D[:, c]) for c in range(D.shape[1])])
     elif test == "randomization":
