@@ -215,7 +215,7 @@ def _measure_stats(a: Aligned, r: Resampled, test: str, tie_tol: float) -> Measu
     if test == "t":  # one vectorised scipy call per distinct pair mask
         p = stats.paired_t_columns(V[:, 1:], np.repeat(V[:, [0]], D.shape[1], axis=1), pair)
     elif test == "wilcoxon":  # scipy once per comparison (a loop over columns, never over resamples)
-        p = np.array([stats.wilcoxon(_snap(D[pair[:, c], c], tie_tol)) for c in range(D.shape[1])])
+        p = np.array([stats.wilcoxon(D[pair[:, c], c], tie_tol) for c in range(D.shape[1])])
     base_paired = np.array([V[pair[:, c], 0].mean() if n_pair[c] else np.nan for c in range(D.shape[1])])
     with np.errstate(invalid="ignore", divide="ignore"):
         delta = np.where(n_pair > 0, D.sum(axis=0) / n_pair, np.nan)
@@ -256,11 +256,6 @@ def _resampled(aligned: dict[str, Aligned], test: str, n_resamples: int, seed: i
             out[m] = Resampled(low[ov[i]:ov[i + 1]], high[ov[i]:ov[i + 1]],
                                None if p is None else p[od[i]:od[i + 1]])
     return out
-
-
-def _snap(d: np.ndarray, tie_tol: float) -> np.ndarray:
-    """Differences within the tie tolerance are ties (exactly 0) for the rank-based test too."""
-    return np.where(np.abs(d) <= tie_tol, 0.0, d)
 
 
 def _row(run: str, measure: str, j: int, s: MeasureStats, p_corr, alpha: float) -> ComparisonRow:

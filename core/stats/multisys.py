@@ -164,8 +164,7 @@ def pairwise(X, test: str, correction: str = "none", alpha: float = 0.05, n_resa
         p = _paired_t_pairs(X)
     elif test == "wilcoxon":
         D = X[:, a] - X[:, b]
-        D = np.where(np.abs(D) <= tie_tol, 0.0, D)
-        p = np.array([stats.wilcoxon(D[:, c]) for c in range(D.shape[1])])
+        p = np.array([stats.wilcoxon(D[:, c], tie_tol) for c in range(D.shape[1])])
     elif test == "randomization":
         p = _sign_flip_pairs(X, n_resamples, seed)
     else:

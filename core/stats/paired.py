@@ -91,14 +91,16 @@ def paired_t_interval(x: np.ndarray, y: np.ndarray, level: float = 0.95) -> tupl
     return float(ci.low), float(ci.high)
 
 
-def wilcoxon(d: np.ndarray) -> float:
+def wilcoxon(d: np.ndarray, tie_tol: float = 0.0) -> float:
     """Two-sided Wilcoxon signed-rank p-value of the differences, exactly scipy.stats.wilcoxon(d).
 
-    Zero differences are dropped (scipy's default zero_method='wilcox'); when every difference is
-    zero there is no evidence of any difference and the p-value is 1.
+    Differences within `tie_tol` are ties (exactly 0). Zero differences are dropped (scipy's default
+    zero_method='wilcox'); when every difference is zero there is no evidence of any difference and
+    the p-value is 1.
     """
     if len(d) == 0:
         return float("nan")
+    d = np.where(np.abs(d) <= tie_tol, 0.0, d)
     if not np.any(d != 0):
         return 1.0
     with warnings.catch_warnings(action="ignore", category=RuntimeWarning):

@@ -42,7 +42,9 @@ def risk_table(per_query: pd.DataFrame, *, baselines, measures, runs=None, alpha
             raise EvalError(f"The baseline {b!r} is not one of the runs: {', '.join(runs)}.")
     rows = []
     for measure, wide in wide_tables(per_query, measures, runs).items():
-        geo = dict(zip(runs, _georisk(complete_from_wide(wide, missing=missing, all_qids=all_qids)[0], alpha)))
+        X = complete_from_wide(wide, missing=missing, all_qids=all_qids)[0]
+        # GeoRisk models values as counts: none for a measure with negative values (none in the registry today)
+        geo = dict(zip(runs, np.full(len(runs), np.nan) if X.size and X.min() < 0 else risk.georisk(X, alpha)))
         for b in baselines:
             D, mask, _ = _paired(wide, b, missing, all_qids)
             u, t = risk.urisk_trisk(D, mask, alpha)
@@ -51,12 +53,6 @@ def risk_table(per_query: pd.DataFrame, *, baselines, measures, runs=None, alpha
                     rows.append({"baseline": b, "run": run, "measure": measure, "urisk": num(u[j]),
                                  "trisk": num(t[j]), "georisk": num(geo[run]), "n_queries": int(mask[:, j].sum())})
     return pd.DataFrame(rows, columns=["baseline", "run", "measure", *RISK_FIELDS, "n_queries"])
-
-
-def _georisk(X: np.ndarray, alpha: float) -> np.ndarray:
-    if X.size and X.min() < 0:      # a measure with negative values (none in the registry today)
-        return np.full(X.shape[1], np.nan)
-    return risk.georisk(X, alpha)
 
 
 def contributions(per_query: pd.DataFrame, *, run: str, baseline: str, measure: str, alpha: float = 1.0,
