@@ -29,20 +29,17 @@ CI_METHODS = {"t": "t interval (scipy ttest_rel)", "wilcoxon": "percentile boots
               "randomization": "percentile bootstrap of the mean difference"}
 
 
-def canonical(names, present: list[str], what: str) -> dict[str, str]:
-    """name as given -> the measure's name in the per-query table (aliases such as map -> AP), or an EvalError."""
-    out = {}
-    for name in names:
+def canonical(name: str, present: list[str], what: str) -> str:
+    """The measure's name in the per-query table (aliases such as map -> AP), or an EvalError."""
+    try:
+        return _resolve_measures([name], present)[0]
+    except EvalError as exc:
         try:
-            out[name] = _resolve_measures([name], present)[0]
-        except EvalError as exc:
-            try:
-                known = parse_measure(name).name
-            except EvalError:
-                raise EvalError(f"{what} {name!r}: {exc}") from None
-            raise EvalError(f"{what} {name!r}: {known} is not among the measures evaluated. Add it with -m "
-                            f"{known}.") from None
-    return out
+            known = parse_measure(name).name
+        except EvalError:
+            raise EvalError(f"{what} {name!r}: {exc}") from None
+        raise EvalError(f"{what} {name!r}: {known} is not among the measures evaluated. Add it with -m "
+                        f"{known}.") from None
 
 
 def gate(per_query: pd.DataFrame, *, new: str, baseline: str, measures=None, test: str = "t",
@@ -60,10 +57,10 @@ def gate(per_query: pd.DataFrame, *, new: str, baseline: str, measures=None, tes
     if new not in set(table["run"].astype(str)):
         raise EvalError(f"The new run {new!r} has no per-query values: is it empty, or on other topics?")
     present = list(pd.unique(table["measure"]))
-    order = list(dict.fromkeys(canonical(list(measures) if measures else present, present, "measure").values()))
-    exp = {canonical([k], present, "expected measure")[k]: float(v) for k, v in (expected or {}).items()}
+    order = list(dict.fromkeys(canonical(m, present, "measure") for m in (measures or present)))
+    exp = {canonical(k, present, "expected measure"): float(v) for k, v in (expected or {}).items()}
     order += [m for m in exp if m not in order]
-    drops = {canonical([k], present, "--max-drop measure")[k]: float(v) for k, v in (max_drop or {}).items()}
+    drops = {canonical(k, present, "--max-drop measure"): float(v) for k, v in (max_drop or {}).items()}
     unchecked = [m for m in drops if m not in order]
     if unchecked:
         raise EvalError(f"--max-drop names {', '.join(unchecked)}, which is not checked. Add it with -m.")

@@ -1,25 +1,16 @@
 """How every pair of runs is tested so that a difference can be significant: the all-pairs test that runs for a
-chosen test and correction, its number of resamples, and the smallest adjusted p-value it can give.
+chosen test and correction, its number of resamples, and the smallest adjusted p-value it can give (the table and
+the examples are in docs/statistics.md, "Every pair can reach significance").
 
-A resampling p-value is (b + 1) / (B + 1), never below 1 / (B + 1); a correction over m pairs multiplies the
-smallest one by up to m. With B = 1,000 and Holm over the 136 pairs of 17 runs, no adjusted p-value can fall
-below 136 / 1,001 = 0.136, so at α = 0.05 every run would share one letter whatever the data. So:
-
-- Randomisation with a family-wise correction (Holm, Bonferroni): the pairs are tested together by the
-  max-statistic permutation test (randomised Tukey HSD, core.stats.multisys.randomization_all): each
-  permutation shuffles every topic's values among the runs and keeps the largest difference of run means over
-  all pairs; a pair's p-value is the share of permutations, the observed one counted, whose largest difference
-  reaches the pair's. It controls the family-wise error over all pairs by itself, with no further correction.
-- Any other resampling test and correction (randomisation with none or Benjamini-Hochberg, the bootstrap with
-  any): B = max(asked, ceil(20·m / α)) resamples, m = the pairs the correction spans (1 with none), so that the
-  smallest corrected p-value, m / (B + 1), lies 20 times below α; at most MAX_RESAMPLES.
-- The max-statistic test asked for directly ('randomization-all'): B = max(asked, ceil(20 / α)).
-
-Some designs still cannot reach α: few topics (a sign-flip test over n topics has no p-value below 2 / 2^n: a
-pattern of signs and its mirror give the same |sum|; the max statistic none below k! / k!^n, the k! ways to relabel
-the runs), or more pairs than MAX_RESAMPLES allows. `PairPlan.floor` is the smallest adjusted p-value the plan
-can give and `PairPlan.warning()` says in words why no pair can be significant; `family_warning` says the same of
-the tests of every run against a baseline (their resamples are as asked: it only warns).
+A resampling p-value is (b + 1) / (B + 1), never below 1 / (B + 1), and a correction over m pairs multiplies the
+smallest one by up to m. So randomisation with Holm or Bonferroni runs as the max-statistic permutation test
+(randomised Tukey HSD, core.stats.multisys.randomization_all), which controls the family-wise error over all pairs
+by itself; any other resampling test draws B = max(asked, ceil(20·m / α)) resamples (m = the pairs the correction
+spans, 1 with none; at most MAX_RESAMPLES), so that the smallest corrected p-value lies 20 times below α; the
+max-statistic test asked for directly draws max(asked, ceil(20 / α)). Few topics keep a floor above α whatever B
+(2 / 2^n for a sign-flip test over n topics, k! / k!^n for the max statistic): `PairPlan.floor` is the smallest
+adjusted p-value a plan can give and `PairPlan.warning()` says in words why no pair can be significant;
+`family_warning` says the same of the tests of every run against a baseline (their resamples are as asked).
 
 References
 - B. Carterette. "Multiple testing in statistical analysis of systems-based information retrieval
