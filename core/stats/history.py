@@ -83,9 +83,8 @@ class History:
         rows = []
         for v in self.versions:
             s = self.step_into(v.system, v.run)
-            step = {"delta": s.delta, "n_common": s.n_topics, "p_value": s.p_value, "p_corrected": s.p_corrected,
-                    "mark": s.mark} if s else {"delta": None, "n_common": None, "p_value": None,
-                                               "p_corrected": None, "mark": ""}
+            step = dict(delta=s.delta, n_common=s.n_topics, p_value=s.p_value, p_corrected=s.p_corrected,
+                        mark=s.mark) if s else {"mark": ""}      # the first version: no step, its numbers NaN
             rows.append({**asdict(v), "measure": self.measure, **step})
         columns = ["system", "version", "run", "measure", "n_topics", "mean", "ci_low", "ci_high", "delta",
                    "n_common", "p_value", "p_corrected", "mark"]
@@ -118,8 +117,7 @@ def history(per_query: pd.DataFrame, lines: dict[str, list[tuple[str, str]]], me
     versions = tuple(_version(system, version, run, V[:, col[run]]) for system, line in lines.items()
                      for version, run in line)
     pairs = [(system, a, b) for system, line in lines.items() for a, b in zip(line, line[1:])]
-    before, after = (np.column_stack([V[:, col[p[i][1]]] for p in pairs]) if pairs else np.zeros((len(V), 0))
-                     for i in (1, 2))
+    before, after = (V[:, [col[p[i][1]] for p in pairs]] for i in (1, 2))
     mask = ~np.isnan(before) & ~np.isnan(after)
     p = _step_p(before, after, mask, test, n_resamples, seed)
     with np.errstate(invalid="ignore"):
