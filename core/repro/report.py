@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass
 
 import pandas as pd
 
-from core.stats.comparison import fmt
+from core.stats.comparison import aligned, fmt
 
 PAIRS = ("run", "baseline")   # the improved run (repro_eval's "advanced") and its baseline
 
@@ -100,27 +100,20 @@ class Reproduction:
         if self.agreement:
             out += ["", f"Document orderings (top {self.depth}, per topic, then averaged over the topics both runs "
                         f"have; RBO extrapolated, p = {self.rbo_p:g}):"]
-            out += _table(["pair", "topics", "KTU", "RBO"], 1,
+            out += aligned(["pair", "topics", "KTU", "RBO"], 1,
                           [[a.pair, str(a.n_topics), fmt(a.ktu, digits), fmt(a.rbo, digits)] for a in self.agreement])
         rmse = self.kind == "reproducibility"
         out += ["", f"Per measure ({self.test}, original against reproduced):"]
-        out += _table(["measure", "pair", "original", "reproduced", "topics"] + (["RMSE"] if rmse else []) + ["p"], 2,
+        out += aligned(["measure", "pair", "original", "reproduced", "topics"] + (["RMSE"] if rmse else []) + ["p"], 2,
                       [[m.measure, m.pair, fmt(m.original_mean, digits), fmt(m.reproduced_mean, digits),
                         str(m.n_topics)] + ([fmt(m.rmse, digits)] if rmse else []) + [fmt(m.p_value, digits)]
                        for m in self.measures])
         if self.effects:
             out += ["", "Effects of the run over its baseline (ER: 1 = the improvement reproduced in full; "
                         "delta RI: 0 = the same relative improvement):"]
-            out += _table(["measure", "ER", "delta RI"], 1,
+            out += aligned(["measure", "ER", "delta RI"], 1,
                           [[e.measure, fmt(e.effect_ratio, digits), fmt(e.delta_ri, digits)] for e in self.effects])
         return "\n".join(out) + "\n"
-
-
-def _table(header: list[str], labels: int, rows: list[list[str]]) -> list[str]:
-    """Columns padded to their widths: the first `labels` to the left, the numbers to the right."""
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    return ["  ".join(c.ljust(w) if i < labels else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
-            for r in [header, *rows]]
 
 
 __all__ = ["Reproduction", "Agreement", "MeasureRow", "EffectRow", "PAIRS"]

@@ -144,14 +144,23 @@ _WHOLE = ("wins", "ties", "losses", "rank", "rank_low", "rank_high")
 def text_table(df: pd.DataFrame, digits: int) -> str:
     """A table of comparison records as text: `digits` decimals (TRisk: 2), whole numbers, - for a missing value,
     and * after a significant corrected p-value."""
-    df = df.drop(columns=["significant"]).assign(
-        p_corrected=[fmt(p, digits) + ("*" if s is True else "") for p, s in zip(df["p_corrected"], df["significant"])])
+    marks = ["*" if s is True else "" for s in df["significant"]]
+    df = df.drop(columns=["significant"])
+    df["p_corrected"] = [fmt(p, digits) + m for p, m in zip(df["p_corrected"], marks)]
     for col in df.columns:
         if col in _DECIMALS or col == "trisk":
             df[col] = [fmt(v, 2 if col == "trisk" else digits) for v in df[col]]
         elif col in _WHOLE:
             df[col] = ["-" if v is None or v != v else str(int(v)) for v in df[col]]
     return df.to_string(index=False)
+
+
+def aligned(header: list[str], labels: int, rows: list[list[str]]) -> list[str]:
+    """A text table's lines: columns padded to their widths, the first `labels` to the left, the others (numbers)
+    to the right."""
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    return ["  ".join(c.ljust(w) if i < labels else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
+            for r in [header, *rows]]
 
 
 def fmt(v, digits: int) -> str:

@@ -7,7 +7,7 @@ import re
 import xml.etree.ElementTree as ET
 from dataclasses import asdict, dataclass
 
-from core.stats.comparison import TEST_NAMES, fmt
+from core.stats.comparison import TEST_NAMES, aligned, fmt
 
 GATE_FIELDS = ("measure", "n_queries", "baseline_mean", "new_mean", "delta", "ci_low", "ci_high", "p_value",
                "p_corrected", "max_drop", "expected", "verdict", "reasons")
@@ -80,10 +80,7 @@ class Gate:
     HEADER = ("measure", "baseline", "new", "delta", "95% CI", "p", "p corrected", "verdict")
 
     def to_text(self) -> str:
-        table = [list(self.HEADER)] + [self._cells(r) for r in self.rows]
-        widths = [max(len(row[i]) for row in table) for i in range(len(self.HEADER))]
-        lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths)))
-                 for row in table]
+        lines = aligned(list(self.HEADER), 1, [self._cells(r) for r in self.rows])
         lines += [f"  {r.measure}: {why}" for r in self.rows for why in r.reasons]
         return "\n".join(lines + [self.legend(), self.missing_note, self.summary()]) + "\n"
 
