@@ -1,8 +1,8 @@
 """Many judges (human or LLM) against one reference qrels set: label agreement, system-ranking stability, the
 score shift of every run under every judge, per-topic agreement, and the holes in the reference's pool.
 
-Entry points: `judges_files` (the CLI: files, no store), `judges_frames` (DataFrames), `judges_stored` (a store
-collection). Each builds stage 1 for all judges at once and calls `core.judges.scores.score_sets` once and
+Entry points: `judges_frames` (DataFrames; the command line reads its files into them) and
+`core.service.judges.judges_stored` (a store collection). Each builds stage 1 for all judges at once and calls `core.judges.scores.score_sets` once and
 `core.judges.labels.labels` once, so 33 judges x 100 runs x 50 topics is one engine pass, not 165,000.
 
 Definitions (the tests check each one against an independent oracle):
