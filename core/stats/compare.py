@@ -8,6 +8,7 @@ Input is the long per-query table the measures engine produces: columns run, qid
 from __future__ import annotations
 
 import difflib
+from contextlib import suppress
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -18,6 +19,7 @@ from core.stats import paired as stats
 from core.stats import reach
 from core.stats.comparison import ROW_FIELDS, TEST_NAMES, Comparison, ComparisonRow, check_numbers, num
 from core.errors import EvalError
+from core.measures import parse_measure
 from core.stats.resolution import wide_tables
 
 MISSING = ("skip", "zero")
@@ -36,11 +38,8 @@ def _resolve_measures(measures, present: list[str]) -> list[str]:
     for m in ([measures] if isinstance(measures, str) else measures):
         name = getattr(m, "name", m)
         if name not in present:
-            try:  # accept aliases such as 'map' or 'P_10' once the registry can canonicalise them
-                from core.measures import parse_measure
+            with suppress(Exception):      # accept aliases such as 'map' or 'P_10' that the registry canonicalises
                 name = parse_measure(name).name
-            except Exception:
-                pass
         if name not in present:
             raise _suggest(name, present, "measure")
         out.append(name)
