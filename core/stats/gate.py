@@ -20,9 +20,10 @@ import pandas as pd
 from core.errors import EvalError
 from core.measures import parse_measure
 from core.stats import paired as stats
-from core.stats.compare import _resolve_measures, compare
+from core.stats.compare import _matrix, _resolve_measures, compare
 from core.stats.comparison import num
 from core.stats.gatereport import Gate, GateRow
+from core.stats.resolution import wide_tables
 
 GATE_TESTS = ("t", "wilcoxon", "randomization")
 CI_METHODS = {"t": "t interval (scipy ttest_rel)", "wilcoxon": "percentile bootstrap of the mean difference",
@@ -76,27 +77,17 @@ def gate(per_query: pd.DataFrame, *, new: str, baseline: str, measures=None, tes
                 missing_note=comparison.missing_note)
 
 
-def _pairs(table: pd.DataFrame, measure: str, new: str, baseline: str, qids, missing: str):
-    """(new values, baseline values) on the comparison's topics, paired as compare pairs them."""
-    sub = table[table["measure"] == measure]
-    wide = sub.pivot_table(index="qid", columns="run", values="value", aggfunc="first")
-    wide = wide.reindex(index=list(qids), columns=[new, baseline])
-    V = wide.to_numpy(dtype=float)
-    if missing == "zero":
-        V = np.nan_to_num(V, nan=0.0)
-    both = ~np.isnan(V).any(axis=1)
-    return V[both, 0], V[both, 1]
-
-
 def _intervals(table, comparison, new, baseline, all_qids, test, n_resamples, seed) -> dict[str, tuple]:
-    """measure -> the 95% CI of its delta, on the topics compare paired (the given list, else the baseline's)."""
+    """measure -> the 95% CI of its delta, on the topics compare paired (its alignment: the given list, else the
+    baseline's topics; with missing='zero' a missing value counts as 0)."""
     table = table.assign(run=table["run"].astype(str), qid=table["qid"].astype(str))
-    base = table[table["run"] == baseline]
+    wide, base = wide_tables(table, comparison.measures, [new, baseline]), table[table["run"] == baseline]
     out = {}
     for m in comparison.measures:
-        qids = ([str(q) for q in dict.fromkeys(all_qids)] if all_qids is not None
-                else sorted(base.loc[base["measure"] == m, "qid"].unique().tolist()))
-        x, y = _pairs(table, m, new, baseline, qids, comparison.missing)
+        V = _matrix(wide[m], base, m, [new, baseline], all_qids)[0]
+        if comparison.missing == "zero":
+            V = np.nan_to_num(V, nan=0.0)
+        x, y = V[~np.isnan(V).any(axis=1)].T
         if test == "t":
             out[m] = stats.paired_t_interval(x, y)
         elif len(x):
