@@ -61,10 +61,9 @@ def _validate(per_query: pd.DataFrame, baseline, test, correction, missing):
 
 
 def _matrix(wide: pd.DataFrame, base_rows: pd.DataFrame, measure: str, runs: list[str], all_qids):
-    """values (n_qids x n_runs, NaN = missing) on the aligned query set, plus that qid list. `wide` is the measure's
-    topics x runs table from core.stats.resolution.wide_tables (one factorisation for every measure; plain equivalent:
-    `sub.pivot_table(index="qid", columns="run", values="value", aggfunc="first")`, 0.25 s against 0.10 s for 5
-    measures at 50 runs x 5,000 topics; tests/stats/test_resolution.py compares the two). `base_rows`: the baseline's rows."""
+    """values (n_qids x n_runs, NaN = missing) on the aligned query set, that qid list, and run -> its topics outside
+    it. `wide` is the measure's topics x runs table from core.stats.resolution.wide_tables (its plain equivalent, a
+    pivot_table per measure, and the figures: benchmarks/PROFILE.md). `base_rows`: the baseline's rows."""
     if all_qids is not None:
         qids = list(dict.fromkeys(str(q) for q in all_qids))
     else:

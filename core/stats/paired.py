@@ -155,10 +155,9 @@ def _count_blocks(n: int, n_resamples: int, seed: int):
 
     Blocks of at most _BLOCK_CELLS cells bound memory; the indices come from one generator stream,
     so the draws do not depend on the block size. Bincounts of _COUNT_CELLS cells at most turn indices
-    into counts: counting a 400 x 5,000 block in one bincount scatters into 16 MB, which misses the
-    cache (10,000 bootstrap means of 5,000 topics x 50 runs: 0.52 s counted by block, 0.44 s in
-    pieces; benchmarks/PROFILE.md). Plain equivalent: one bincount of the whole block
-    (`_COUNT_CELLS` >= rows x n); tests/stats/test_stats.py compares the two.
+    into counts: one bincount of a 400 x 5,000 block scatters into 16 MB, which misses the cache
+    (benchmarks/PROFILE.md). Plain equivalent: one bincount of the whole block (`_COUNT_CELLS` >=
+    rows x n); tests/stats/test_stats.py compares the two.
     """
     rng = np.random.default_rng(seed)
     step = max(1, _COUNT_CELLS // max(n, 1))
