@@ -26,7 +26,7 @@ Definitions (the tests check each one against an independent oracle):
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 import duckdb
 import numpy as np
 import pandas as pd
@@ -57,12 +57,12 @@ class JudgeReport:
     table: pd.DataFrame                  # one row per judge (see `_judge_table`)
     shifts: pd.DataFrame                 # judge, run, shift, ci_low, ci_high, p_value, p_corrected, significant, n_topics
     per_topic: pd.DataFrame              # judge, qid, n, agreement, cohen_kappa, binary_kappa, over_rate, under_rate
-    confusions: dict = field(default_factory=dict)   # judge -> DataFrame (rows: reference grade, columns: judge's)
-    flips: pd.DataFrame = field(default_factory=pd.DataFrame)   # a, b: a above b under the reference, could flip
-    correction: str = "holm"
-    alpha: float = 0.05
-    top_grade: int = 1
-    filled_holes: pd.DataFrame = field(default_factory=pd.DataFrame)   # runs x judges: holes the judge labels
+    confusions: dict                     # judge -> DataFrame (rows: reference grade, columns: judge's)
+    flips: pd.DataFrame                  # a, b: a above b under the reference, could flip
+    correction: str
+    alpha: float
+    top_grade: int
+    filled_holes: pd.DataFrame           # runs x judges: holes the judge labels
 
     def to_dict(self) -> dict:
         """The CLI's JSON object (keys documented in docs/cli.md: `judges` holds one object per judge, in order)."""
@@ -75,8 +75,7 @@ class JudgeReport:
             obj = {k: num(v) if isinstance(v, float) else v for k, v in row._asdict().items()}
             obj.update(scores=_series(self.scores[name]), shift=_series(shifts["shift"]),
                        filled=_series(self.filled[name]),
-                       filled_holes=({str(r): int(v) for r, v in self.filled_holes[name].items()}
-                                     if name in self.filled_holes else {}),
+                       filled_holes={str(r): int(v) for r, v in self.filled_holes[name].items()},
                        shift_ci={r: [num(a), num(b)] for r, a, b in zip(shifts.index, shifts["ci_low"], shifts["ci_high"])},
                        shift_significant={r: bool(v) for r, v in shifts["significant"].items()},
                        confusion={"labels": [int(v) for v in conf.index], "rows": self.reference, "columns": name,
@@ -88,7 +87,6 @@ class JudgeReport:
         out["top_grade"] = self.top_grade
         out["flips"] = self.flips.to_dict(orient="records")
         return out
-
 
     def topics_of(self, judge: str) -> pd.DataFrame:
         """One judge's agreement per topic, most disagreement first (lowest kappa, then lowest agreement)."""
