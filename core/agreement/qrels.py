@@ -12,7 +12,7 @@ With `rel_level=L` every grade becomes binary (rel >= L), giving binary kappa at
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -62,8 +62,8 @@ class PairAgreement:
     cohen_kappa: float
     pooled_kappa: float               # Scott's pi
     weighted_kappa: float | None      # None when weights is None
-    alpha: dict = field(default_factory=dict)   # level -> Krippendorff's alpha
-    per_topic: pd.DataFrame = field(default_factory=pd.DataFrame)
+    alpha: dict                       # level -> Krippendorff's alpha
+    per_topic: pd.DataFrame           # per_topic_kappa
 
     @property
     def reading(self) -> str:
@@ -84,8 +84,7 @@ class PairAgreement:
             "confusion": {"labels": labels, "rows": self.names[0], "columns": self.names[1],
                           "counts": self.confusion.to_numpy().astype(int).tolist()},
             "kappa_by_threshold": kappa_by_threshold(self).to_dict(orient="records"),
-            "topics_kappa_undefined": self.per_topic.loc[self.per_topic["undefined"], "qid"].tolist()
-            if len(self.per_topic) else [],
+            "topics_kappa_undefined": self.per_topic.loc[self.per_topic["undefined"], "qid"].tolist(),
         }
 
 
