@@ -44,8 +44,7 @@ def _union_ranks(ranking_a: pd.DataFrame, ranking_b: pd.DataFrame, depth: int | 
     for ranking in (ranking_a, ranking_b):
         r = canonical_ranking(ranking)
         parts.append(r.loc[r["rank"] <= (depth or np.inf), ["qid", "docno", "rank"]])
-    both = parts[0].merge(parts[1], on=["qid", "docno"], how="outer", suffixes=("_a", "_b"))
-    return both
+    return parts[0].merge(parts[1], on=["qid", "docno"], how="outer", suffixes=("_a", "_b"))
 
 
 def kendall_union(both: pd.DataFrame) -> pd.Series:
