@@ -13,6 +13,7 @@ With `rel_level=L` every grade becomes binary (rel >= L), giving binary kappa at
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import combinations
 
 import numpy as np
 import pandas as pd
@@ -203,12 +204,11 @@ def multi_agreement(qrels_list, *, names=None, rel_level: int | None = None,
     full = table[judged == len(qrels_list)]
     o = coincidence_matrix(table)
     rows = []
-    for i in range(len(qrels_list)):
-        for j in range(i + 1, len(qrels_list)):
-            pa = agreement(qrels_list[i], qrels_list[j], rel_level=rel_level,
-                           names=(names[i], names[j]), negative=negative)
-            rows.append({"a": names[i], "b": names[j], "n_common": pa.n_common,
-                         "cohen_kappa": pa.cohen_kappa, "pooled_kappa": pa.pooled_kappa})
+    for i, j in combinations(range(len(qrels_list)), 2):
+        pa = agreement(qrels_list[i], qrels_list[j], rel_level=rel_level, names=(names[i], names[j]),
+                       negative=negative)
+        rows.append({"a": names[i], "b": names[j], "n_common": pa.n_common, "cohen_kappa": pa.cohen_kappa,
+                     "pooled_kappa": pa.pooled_kappa})
     return MultiAgreement(names=names, n_items_all=len(full), n_items_pairable=int((judged >= 2).sum()),
                           fleiss_kappa=fleiss_kappa(full),
                           alpha={lv: alpha_from_coincidence(o, grades, lv) for lv in LEVELS},

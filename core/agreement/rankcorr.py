@@ -70,11 +70,8 @@ class DoesItMatter:
 
 def correlation_table(scores: pd.DataFrame) -> pd.DataFrame:
     """Kendall's tau and tau_AP for every pair of columns of a runs x qrels-sets score table."""
-    rows = []
-    for a, b in combinations(scores.columns, 2):
-        rows.append({"a": a, "b": b, "kendall_tau": kendall_tau(scores[a], scores[b]),
-                     "tau_ap": tau_ap(scores[a], scores[b]),
-                     "tau_ap_reversed": tau_ap(scores[b], scores[a])})
+    rows = [{"a": a, "b": b, "kendall_tau": kendall_tau(scores[a], scores[b]), "tau_ap": tau_ap(scores[a], scores[b]),
+             "tau_ap_reversed": tau_ap(scores[b], scores[a])} for a, b in combinations(scores.columns, 2)]
     return pd.DataFrame(rows, columns=["a", "b", "kendall_tau", "tau_ap", "tau_ap_reversed"])
 
 
