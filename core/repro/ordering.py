@@ -42,22 +42,13 @@ def ranked(table, depth: int = DEPTH) -> pd.DataFrame:
     return df.loc[df["rank"] < depth, ["qid", "docno", "rank"]].reset_index(drop=True)
 
 
-def _lists(original: pd.DataFrame, reproduced: pd.DataFrame):
-    """(topics both have, sorted; qid -> the slice of each table's rows) with both tables sorted by qid, rank."""
-    topics = sorted(set(original["qid"]) & set(reproduced["qid"]))
-    spans = []
-    for df in (original, reproduced):
-        starts = df.groupby("qid", sort=False).indices
-        spans.append({q: starts[q] for q in topics})
-    return topics, spans
-
-
 def ktu(original: pd.DataFrame, reproduced: pd.DataFrame) -> pd.Series:
     """Kendall's tau union per topic (index qid), from two `ranked` tables; NaN where fewer than 2 positions."""
     from scipy.stats import kendalltau
     codes, _ = pd.factorize(pd.concat([original["docno"], reproduced["docno"]], ignore_index=True), sort=True)
     a, b = codes[:len(original)], codes[len(original):]
-    topics, (so, sr) = _lists(original, reproduced)
+    topics = sorted(set(original["qid"]) & set(reproduced["qid"]))
+    so, sr = (df.groupby("qid", sort=False).indices for df in (original, reproduced))   # qid -> its rows, by rank
     out = np.full(len(topics), np.nan)
     for i, q in enumerate(topics):
         x, y = a[so[q]], b[sr[q]]
