@@ -86,11 +86,6 @@ def per_judge(lab: Labels) -> pd.DataFrame:
                          "over_rate": a["over_rate"], "under_rate": a["under_rate"]})
 
 
-def confusion(lab: Labels, judge: int) -> np.ndarray:
-    """Judge `judge`'s (0-based) confusion matrix: rows the reference's grade, columns the judge's."""
-    return lab.counts[judge].sum(axis=0)
-
-
 def per_topic(lab: Labels) -> pd.DataFrame:
     """judge (0-based), qid, n, agreement, cohen_kappa, binary_kappa, over_rate, under_rate: one row per
     (judge, topic) with pairs both judged."""

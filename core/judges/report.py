@@ -120,7 +120,7 @@ def compute(con, qrels_table: str, st: judges_scores.Stage1, reference: str, jud
     table = _judge_table(judges, judges_labels.per_judge(lab), ref_scores, scores, shifts)
     topic = judges_labels.per_topic(lab)
     topic["judge"] = np.asarray(judges, dtype=object)[topic["judge"].to_numpy()] if len(topic) else []
-    confusions = {name: pd.DataFrame(judges_labels.confusion(lab, j), index=pd.Index(lab.grades, name=reference),
+    confusions = {name: pd.DataFrame(lab.counts[j].sum(axis=0), index=pd.Index(lab.grades, name=reference),
                                      columns=pd.Index(lab.grades, name=name)) for j, name in enumerate(judges)}
     return JudgeReport(reference, list(judges), list(runs), m.name, int(rel_level), ref_scores, scores, filled,
                        bounds, table, shifts, topic, confusions, flips(bounds, ref_scores), correction, alpha,
