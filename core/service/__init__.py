@@ -12,10 +12,10 @@ from core.service.history import history_stored, lines_of, step_topics, systems_
 from core.service.imported import imported_gaps
 from core.service.judges import judges_stored, labels_of
 from core.service.perquery import how_different_stored, side_by_side_stored
-from core.service.repro import ranked_stored, reproduce_stored
+from core.service.repro import reproduce_stored
 
 __all__ = ["evaluate_stored", "stored_ids", "compare_stored", "check_stored", "does_it_matter", "save_consensus",
            "pr_curve_stored", "roc_curve_stored", "evaluate_stored_diversity", "judges_stored", "labels_of",
            "how_different_stored", "side_by_side_stored", "StoredFusion", "fuse_stored", "save_fused", "check_new_name",
-           "FusionReport", "fusion_report", "reproduce_stored", "ranked_stored",
+           "FusionReport", "fusion_report", "reproduce_stored",
            "history_stored", "systems_of", "lines_of", "step_topics", "imported_gaps"]

@@ -10,6 +10,7 @@ from core.engine.evaluate import EvalOptions
 from core.errors import EvalError
 from core.measures import parse_measure
 from core.service.evaluate import evaluate_stored
+from core.service.judges import labels_of
 from core.stats.compare import Comparison, compare
 
 
@@ -50,9 +51,9 @@ def does_it_matter(store, collection, measure: str, qrels_ids=None, *, options=N
     if runs.empty:
         raise EvalError("The collection has no runs to rank.")
     names = dict(zip(runs["run_id"], runs["name"]))
-    columns, ids = {}, {}
+    columns, ids, labels = {}, {}, labels_of(sets)
     for row in sets.itertuples():
-        label = _unique_label(str(row.assessor or f"qrels {row.qrels_id}"), columns)
+        label = labels[int(row.qrels_id)]
         result = evaluate_stored(store, collection, runs["run_id"].tolist(), [canonical],
                                  qrels_id=int(row.qrels_id), **extra)
         summary = result.summary[result.summary["measure"] == canonical]
@@ -62,13 +63,6 @@ def does_it_matter(store, collection, measure: str, qrels_ids=None, *, options=N
     scores = pd.DataFrame(columns).rename_axis("run")
     return DoesItMatter(measure=canonical, scores=scores, correlations=correlation_table(scores),
                         qrels_ids=ids)
-
-
-def _unique_label(label: str, taken: dict) -> str:
-    out, k = label, 2
-    while out in taken:
-        out, k = f"{label} ({k})", k + 1
-    return out
 
 
 def save_consensus(store, collection, qrels_ids, method: str, assessor_name: str | None = None, *,
@@ -84,5 +78,3 @@ def save_consensus(store, collection, qrels_ids, method: str, assessor_name: str
     name = assessor_name or f"consensus-{method} of " + "+".join(map(str, qrels_ids))
     return store.add_qrels(collection, to_trec_text(merged), filename=f"consensus-{method}.qrels",
                            assessor=name)
-
-

@@ -9,6 +9,7 @@ from the cached rows (the summary, core.engine.finish.summarise) and from `run_t
 from __future__ import annotations
 
 import os
+from contextlib import closing
 
 import numpy as np
 import pandas as pd
@@ -77,8 +78,7 @@ def _evaluate(store, collection, run_ids, measures, qrels_id, options: EvalOptio
     key, numeric = options.key(), [m for m in ms if m.family.agg != "text"]
     texts = [m for m in ms if m.family.agg == "text"]
     names = [m.name for m in numeric]
-    cur = store.cursor()
-    try:
+    with closing(store.cursor()) as cur:
         have = cached_pairs(cur, qrels_id, key, run_ids, names)
         todo_runs = [r for r in run_ids if texts or any((r, n) not in have for n in names)]
         todo_ms = [m for m in numeric if any((r, m.name) not in have for r in todo_runs)]
@@ -88,8 +88,6 @@ def _evaluate(store, collection, run_ids, measures, qrels_id, options: EvalOptio
         cached = read_cached(cur, qrels_id, key, later, known, names)
         rest = [r for r in run_ids if r not in todo_runs]
         missing = _missing(cur, rest, qrels_id, known) if rest else {}
-    finally:
-        cur.close()
     if fresh is not None and todo_ms and not getattr(store, "read_only", False):
         with store.transaction(bump=False) as wcur:     # a cache, not new data: the store's data_version stays
             write_results(wcur, fresh.per_query[fresh.per_query["measure"].isin(done)],

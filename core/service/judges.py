@@ -8,6 +8,8 @@ and the judged-document counts), into a private in-memory DuckDB where the rest 
 """
 from __future__ import annotations
 
+from contextlib import closing
+
 import duckdb
 import numpy as np
 import pyarrow as pa
@@ -53,8 +55,7 @@ def judges_stored(store, collection, reference_id: int, judge_ids, run_ids=None,
         runs = runs[runs["run_id"].isin([int(r) for r in run_ids])]
     if runs.empty:
         raise EvalError("The collection has no runs to score: upload runs first.")
-    cur = store.cursor()
-    try:
+    with closing(store.cursor()) as cur:
         cur.register("_rb_jsets", pa.table({"qrels_id": pa.array([int(reference_id)] + judge_ids, pa.int32()),
                                             "s": pa.array(np.arange(len(judge_ids) + 1), pa.int32())}))
         cur.register("_rb_jruns", pa.table({"run_id": pa.array(runs["run_id"].astype(int), pa.int32()),
@@ -62,8 +63,6 @@ def judges_stored(store, collection, reference_id: int, judge_ids, run_ids=None,
         rows = cur.execute(ROWS_SQL, {"depth": depth}).fetchnumpy()
         sizes = cur.execute(SIZES_SQL).fetchnumpy()
         qrels = cur.sql(QRELS_SQL).to_arrow_table()
-    finally:
-        cur.close()
     mem = duckdb.connect()
     try:
         mem.register("_rb_jq_src", qrels)
