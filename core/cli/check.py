@@ -82,16 +82,10 @@ def _stored(args, measures, options, kwargs):
     from core.cli import stored
     from core.service.gate import check_stored
     from core.store.store import Store
-    store = Store.open(args.store, load_sample=False)
-    try:
-        with store.session():
-            (new, baseline), qrels = stored.resolve(store, args.collection, [args.run, args.against], args.assessor)
-            if qrels is None:
-                qrels = store.default_qrels_id(args.collection)
-            return check_stored(store, args.collection, new, baseline, measures, qrels_id=qrels, options=options,
-                                **kwargs)
-    finally:
-        store.close()
+    with Store.open(args.store, load_sample=False) as store, store.session():
+        (new, baseline), qrels = stored.resolve(store, args.collection, [args.run, args.against], args.assessor)
+        return check_stored(store, args.collection, new, baseline, measures, qrels_id=qrels, options=options,
+                            **kwargs)
 
 
 def _files(args, measures, options, kwargs):

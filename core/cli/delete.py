@@ -35,18 +35,14 @@ def _what(cur, cid: int, args) -> tuple[list[tuple[int, str, int]], str]:
 
 
 def run(args) -> int:
-    store = Store.open(args.store, load_sample=False)
-    try:
-        with store.transaction() as cur:
-            cid = edits.collection(cur, args.collection)
-            runs, what = _what(cur, cid, args)
-            if not args.yes:
-                raise EvalError(f"This would delete {what}. Nothing was deleted.\n\nAdd --yes to delete it.")
-            if args.runs is None:
-                edits.delete_collection(cur, cid)
-            for rid, _, _ in runs:
-                ingest.delete_run(cur, rid)
-    finally:
-        store.close()
+    with Store.open(args.store, load_sample=False) as store, store.transaction() as cur:
+        cid = edits.collection(cur, args.collection)
+        runs, what = _what(cur, cid, args)
+        if not args.yes:
+            raise EvalError(f"This would delete {what}. Nothing was deleted.\n\nAdd --yes to delete it.")
+        if args.runs is None:
+            edits.delete_collection(cur, cid)
+        for rid, _, _ in runs:
+            ingest.delete_run(cur, rid)
     print(f"Deleted {what}.")
     return 0

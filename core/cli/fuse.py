@@ -17,11 +17,10 @@ use the collection's default qrels set, or --assessor's. --store-as NAME stores 
 from __future__ import annotations
 
 import hashlib
-import sys
 from dataclasses import replace
 from pathlib import Path
 
-from core.cli.fuse_stored import STORED, run_stored
+from core.cli.fuse_stored import STORED, run_stored, write_fused
 from core.errors import EvalError
 
 
@@ -156,13 +155,5 @@ def run(args) -> int:
                              names=names, qrels=qrels), None
         if qrels is not None:
             fused = replace(fused, provenance={**fused.provenance, "train": {"qrels": Path(args.train).name}})
-    text = trec_text(fused, name, versions)
-    if args.output is None:
-        if report:
-            print(report, file=sys.stderr)
-        sys.stdout.write(text)
-    else:
-        Path(args.output).write_text(text)
-        if report:
-            print(report)
+    write_fused(trec_text(fused, name, versions), report, args.output)
     return 0

@@ -10,12 +10,8 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    store = Store.open(args.store, load_sample=False)
-    try:
-        with store.session():           # one turn on the store for the whole listing
-            _list(store, args)
-    finally:
-        store.close()
+    with Store.open(args.store, load_sample=False) as store, store.session():   # one turn for the whole listing
+        _list(store, args)
     return 0
 
 

@@ -318,8 +318,7 @@ def run(args) -> int:
 
 def _insert_all(args, prepared) -> None:
     """The inserts, in one transaction of the store."""
-    store = Store.open(args.store, load_sample=False)
-    try:
+    with Store.open(args.store, load_sample=False) as store:
         with store.transaction() as cur:
             cid = ingest.collection_id(cur, args.collection, create=True)
             for i, (kind, name, label, parsed, spent) in enumerate(prepared, 1):
@@ -338,5 +337,3 @@ def _insert_all(args, prepared) -> None:
         files = len(prepared) - bool(args.dataset)
         what = " and ".join([f"irds:{args.dataset}"] * bool(args.dataset) + [f"{files} file(s)"] * bool(files))
         print(f"Loaded {what} into collection '{args.collection}' of {store.path}.")
-    finally:
-        store.close()

@@ -10,6 +10,8 @@ the change is one transaction, like `rename`.
 """
 from __future__ import annotations
 
+from contextlib import closing
+
 from core.formats.lineage import parse_pairs
 from core.store import edits
 from core.store import lineage
@@ -25,22 +27,12 @@ def add_arguments(p) -> None:
 
 def run(args) -> int:
     values = parse_pairs(args.pairs, option="meta", example="latency_ms=12.5")
-    store = Store.open(args.store, load_sample=False)
-    try:
+    with (Store.open(args.store, load_sample=False) as store,
+          store.transaction() if values else closing(store.cursor()) as cur):
+        rid = edits.run_id(cur, edits.collection(cur, args.collection), args.collection, args.run)
         if values:
-            with store.transaction() as cur:
-                rid = edits.run_id(cur, edits.collection(cur, args.collection), args.collection, args.run)
-                lineage.write_meta(cur, rid, values)
-                now = lineage.run_meta(cur, rid)
-        else:
-            cur = store.cursor()
-            try:
-                rid = edits.run_id(cur, edits.collection(cur, args.collection), args.collection, args.run)
-                now = lineage.run_meta(cur, rid)
-            finally:
-                cur.close()
-    finally:
-        store.close()
+            lineage.write_meta(cur, rid, values)
+        now = lineage.run_meta(cur, rid)
     if values:
         print(f"Updated the metadata of run '{args.run}' in collection '{args.collection}'.")
     for key, value in now.items():

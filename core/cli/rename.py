@@ -22,19 +22,15 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    store = Store.open(args.store, load_sample=False)
-    try:
-        with store.transaction() as cur:
-            cid = edits.collection(cur, args.collection)
-            if args.run is None:
-                edits.rename_collection(cur, cid, args.new_name)
-                done = f"Renamed collection '{args.collection}' to '{args.new_name}'."
-            else:
-                rid = edits.run_id(cur, cid, args.collection, args.run)
-                old = ingest.one(cur, "SELECT name FROM runs WHERE run_id = ?", [rid])[0]
-                ingest.rename_run(cur, rid, args.new_name)
-                done = f"Renamed run '{old}' to '{args.new_name}' in collection '{args.collection}'."
-    finally:
-        store.close()
+    with Store.open(args.store, load_sample=False) as store, store.transaction() as cur:
+        cid = edits.collection(cur, args.collection)
+        if args.run is None:
+            edits.rename_collection(cur, cid, args.new_name)
+            done = f"Renamed collection '{args.collection}' to '{args.new_name}'."
+        else:
+            rid = edits.run_id(cur, cid, args.collection, args.run)
+            old = ingest.one(cur, "SELECT name FROM runs WHERE run_id = ?", [rid])[0]
+            ingest.rename_run(cur, rid, args.new_name)
+            done = f"Renamed run '{old}' to '{args.new_name}' in collection '{args.collection}'."
     print(done)
     return 0
