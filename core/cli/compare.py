@@ -110,14 +110,6 @@ def evaluate_for_compare(qrels_path, run_paths, measures, options):
     return result.per_query, names, sorted(topics), warnings
 
 
-def evaluate_on_dask(qrels_path, run_paths, measures, options, args):
-    """evaluate_for_compare's answer from a Dask cluster (core.distributed.driver), runs named as compare names them."""
-    from core.distributed.driver import run_distributed
-    result, names, topics = run_distributed(qrels_path, run_paths, measures, options, name_runs=name_runs,
-                                            **dask_kwargs(args))
-    return result.per_query, names, topics, result.warnings
-
-
 def run(args) -> int:
     from core.stats.baselines import report
     from core.engine.evaluate import EvalOptions
@@ -138,8 +130,11 @@ def run(args) -> int:
             raise EvalError("--engine dask reads files; compare stored runs without it.")
         result, qrels_topics = stored.evaluate(args, measures, options, with_topics=True)
         per_query, names, warnings, paths = result.per_query, list(result.runs), list(result.warnings), []
-    elif use_dask(args):
-        per_query, names, qrels_topics, warnings = evaluate_on_dask(args.qrels, args.runs, measures, options, args)
+    elif use_dask(args):        # a Dask cluster (core.distributed.driver), runs named as compare names them
+        from core.distributed.driver import run_distributed
+        result, names, qrels_topics = run_distributed(args.qrels, args.runs, measures, options, name_runs=name_runs,
+                                                      **dask_kwargs(args))
+        per_query, warnings = result.per_query, result.warnings
     else:
         per_query, names, qrels_topics, warnings = evaluate_for_compare(args.qrels, args.runs, measures, options)
     baselines = [_baseline(b, names, paths) for b in args.baselines]
@@ -151,12 +146,6 @@ def run(args) -> int:
                         alpha_risk=args.alpha_risk)
     for w in warnings:
         print(f"warning: {w}", file=sys.stderr)
-    if args.format == "json":
-        print(json.dumps(comparison.to_records(), indent=1))
-    elif args.format == "csv":
-        sys.stdout.write(comparison.to_csv())
-    elif args.format == "latex":
-        sys.stdout.write(comparison.to_latex())
-    else:
-        sys.stdout.write(comparison.to_text())
+    sys.stdout.write({"json": lambda: json.dumps(comparison.to_records(), indent=1) + "\n", "csv": comparison.to_csv,
+                      "latex": comparison.to_latex, "text": comparison.to_text}[args.format]())
     return 0

@@ -139,11 +139,6 @@ def _diversity(args, pairs) -> bool:
     return False
 
 
-def _fmt(label: str, qid: str, value, ints: bool) -> str:
-    text = str(int(round(value))) if ints else f"{value:.4f}"
-    return f"{label:<22s}\t{qid}\t{text}\n"
-
-
 def _column(label: str, m, qids, values, z: bool = False) -> list[str]:
     head = f"{label:<22s}\t" if not z or m.family.agg == "text" else f"Z{label:<22s}\t"
     if m.family.agg == "text":
@@ -190,7 +185,6 @@ def format_trec(result: EvalResult, pairs, per_query: bool = False, header: bool
                          f"{'num_q':<22s}\tall\t{result.num_q.get(run, 0)}\n")
         for label, m in pairs:
             if m.family.agg != "text":
-                lines.append(_fmt(("Z" + f"{label:<22s}") if z else label, "all", sm[(run, m.name)],
-                                  m.family.ints and not z))
-        lines += [_fmt(name, "all", sm[(run, name)], False) for name in imported if (run, name) in sm.index]
+                lines += _column(label, m, ["all"], [sm[(run, m.name)]], z)
+        lines += [f"{name:<22s}\tall\t{sm[(run, name)]:.4f}\n" for name in imported if (run, name) in sm.index]
     return "".join(lines)
