@@ -40,8 +40,7 @@ def load_assessors(paths, groups: bool) -> tuple[list[str], list]:
     if groups:
         if len(paths) != 1:
             raise EvalError("--groups takes exactly one qrels_jg file.")
-        parsed = read_qrels(paths[0], filename=Path(paths[0]).name, judgment_groups=True)
-        by_group = parsed.by_group()
+        by_group = read_qrels(paths[0], filename=Path(paths[0]).name, judgment_groups=True).by_group()
         names, tables = [f"jg{g}" for g in by_group], [t.to_pandas() for t in by_group.values()]
     else:
         names = [Path(p).name for p in paths]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from core.cli import stored
 from core.errors import EvalError
 
 FORMATS = ("text", "markdown", "json")
@@ -70,16 +71,11 @@ def _measures(args, expected: dict) -> list[str]:
     --collection, a measure imported into the collection (load --scores) keeps its stored name."""
     from core.measures import parse_measure
     names = (args.measures or (list(expected) if expected else DEFAULT_MEASURES)) + list(expected)
-    if args.collection is not None:
-        from core.cli import stored
-        kept = set(stored.imported(args, names))
-    else:
-        kept = set()
+    kept = set(stored.imported(args, names)) if args.collection is not None else set()
     return list(dict.fromkeys(n if n in kept else parse_measure(n).name for n in names))
 
 
 def _stored(args, measures, options, kwargs):
-    from core.cli import stored
     from core.service.gate import check_stored
     from core.store.store import Store
     with Store.open(args.store, load_sample=False) as store, store.session():

@@ -10,7 +10,7 @@ from core.engine.evaluate import EvalOptions
 from core.errors import EvalError
 from core.measures import parse_measure
 from core.service.evaluate import evaluate_stored
-from core.service.judges import labels_of
+from core.service.judges import check_sets, labels_of
 from core.stats.compare import Comparison, compare
 
 
@@ -40,10 +40,7 @@ def does_it_matter(store, collection, measure: str, qrels_ids=None, *, options=N
     sets = store.qrels_sets(collection)
     if qrels_ids is not None:
         wanted = list(dict.fromkeys(int(q) for q in qrels_ids))
-        unknown = sorted(set(wanted) - set(sets["qrels_id"].astype(int)))
-        if unknown:
-            raise EvalError(f"Qrels set(s) {unknown} are not in this collection. "
-                            f"Pick from {sorted(sets['qrels_id'].astype(int))}.")
+        check_sets(sets, wanted)
         sets = sets.set_index("qrels_id").loc[wanted].reset_index()      # in the order asked for
     if len(sets) < 2:
         raise EvalError("'Does it matter?' needs at least two qrels sets in the collection.")
@@ -70,10 +67,7 @@ def save_consensus(store, collection, qrels_ids, method: str, assessor_name: str
     """Build the consensus of the stored qrels sets `qrels_ids` and add it to `collection` as a new
     qrels set (one transaction, through `store.add_qrels`). Returns the store's IngestReport."""
     qrels_ids = [int(q) for q in qrels_ids]
-    known = set(store.qrels_sets(collection)["qrels_id"].astype(int))
-    unknown = [q for q in qrels_ids if q not in known]
-    if unknown:
-        raise EvalError(f"Qrels set(s) {unknown} are not in this collection. Pick from {sorted(known)}.")
+    check_sets(store.qrels_sets(collection), qrels_ids)
     merged = consensus([store.qrels(q) for q in qrels_ids], method, on=on)
     name = assessor_name or f"consensus-{method} of " + "+".join(map(str, qrels_ids))
     return store.add_qrels(collection, to_trec_text(merged), filename=f"consensus-{method}.qrels",

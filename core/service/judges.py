@@ -38,6 +38,14 @@ def labels_of(sets) -> dict[int, str]:
     return out
 
 
+def check_sets(sets, qrels_ids) -> None:
+    """An EvalError when one of `qrels_ids` is not a qrels set of `sets` (a collection's Store.qrels_sets)."""
+    have = set(sets["qrels_id"].astype(int))
+    unknown = sorted(set(map(int, qrels_ids)) - have)
+    if unknown:
+        raise EvalError(f"Qrels set(s) {unknown} are not in this collection. Pick from {sorted(have)}.")
+
+
 def judges_stored(store, collection, reference_id: int, judge_ids, run_ids=None, *, measure: str = DEFAULT_MEASURE,
                   rel_level: int = 1, **kw) -> JudgeReport:
     """The JudgeReport of qrels sets `judge_ids` against `reference_id` over runs `run_ids` (all when None).
@@ -47,9 +55,7 @@ def judges_stored(store, collection, reference_id: int, judge_ids, run_ids=None,
     sets = store.qrels_sets(collection)
     names = labels_of(sets)
     judge_ids = [int(j) for j in judge_ids if int(j) != int(reference_id)]
-    unknown = sorted({int(reference_id), *judge_ids} - set(names))
-    if unknown:
-        raise EvalError(f"Qrels set(s) {unknown} are not in this collection. Pick from {sorted(names)}.")
+    check_sets(sets, [reference_id, *judge_ids])
     runs = store.runs(collection)
     if run_ids is not None:
         runs = runs[runs["run_id"].isin([int(r) for r in run_ids])]
