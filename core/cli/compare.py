@@ -122,7 +122,7 @@ def run(args) -> int:
         if args.qrels or args.runs or args.collection:
             raise EvalError("--scores compares score files on their own: give no QRELS, RUN or --collection.")
         per_query, names, origin = scorefiles.per_query(args.scores)
-        measures = args.measures or scorefiles.measures_of(per_query)
+        measures = args.measures or list(dict.fromkeys(per_query["measure"]))     # in the order they first appear
         qrels_topics, warnings = sorted(per_query["qid"].unique()), []
         paths = [origin[n] for n in names]
     elif stored.check(args, [f for f in [args.qrels, *args.runs] if f]):

@@ -24,8 +24,3 @@ def per_query(paths) -> tuple[pd.DataFrame, list[str], dict[str, str]]:
             origin[run] = path
         frames.append(parsed.frame)
     return pd.concat(frames, ignore_index=True), list(origin), origin
-
-
-def measures_of(frame: pd.DataFrame) -> list[str]:
-    """Every measure of the files, in the order they first appear."""
-    return list(dict.fromkeys(frame["measure"]))
