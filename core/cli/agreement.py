@@ -1,11 +1,6 @@
-"""`python -m core agreement QRELS_A QRELS_B [QRELS_C ...]`: inter-assessor agreement.
-
-Every pair of files is compared on the (qid, docno) pairs both judged. With three or more
-assessors, Fleiss' kappa and Krippendorff's alpha over all of them are printed as well.
-`--groups` reads one trec_eval qrels_jg file (column 2 = judgment group) as several assessors.
-`--format json` prints a JSON list with one object per pair (see `json_pairs`), so that
-`jq '.[].cohen_kappa'` works for any number of files.
-"""
+"""`python -m core agreement QRELS_A QRELS_B [QRELS_C ...]`: inter-assessor agreement of every pair of files on the
+(qid, docno) pairs both judged; with three or more assessors, Fleiss' kappa and Krippendorff's alpha over all of
+them. `--groups` reads one qrels_jg file's judgment groups as the assessors."""
 from __future__ import annotations
 
 import json

@@ -1,14 +1,7 @@
-"""`python -m core compare QRELS RUN [RUN ...] --baseline RUN [--baseline RUN ...] -m MEASURE ...`
-(or `--collection NAME [--stored RUN ...]` instead of QRELS and RUN files: runs stored in the store;
-or `--scores FILE [FILE ...]`: per-query score files from any tool, compared as they are)
-
-Evaluates the runs with the measures engine, then compares each with every baseline
-(core.stats.baselines.report over core.stats.compare). A run is named by its run tag, or by its file name when
-two runs share a tag. --baseline accepts either that name or the run's file name/path as given on
-the command line; with several, each JSON object / CSV row / text line carries a `baseline` key
-and the correction covers the tests against all of them. --ranks adds rank, rank_low, rank_high
-and group (core.stats.resolution); --risk adds urisk, trisk and georisk (core.stats.riskeval).
-"""
+"""`python -m core compare QRELS RUN [RUN ...] --baseline RUN ...` (or `--collection NAME [--stored RUN ...]`, or
+`--scores FILE ...`: docs/cli.md#compare): the runs evaluated, then each compared with every baseline
+(core.stats.baselines.report over core.stats.compare). A run is named by its run tag, or by its file name when two
+runs share a tag; --baseline takes that name or the run's file name or path as given."""
 from __future__ import annotations
 
 import json

@@ -1,12 +1,6 @@
-"""`python -m core delete --collection NAME [--run RUN]... --yes`: delete runs, or a whole collection.
-
-    python -m core delete --collection robust04 --run bm25 --run bm25-2 --yes   # runs, with their rows and results
-    python -m core delete --collection robust04 --yes                           # the collection and all it holds
-
-Nothing is asked interactively: without --yes the command says what it would delete and deletes nothing
-(exit 2). The look-ups and the deletes are one transaction of the store, taken in turn with the dashboard
-and other loads (core/store/access.py); an unknown name is an error (exit 2) and nothing is deleted.
-"""
+"""`python -m core delete --collection NAME [--run RUN]... --yes`: delete runs, or a whole collection. Without --yes
+the command says what it would delete and deletes nothing (exit 2). The look-ups and the deletes are one transaction
+of the store; an unknown name is an error (exit 2) and nothing is deleted."""
 from __future__ import annotations
 
 from core.store import edits

@@ -1,11 +1,7 @@
-"""`python -m core evaluate QRELS RUN [RUN ...]`: trec_eval-compatible evaluation of run files.
-`python -m core evaluate --collection NAME [--stored RUN ...]`: the same of runs stored in the store.
-
-With `--format trec` the output is laid out exactly as trec_eval's (`%-22s\\t%s\\t%.4f`, counts without
-decimals, per-query lines first when -q, then the runid/num_q/"all" block), so `diff` against
-trec_eval's output works; csv and json give the long (run, qid, measure, value) table. With --collection, `-m` also
-takes the collection's imported measures (core/store/scores.py), printed as they were loaded.
-"""
+"""`python -m core evaluate QRELS RUN [RUN ...]` (or `--collection NAME [--stored RUN ...]`, with the collection's
+imported measures too): trec_eval-compatible evaluation. `--format trec` lays the output out exactly as trec_eval's
+(`%-22s\\t%s\\t%.4f`, counts without decimals), so `diff` against trec_eval's output works; csv and json give the
+long (run, qid, measure, value) table."""
 from __future__ import annotations
 
 import json

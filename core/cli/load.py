@@ -1,20 +1,9 @@
-"""`python -m core load ...`: files into the store.
+"""`python -m core load ...`: files into the store (docs/cli.md#load lists the options).
 
-    python -m core --store PATH load [--collection NAME] [--qrels FILE [--assessor NAME]]... [--diversity-qrels FILE]...
-        [--run FILE [--name NAME] [--system NAME] [--version V] [--timestamp ISO] [--meta KEY=VALUE]...]...
-        [--scores FILE [--name RUN] [--source TEXT]]... [--topics FILE] [--docs FILE]
-        [--on-conflict error|replace|rename] [--dataset ID [--docs [--docs-limit N]]]
-        [--nuggets FILE --assignments FILE]
-
---system, --version, --timestamp and --meta set a run's lineage and cost metadata (core/formats/lineage.py), over
-what its ir_metadata header gives: after a --run they describe that run; before the first --run, every run of
-the load (a run's own flags win).
-
-`--dataset ID` loads the qrels, queries and (with a bare `--docs`) documents of an ir_datasets dataset
-(core.store.datasets). A `load` is one transaction: if any file is rejected, nothing from this command is stored. The files are
-read and checked before the store is taken, so other processes wait only for the inserts; while another
-process holds the store, `load` says "waiting for the store..." and waits (--wait SECONDS, default 120).
-"""
+--system, --version, --timestamp and --meta describe the --run before them, or, before the first --run, every run of
+the load (a run's own flags win), over what its ir_metadata header gives (core/formats/lineage.py). A `load` is one
+transaction: if any file is rejected, nothing from it is stored. The files are read and checked before the store is
+taken, so other processes wait only for the inserts."""
 from __future__ import annotations
 
 import argparse

@@ -1,13 +1,6 @@
-"""`python -m core meta --collection NAME RUN [KEY=VALUE]...`: show or edit a stored run's lineage and cost metadata.
-
-    python -m core meta --collection robust04 bm25                               # print its metadata
-    python -m core meta --collection robust04 bm25 version=v2 latency_ms=12.5    # set keys
-    python -m core meta --collection robust04 bm25 gpu=                          # remove a key
-
-The keys are declared in core/formats/lineage.py (system, version, timestamp, the cost keys; any other key is
-free). The values are checked before the store is taken (a number for a numeric key, ISO 8601 for timestamp);
-the change is one transaction, like `rename`.
-"""
+"""`python -m core meta --collection NAME RUN [KEY=VALUE]...`: show or edit a stored run's lineage and cost metadata
+(the keys of core/formats/lineage.py; `KEY=` removes one). The values are checked before the store is taken; the
+change is one transaction, like `rename`."""
 from __future__ import annotations
 
 from contextlib import closing

@@ -1,12 +1,6 @@
-"""`python -m core rename --collection NAME [--run RUN] NEW_NAME`: rename a run, or the collection itself.
-
-    python -m core rename --collection robust04 --run bm25-old bm25      # a run of the collection
-    python -m core rename --collection robust04 robust04-2026             # the collection
-
-The look-up and the change are one transaction of the store, taken in turn with the dashboard and other
-loads like `load` (core/store/access.py: "waiting for the store..."). An unknown name is an error (exit 2)
-that lists the names there are; nothing is asked interactively.
-"""
+"""`python -m core rename --collection NAME [--run RUN] NEW_NAME`: rename a run, or the collection itself. The
+look-up and the change are one transaction of the store, taken in turn with the dashboard and loads
+(core/store/access.py); an unknown name is an error (exit 2) that lists the names there are."""
 from __future__ import annotations
 
 from core.store import edits
