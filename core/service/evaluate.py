@@ -109,14 +109,11 @@ def _compute(cur, run_ids, ms, qrels_id, known, options) -> EvalResult:
 def _missing(cur, run_ids, qrels_id, known) -> dict[str, list[str]]:
     """run name -> the qrels topics it has no ranking for (from run_topics), for runs read from the cache alone."""
     rows = cur.execute(
-        "SELECT r.run_id, t.qid FROM (SELECT unnest($runs) AS run_id) r, "
+        "SELECT r.run_id, list(t.qid ORDER BY t.qid) FROM (SELECT unnest($runs) AS run_id) r, "
         "(SELECT DISTINCT qid FROM qrels WHERE qrels_id = $q) t "
-        "WHERE NOT EXISTS (SELECT 1 FROM run_topics x WHERE x.run_id = r.run_id AND x.qid = t.qid) ORDER BY 1, 2",
-        {"runs": run_ids, "q": qrels_id}).fetchall()
-    missing: dict[str, list[str]] = {}
-    for rid, qid in rows:
-        missing.setdefault(known[int(rid)], []).append(qid)
-    return missing
+        "WHERE NOT EXISTS (SELECT 1 FROM run_topics x WHERE x.run_id = r.run_id AND x.qid = t.qid) "
+        "GROUP BY 1 ORDER BY 1", {"runs": run_ids, "q": qrels_id}).fetchall()
+    return {known[int(rid)]: qids for rid, qids in rows}
 
 
 def _combine(fresh, cached: pd.DataFrame, rest_missing, ms, numeric, order: list[str], options) -> EvalResult:

@@ -69,8 +69,7 @@ def judges_stored(store, collection, reference_id: int, judge_ids, run_ids=None,
         rows = cur.execute(ROWS_SQL, {"depth": depth}).fetchnumpy()
         sizes = cur.execute(SIZES_SQL).fetchnumpy()
         qrels = cur.sql(QRELS_SQL).to_arrow_table()
-    mem = duckdb.connect()
-    try:
+    with duckdb.connect() as mem:
         mem.register("_rb_jq_src", qrels)
         mem.execute("CREATE TEMP TABLE jq AS SELECT * FROM _rb_jq_src")
         qids = [r[0] for r in mem.execute("SELECT DISTINCT qid FROM jq").fetchall()]
@@ -78,5 +77,3 @@ def judges_stored(store, collection, reference_id: int, judge_ids, run_ids=None,
                                         qids, rows)
         return compute(mem, "jq", st, names[int(reference_id)], [names[j] for j in judge_ids], m.name,
                        rel_level, **kw)
-    finally:
-        mem.close()
