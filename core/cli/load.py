@@ -120,7 +120,7 @@ def _positive(text: str) -> int:
     return int(text)
 
 
-def read_with_progress(path: str, out=None) -> bytes:
+def read_with_progress(path: str) -> bytes:
     """Read a file, drawing a progress bar on stderr when it is large."""
     try:
         size = Path(path).stat().st_size
@@ -129,7 +129,7 @@ def read_with_progress(path: str, out=None) -> bytes:
                 raise too_big(Path(path).name, "holds")
             f.seek(0)
             parts, done = [], 0
-            with _Bar(Path(path).name, out) as bar:
+            with _Bar(Path(path).name) as bar:
                 while chunk := f.read(CHUNK):
                     parts.append(chunk)
                     done += len(chunk)
@@ -142,8 +142,8 @@ def read_with_progress(path: str, out=None) -> bytes:
 class _Line:
     """A progress line on stderr, redrawn in place; finish() (or the end of a `with` block) ends it."""
 
-    def __init__(self, name: str, out=None):
-        self.name, self.out, self.drawn = name, out or sys.stderr, False
+    def __init__(self, name: str):
+        self.name, self.out, self.drawn = name, sys.stderr, False
 
     def finish(self) -> None:
         if self.drawn:
@@ -160,9 +160,7 @@ class _Line:
 class _Bar(_Line):
     """A file's progress bar: read_with_progress's, and prepare_run's callback for a run read in pieces."""
 
-    def __init__(self, name: str, out=None):
-        super().__init__(name, out)
-        self.what = "reading"
+    what = "reading"        # the pass over the file the bar shows
 
     def __call__(self, done: int, size: int, what: str = "reading") -> None:
         """Draw the bar; a new pass over the file (`what`: parsing, re-reading, ...) starts a bar on a new line."""

@@ -140,7 +140,7 @@ def _combine(fresh, cached: pd.DataFrame, rest_missing, ms, numeric, order: list
     missing = (dict(fresh.missing_topics) if fresh is not None else {}) | rest_missing
     text = _in_order(fresh.text, {m.name: i for i, m in enumerate(ms)}) \
         if fresh is not None and fresh.text is not None else pd.DataFrame(columns=["run", "qid", "measure", "text"])
-    return EvalResult(per_query[["run", "qid", "measure", "value"]], _ordered(summary, numeric), missing,
+    return EvalResult(per_query[["run", "qid", "measure", "value"]], _ordered(summary, position), missing,
                       warnings, text, num_q, list(ms), [r for r in order if r in num_q])
 
 
@@ -156,11 +156,10 @@ def _in_order(frame: pd.DataFrame, position: dict[str, int]) -> pd.DataFrame:
     return frame.reset_index(drop=True)
 
 
-def _ordered(summary: pd.DataFrame, numeric) -> pd.DataFrame:
-    """The summary measure by measure, runs by name within each (as summarise lays it out)."""
+def _ordered(summary: pd.DataFrame, position: dict[str, int]) -> pd.DataFrame:
+    """The summary measure by measure (`position`), runs by name within each (as summarise lays it out)."""
     if not len(summary):
         return summary
-    m_pos = {m.name: i for i, m in enumerate(numeric)}
-    key = summary["measure"].map(m_pos).to_numpy(np.int64)
+    key = summary["measure"].map(position).to_numpy(np.int64)
     summary = summary.astype({"run": str, "measure": str})       # one dtype, whichever part the rows came from
     return summary.iloc[np.lexsort((summary["run"].to_numpy(), key))].reset_index(drop=True)
