@@ -2,7 +2,7 @@
 --run NEW --against BASELINE` for stored runs): the regression gate for CI.
 
 The runs are evaluated by the one entry point for files (core.engine.evaluate.evaluate_files), or through the
-store's results cache (core.service.gate.check_stored); core.stats.gate gives each measure its verdict. The exit
+store's results cache (core.service.compare.check_stored); core.stats.gate gives each measure its verdict. The exit
 status is 0 when every measure is OK, 1 when any FAILs, 2 on bad input (core.cli.main prints the error)."""
 from __future__ import annotations
 
@@ -76,7 +76,7 @@ def _measures(args, expected: dict) -> list[str]:
 
 
 def _stored(args, measures, options, kwargs):
-    from core.service.gate import check_stored
+    from core.service.compare import check_stored
     from core.store.store import Store
     with Store.open(args.store, load_sample=False) as store, store.session():
         (new, baseline), qrels = stored.resolve(store, args.collection, [args.run, args.against], args.assessor)

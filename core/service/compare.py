@@ -1,5 +1,6 @@
-"""Comparisons of stored runs: against a baseline (core.stats.compare), and under several qrels sets ("does it
-matter?", core.agreement.rankcorr); and a consensus of stored qrels sets saved as a new one."""
+"""Comparisons of stored runs: against a baseline (core.stats.compare), a new run against its baseline (the
+regression gate, core.stats.gate), and under several qrels sets ("does it matter?", core.agreement.rankcorr); and a
+consensus of stored qrels sets saved as a new one."""
 from __future__ import annotations
 
 import pandas as pd
@@ -12,6 +13,7 @@ from core.measures import parse_measure
 from core.service.evaluate import evaluate_stored
 from core.service.judges import check_sets, labels_of
 from core.stats.compare import Comparison, compare
+from core.stats.gate import Gate, gate
 
 
 def compare_stored(store, collection, run_ids, measures, baseline_run_id, *, qrels_id=None, options=None,
@@ -30,6 +32,19 @@ def compare_stored(store, collection, run_ids, measures, baseline_run_id, *, qre
     per_query = result.per_query.sort_values("run", key=lambda s: s.map(order), kind="stable")
     return compare(per_query, baseline=names[int(baseline_run_id)],
                    measures=[getattr(m, "name", m) for m in measures] if measures else None, **kwargs)
+
+
+def check_stored(store, collection, new_run_id, baseline_run_id, measures, *, qrels_id=None, options=None,
+                 **kwargs) -> Gate:
+    """`gate` for two stored runs (named by their store names) of `collection`, against qrels set `qrels_id` (None:
+    the default set). Topics are those either run has (with options.complete, every qrels topic, missing ones 0)."""
+    options = options or EvalOptions()
+    result = evaluate_stored(store, collection, [int(new_run_id), int(baseline_run_id)], measures,
+                             qrels_id=qrels_id, options=options)
+    new, baseline = result.runs
+    return gate(result.per_query, new=new, baseline=baseline, measures=measures,
+                missing="zero" if options.complete else "skip",
+                all_qids=sorted(result.per_query["qid"].astype(str).unique()), **kwargs)
 
 
 def does_it_matter(store, collection, measure: str, qrels_ids=None, *, options=None) -> DoesItMatter:
