@@ -12,7 +12,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from core.cli import scorefiles, stored
+from core.cli import stored
 from core.distributed.cluster import add_engine_arguments, dask_kwargs, use_dask
 from core.errors import EvalError
 
@@ -103,6 +103,26 @@ def evaluate_for_compare(qrels_path, run_paths, measures, options):
     return result.per_query, names, sorted(topics), warnings
 
 
+def read_score_files(paths):
+    """Per-query score files from any tool (core.formats.read_scores), without a store or qrels: ((run, qid, measure,
+    value) of every file, {run: the path it came from} in order). A run given by two files (the same name) is an
+    error that names both."""
+    import pandas as pd
+
+    from core.formats import read_scores
+    frames, origin = [], {}
+    for path in map(str, paths):
+        parsed = read_scores(path, filename=Path(path).name)
+        for run in parsed.runs:
+            if run in origin:
+                raise EvalError(f"Run '{run}' is in {Path(origin[run]).name} and in {parsed.file}. Give each run "
+                                "in one file, or rename one of them (a trec_eval file is named by its runid line, else "
+                                "by its file name).")
+            origin[run] = path
+        frames.append(parsed.frame)
+    return pd.concat(frames, ignore_index=True), origin
+
+
 def run(args) -> int:
     from core.stats.baselines import report
     from core.engine.evaluate import EvalOptions
@@ -114,10 +134,10 @@ def run(args) -> int:
     if args.scores:
         if args.qrels or args.runs or args.collection:
             raise EvalError("--scores compares score files on their own: give no QRELS, RUN or --collection.")
-        per_query, names, origin = scorefiles.per_query(args.scores)
+        per_query, origin = read_score_files(args.scores)
         measures = args.measures or list(dict.fromkeys(per_query["measure"]))     # in the order they first appear
         qrels_topics, warnings = sorted(per_query["qid"].unique()), []
-        paths = [origin[n] for n in names]
+        names, paths = list(origin), list(origin.values())
     elif stored.check(args, [f for f in [args.qrels, *args.runs] if f]):
         if use_dask(args):
             raise EvalError("--engine dask reads files; compare stored runs without it.")
