@@ -50,7 +50,6 @@ def check_stored(store, collection, new_run_id, baseline_run_id, measures, *, qr
 def does_it_matter(store, collection, measure: str, qrels_ids=None, *, options=None) -> DoesItMatter:
     """Evaluate every run of `collection` under each qrels set (all of them when `qrels_ids` is None)
     with `core.service.evaluate.evaluate_stored`, and correlate the system orderings pairwise."""
-    extra = {} if options is None else {"options": options}     # None: the engine's defaults
     canonical = parse_measure(measure).name
     sets = store.qrels_sets(collection)
     if qrels_ids is not None:
@@ -62,15 +61,13 @@ def does_it_matter(store, collection, measure: str, qrels_ids=None, *, options=N
     runs = store.runs(collection)
     if runs.empty:
         raise EvalError("The collection has no runs to rank.")
-    names = dict(zip(runs["run_id"], runs["name"]))
     columns, ids, labels = {}, {}, labels_of(sets)
     for row in sets.itertuples():
         label = labels[int(row.qrels_id)]
         result = evaluate_stored(store, collection, runs["run_id"].tolist(), [canonical],
-                                 qrels_id=int(row.qrels_id), **extra)
+                                 qrels_id=int(row.qrels_id), options=options or EvalOptions())
         summary = result.summary[result.summary["measure"] == canonical]
-        columns[label] = pd.Series(summary["value"].to_numpy(),       # keyed by run name
-                                   index=[names.get(r, r) for r in summary["run"]])
+        columns[label] = pd.Series(summary["value"].to_numpy(), index=summary["run"].to_numpy())     # by run name
         ids[label] = int(row.qrels_id)
     scores = pd.DataFrame(columns).rename_axis("run")
     return DoesItMatter(measure=canonical, scores=scores, correlations=correlation_table(scores),
