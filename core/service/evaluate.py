@@ -88,7 +88,7 @@ def _evaluate(store, collection, run_ids, measures, qrels_id, options: EvalOptio
         cached = read_cached(cur, qrels_id, key, later, known, names)
         rest = [r for r in run_ids if r not in todo_runs]
         missing = _missing(cur, rest, qrels_id, known) if rest else {}
-    if fresh is not None and todo_ms and not getattr(store, "read_only", False):
+    if fresh is not None and todo_ms and not store.read_only:
         with store.transaction(bump=False) as wcur:     # a cache, not new data: the store's data_version stays
             write_results(wcur, fresh.per_query[fresh.per_query["measure"].isin(done)],
                           {known[r]: r for r in todo_runs}, qrels_id, key)
