@@ -16,9 +16,10 @@ from core.cli import stored
 from core.distributed.cluster import add_engine_arguments, dask_kwargs, use_dask
 from core.errors import EvalError
 
-FORMATS = ("text", "csv", "json", "latex")
+OUTPUTS = {"text": lambda c: c.to_text(), "csv": lambda c: c.to_csv(),              # --format
+           "json": lambda c: json.dumps(c.to_records(), indent=1) + "\n", "latex": lambda c: c.to_latex()}
 PARSE_THREADS = 2       # files parsed at once (see evaluate_for_compare)
-DEFAULT_MEASURES = ["map", "P_10", "ndcg_cut_10"]
+DEFAULT_MEASURES = ["map", "P_10", "ndcg_cut_10"]      # without -m, here and in check
 
 
 def add_arguments(parser) -> None:
@@ -34,7 +35,8 @@ def add_arguments(parser) -> None:
                         help="a baseline: a run tag, or one of the RUN file names (repeat for several baselines; "
                              "every other run is tested against each)")
     parser.add_argument("-m", "--measure", dest="measures", action="append", metavar="MEASURE",
-                        help="measure to compare, e.g. AP, nDCG@10, P_10 (repeat; default: map, P_10, ndcg_cut_10)")
+                        help="measure to compare, e.g. AP, nDCG@10, P_10 (repeat; default: "
+                             f"{', '.join(DEFAULT_MEASURES)})")
     parser.add_argument("--test", choices=("t", "wilcoxon", "randomization", "bootstrap", "tukey",
                                            "randomization-all"), default="t",
                         help="significance test (default: t). tukey: Tukey's HSD on the two-way run x topic ANOVA "
@@ -52,7 +54,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--resamples", type=int, default=10_000,
                         help="permutations / bootstrap resamples (default: 10000)")
     parser.add_argument("--seed", type=int, default=0, help="random seed for resampling (default: 0)")
-    parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
+    parser.add_argument("--format", choices=tuple(OUTPUTS), default="text", help="output format (default: text)")
     parser.add_argument("--ranks", action="store_true",
                         help="add each run's rank, 95%% bootstrap rank interval (rank_low, rank_high) and letter "
                              "group (runs sharing a letter are not significantly different under --test/--correction)")
@@ -159,6 +161,5 @@ def run(args) -> int:
                         alpha_risk=args.alpha_risk)
     for w in warnings:
         print(f"warning: {w}", file=sys.stderr)
-    sys.stdout.write({"json": lambda: json.dumps(comparison.to_records(), indent=1) + "\n", "csv": comparison.to_csv,
-                      "latex": comparison.to_latex, "text": comparison.to_text}[args.format]())
+    sys.stdout.write(OUTPUTS[args.format](comparison))
     return 0
