@@ -1,11 +1,6 @@
-"""`python -m core agreement QRELS_A QRELS_B [QRELS_C ...]`: inter-assessor agreement.
-
-Every pair of files is compared on the (qid, docno) pairs both judged. With three or more
-assessors, Fleiss' kappa and Krippendorff's alpha over all of them are printed as well.
-`--groups` reads one trec_eval qrels_jg file (column 2 = judgment group) as several assessors.
-`--format json` prints a JSON list with one object per pair (see `json_pairs`), so that
-`jq '.[].cohen_kappa'` works for any number of files.
-"""
+"""`python -m core agreement QRELS_A QRELS_B [QRELS_C ...]`: inter-assessor agreement of every pair of files on the
+(qid, docno) pairs both judged; with three or more assessors, Fleiss' kappa and Krippendorff's alpha over all of
+them. `--groups` reads one qrels_jg file's judgment groups as the assessors."""
 from __future__ import annotations
 
 import json
@@ -40,8 +35,7 @@ def load_assessors(paths, groups: bool) -> tuple[list[str], list]:
     if groups:
         if len(paths) != 1:
             raise EvalError("--groups takes exactly one qrels_jg file.")
-        parsed = read_qrels(paths[0], filename=Path(paths[0]).name, judgment_groups=True)
-        by_group = parsed.by_group()
+        by_group = read_qrels(paths[0], filename=Path(paths[0]).name, judgment_groups=True).by_group()
         names, tables = [f"jg{g}" for g in by_group], [t.to_pandas() for t in by_group.values()]
     else:
         names = [Path(p).name for p in paths]

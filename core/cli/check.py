@@ -2,17 +2,19 @@
 --run NEW --against BASELINE` for stored runs): the regression gate for CI.
 
 The runs are evaluated by the one entry point for files (core.engine.evaluate.evaluate_files), or through the
-store's results cache (core.service.gate.check_stored); core.stats.gate gives each measure its verdict. The exit
+store's results cache (core.service.compare.check_stored); core.stats.gate gives each measure its verdict. The exit
 status is 0 when every measure is OK, 1 when any FAILs, 2 on bad input (core.cli.main prints the error)."""
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
+from core.cli import stored
+from core.cli.compare import DEFAULT_MEASURES
 from core.errors import EvalError
 
-FORMATS = ("text", "markdown", "json")
-DEFAULT_MEASURES = ["map", "P_10", "ndcg_cut_10"]
+OUTPUTS = {"text": lambda gate: gate.to_text(), "markdown": lambda gate: gate.to_markdown(),     # --format
+           "json": lambda gate: gate.to_json() + "\n"}
 
 
 def add_arguments(parser) -> None:
@@ -27,7 +29,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--assessor", metavar="NAME", default=None,
                         help="with --collection: the qrels set of this assessor (default: the collection's default)")
     parser.add_argument("-m", "--measure", dest="measures", action="append", metavar="MEASURE",
-                        help="measure to check (repeat; default: the --expect file's, else map, P_10, ndcg_cut_10)")
+                        help="measure to check (repeat; default: the --expect file's, else "
+                             f"{', '.join(DEFAULT_MEASURES)})")
     parser.add_argument("--test", choices=("t", "wilcoxon", "randomization"), default="t",
                         help="paired significance test (default: t)")
     parser.add_argument("--correction", choices=("holm", "bonferroni", "bh", "none"), default="holm",
@@ -39,7 +42,7 @@ def add_arguments(parser) -> None:
                         help="expected means: `measure: value` lines and a `tolerance: value` line (flat YAML); "
                              "a mean further from its value than the tolerance fails")
     parser.add_argument("--junit", metavar="FILE", default=None, help="also write a JUnit XML report to FILE")
-    parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
+    parser.add_argument("--format", choices=tuple(OUTPUTS), default="text", help="output format (default: text)")
     parser.add_argument("-c", dest="complete", action="store_true",
                         help="topics in the qrels but missing from a run count as 0 (trec_eval -c)")
     parser.add_argument("-l", dest="rel_level", type=int, default=1, help="relevance level (trec_eval -l)")
@@ -70,28 +73,17 @@ def _measures(args, expected: dict) -> list[str]:
     --collection, a measure imported into the collection (load --scores) keeps its stored name."""
     from core.measures import parse_measure
     names = (args.measures or (list(expected) if expected else DEFAULT_MEASURES)) + list(expected)
-    if args.collection is not None:
-        from core.cli import stored
-        kept = set(stored.imported(args, names))
-    else:
-        kept = set()
+    kept = set(stored.imported(args, names)) if args.collection is not None else set()
     return list(dict.fromkeys(n if n in kept else parse_measure(n).name for n in names))
 
 
 def _stored(args, measures, options, kwargs):
-    from core.cli import stored
-    from core.service.gate import check_stored
+    from core.service.compare import check_stored
     from core.store.store import Store
-    store = Store.open(args.store, load_sample=False)
-    try:
-        with store.session():
-            (new, baseline), qrels = stored.resolve(store, args.collection, [args.run, args.against], args.assessor)
-            if qrels is None:
-                qrels = store.default_qrels_id(args.collection)
-            return check_stored(store, args.collection, new, baseline, measures, qrels_id=qrels, options=options,
-                                **kwargs)
-    finally:
-        store.close()
+    with Store.open(args.store, load_sample=False) as store, store.session():
+        (new, baseline), qrels = stored.resolve(store, args.collection, [args.run, args.against], args.assessor)
+        return check_stored(store, args.collection, new, baseline, measures, qrels_id=qrels, options=options,
+                            **kwargs)
 
 
 def _files(args, measures, options, kwargs):
@@ -133,6 +125,5 @@ def run(args) -> int:
     result = _stored(args, measures, options, kwargs) if args.collection else _files(args, measures, options, kwargs)
     if args.junit:
         Path(args.junit).write_text(result.to_junit(), encoding="utf-8")
-    sys.stdout.write({"json": lambda: result.to_json() + "\n", "markdown": result.to_markdown,
-                      "text": result.to_text}[args.format]())
+    sys.stdout.write(OUTPUTS[args.format](result))
     return 0 if result.passed else 1

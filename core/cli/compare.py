@@ -1,14 +1,7 @@
-"""`python -m core compare QRELS RUN [RUN ...] --baseline RUN [--baseline RUN ...] -m MEASURE ...`
-(or `--collection NAME [--stored RUN ...]` instead of QRELS and RUN files: runs stored in the store;
-or `--scores FILE [FILE ...]`: per-query score files from any tool, compared as they are)
-
-Evaluates the runs with the measures engine, then compares each with every baseline
-(core.stats.baselines.report over core.stats.compare). A run is named by its run tag, or by its file name when
-two runs share a tag. --baseline accepts either that name or the run's file name/path as given on
-the command line; with several, each JSON object / CSV row / text line carries a `baseline` key
-and the correction covers the tests against all of them. --ranks adds rank, rank_low, rank_high
-and group (core.stats.resolution); --risk adds urisk, trisk and georisk (core.stats.riskeval).
-"""
+"""`python -m core compare QRELS RUN [RUN ...] --baseline RUN ...` (or `--collection NAME [--stored RUN ...]`, or
+`--scores FILE ...`: docs/cli.md#compare): the runs evaluated, then each compared with every baseline
+(core.stats.baselines.report over core.stats.compare). A run is named by its run tag, or by its file name when two
+runs share a tag; --baseline takes that name or the run's file name or path as given."""
 from __future__ import annotations
 
 import json
@@ -19,13 +12,14 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from core.cli import scorefiles, stored
+from core.cli import stored
 from core.distributed.cluster import add_engine_arguments, dask_kwargs, use_dask
 from core.errors import EvalError
 
-FORMATS = ("text", "csv", "json", "latex")
+OUTPUTS = {"text": lambda c: c.to_text(), "csv": lambda c: c.to_csv(),              # --format
+           "json": lambda c: json.dumps(c.to_records(), indent=1) + "\n", "latex": lambda c: c.to_latex()}
 PARSE_THREADS = 2       # files parsed at once (see evaluate_for_compare)
-DEFAULT_MEASURES = ["map", "P_10", "ndcg_cut_10"]
+DEFAULT_MEASURES = ["map", "P_10", "ndcg_cut_10"]      # without -m, here and in check
 
 
 def add_arguments(parser) -> None:
@@ -41,7 +35,8 @@ def add_arguments(parser) -> None:
                         help="a baseline: a run tag, or one of the RUN file names (repeat for several baselines; "
                              "every other run is tested against each)")
     parser.add_argument("-m", "--measure", dest="measures", action="append", metavar="MEASURE",
-                        help="measure to compare, e.g. AP, nDCG@10, P_10 (repeat; default: map, P_10, ndcg_cut_10)")
+                        help="measure to compare, e.g. AP, nDCG@10, P_10 (repeat; default: "
+                             f"{', '.join(DEFAULT_MEASURES)})")
     parser.add_argument("--test", choices=("t", "wilcoxon", "randomization", "bootstrap", "tukey",
                                            "randomization-all"), default="t",
                         help="significance test (default: t). tukey: Tukey's HSD on the two-way run x topic ANOVA "
@@ -59,7 +54,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--resamples", type=int, default=10_000,
                         help="permutations / bootstrap resamples (default: 10000)")
     parser.add_argument("--seed", type=int, default=0, help="random seed for resampling (default: 0)")
-    parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
+    parser.add_argument("--format", choices=tuple(OUTPUTS), default="text", help="output format (default: text)")
     parser.add_argument("--ranks", action="store_true",
                         help="add each run's rank, 95%% bootstrap rank interval (rank_low, rank_high) and letter "
                              "group (runs sharing a letter are not significantly different under --test/--correction)")
@@ -110,12 +105,24 @@ def evaluate_for_compare(qrels_path, run_paths, measures, options):
     return result.per_query, names, sorted(topics), warnings
 
 
-def evaluate_on_dask(qrels_path, run_paths, measures, options, args):
-    """evaluate_for_compare's answer from a Dask cluster (core.distributed.driver), runs named as compare names them."""
-    from core.distributed.driver import run_distributed
-    result, names, topics = run_distributed(qrels_path, run_paths, measures, options, name_runs=name_runs,
-                                            **dask_kwargs(args))
-    return result.per_query, names, topics, result.warnings
+def read_score_files(paths):
+    """Per-query score files from any tool (core.formats.read_scores), without a store or qrels: ((run, qid, measure,
+    value) of every file, {run: the path it came from} in order). A run given by two files (the same name) is an
+    error that names both."""
+    import pandas as pd
+
+    from core.formats import read_scores
+    frames, origin = [], {}
+    for path in map(str, paths):
+        parsed = read_scores(path, filename=Path(path).name)
+        for run in parsed.runs:
+            if run in origin:
+                raise EvalError(f"Run '{run}' is in {Path(origin[run]).name} and in {parsed.file}. Give each run "
+                                "in one file, or rename one of them (a trec_eval file is named by its runid line, else "
+                                "by its file name).")
+            origin[run] = path
+        frames.append(parsed.frame)
+    return pd.concat(frames, ignore_index=True), origin
 
 
 def run(args) -> int:
@@ -129,17 +136,20 @@ def run(args) -> int:
     if args.scores:
         if args.qrels or args.runs or args.collection:
             raise EvalError("--scores compares score files on their own: give no QRELS, RUN or --collection.")
-        per_query, names, origin = scorefiles.per_query(args.scores)
-        measures = args.measures or scorefiles.measures_of(per_query)
+        per_query, origin = read_score_files(args.scores)
+        measures = args.measures or list(dict.fromkeys(per_query["measure"]))     # in the order they first appear
         qrels_topics, warnings = sorted(per_query["qid"].unique()), []
-        paths = [origin[n] for n in names]
+        names, paths = list(origin), list(origin.values())
     elif stored.check(args, [f for f in [args.qrels, *args.runs] if f]):
         if use_dask(args):
             raise EvalError("--engine dask reads files; compare stored runs without it.")
         result, qrels_topics = stored.evaluate(args, measures, options, with_topics=True)
         per_query, names, warnings, paths = result.per_query, list(result.runs), list(result.warnings), []
-    elif use_dask(args):
-        per_query, names, qrels_topics, warnings = evaluate_on_dask(args.qrels, args.runs, measures, options, args)
+    elif use_dask(args):        # a Dask cluster (core.distributed.driver), runs named as compare names them
+        from core.distributed.driver import run_distributed
+        result, names, qrels_topics = run_distributed(args.qrels, args.runs, measures, options, name_runs=name_runs,
+                                                      **dask_kwargs(args))
+        per_query, warnings = result.per_query, result.warnings
     else:
         per_query, names, qrels_topics, warnings = evaluate_for_compare(args.qrels, args.runs, measures, options)
     baselines = [_baseline(b, names, paths) for b in args.baselines]
@@ -151,12 +161,5 @@ def run(args) -> int:
                         alpha_risk=args.alpha_risk)
     for w in warnings:
         print(f"warning: {w}", file=sys.stderr)
-    if args.format == "json":
-        print(json.dumps(comparison.to_records(), indent=1))
-    elif args.format == "csv":
-        sys.stdout.write(comparison.to_csv())
-    elif args.format == "latex":
-        sys.stdout.write(comparison.to_latex())
-    else:
-        sys.stdout.write(comparison.to_text())
+    sys.stdout.write(OUTPUTS[args.format](comparison))
     return 0

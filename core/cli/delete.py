@@ -1,12 +1,6 @@
-"""`python -m core delete --collection NAME [--run RUN]... --yes`: delete runs, or a whole collection.
-
-    python -m core delete --collection robust04 --run bm25 --run bm25-2 --yes   # runs, with their rows and results
-    python -m core delete --collection robust04 --yes                           # the collection and all it holds
-
-Nothing is asked interactively: without --yes the command says what it would delete and deletes nothing
-(exit 2). The look-ups and the deletes are one transaction of the store, taken in turn with the dashboard
-and other loads (core/store/access.py); an unknown name is an error (exit 2) and nothing is deleted.
-"""
+"""`python -m core delete --collection NAME [--run RUN]... --yes`: delete runs, or a whole collection. Without --yes
+the command says what it would delete and deletes nothing (exit 2). The look-ups and the deletes are one transaction
+of the store; an unknown name is an error (exit 2) and nothing is deleted."""
 from __future__ import annotations
 
 from core.store import edits
@@ -35,18 +29,14 @@ def _what(cur, cid: int, args) -> tuple[list[tuple[int, str, int]], str]:
 
 
 def run(args) -> int:
-    store = Store.open(args.store, load_sample=False)
-    try:
-        with store.transaction() as cur:
-            cid = edits.collection(cur, args.collection)
-            runs, what = _what(cur, cid, args)
-            if not args.yes:
-                raise EvalError(f"This would delete {what}. Nothing was deleted.\n\nAdd --yes to delete it.")
-            if args.runs is None:
-                edits.delete_collection(cur, cid)
-            for rid, _, _ in runs:
-                ingest.delete_run(cur, rid)
-    finally:
-        store.close()
+    with Store.open(args.store, load_sample=False) as store, store.transaction() as cur:
+        cid = edits.collection(cur, args.collection)
+        runs, what = _what(cur, cid, args)
+        if not args.yes:
+            raise EvalError(f"This would delete {what}. Nothing was deleted.\n\nAdd --yes to delete it.")
+        if args.runs is None:
+            edits.delete_collection(cur, cid)
+        for rid, _, _ in runs:
+            ingest.delete_run(cur, rid)
     print(f"Deleted {what}.")
     return 0

@@ -1,11 +1,7 @@
-"""`python -m core evaluate QRELS RUN [RUN ...]`: trec_eval-compatible evaluation of run files.
-`python -m core evaluate --collection NAME [--stored RUN ...]`: the same of runs stored in the store.
-
-With `--format trec` the output is laid out exactly as trec_eval's (`%-22s\\t%s\\t%.4f`, counts without
-decimals, per-query lines first when -q, then the runid/num_q/"all" block), so `diff` against
-trec_eval's output works; csv and json give the long (run, qid, measure, value) table. With --collection, `-m` also
-takes the collection's imported measures (core/store/scores.py), printed as they were loaded.
-"""
+"""`python -m core evaluate QRELS RUN [RUN ...]` (or `--collection NAME [--stored RUN ...]`, with the collection's
+imported measures too): trec_eval-compatible evaluation. `--format trec` lays the output out exactly as trec_eval's
+(`%-22s\\t%s\\t%.4f`, counts without decimals), so `diff` against trec_eval's output works; csv and json give the
+long (run, qid, measure, value) table."""
 from __future__ import annotations
 
 import json
@@ -139,11 +135,6 @@ def _diversity(args, pairs) -> bool:
     return False
 
 
-def _fmt(label: str, qid: str, value, ints: bool) -> str:
-    text = str(int(round(value))) if ints else f"{value:.4f}"
-    return f"{label:<22s}\t{qid}\t{text}\n"
-
-
 def _column(label: str, m, qids, values, z: bool = False) -> list[str]:
     head = f"{label:<22s}\t" if not z or m.family.agg == "text" else f"Z{label:<22s}\t"
     if m.family.agg == "text":
@@ -190,7 +181,6 @@ def format_trec(result: EvalResult, pairs, per_query: bool = False, header: bool
                          f"{'num_q':<22s}\tall\t{result.num_q.get(run, 0)}\n")
         for label, m in pairs:
             if m.family.agg != "text":
-                lines.append(_fmt(("Z" + f"{label:<22s}") if z else label, "all", sm[(run, m.name)],
-                                  m.family.ints and not z))
-        lines += [_fmt(name, "all", sm[(run, name)], False) for name in imported if (run, name) in sm.index]
+                lines += _column(label, m, ["all"], [sm[(run, m.name)]], z)
+        lines += [f"{name:<22s}\tall\t{sm[(run, name)]:.4f}\n" for name in imported if (run, name) in sm.index]
     return "".join(lines)

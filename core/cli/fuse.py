@@ -1,27 +1,16 @@
-"""`python -m core fuse RUN RUN [RUN ...] --method NAME [--norm NAME] [--param KEY=VALUE]... [--weights W1,W2,...]
-[--depth 1000] [-o OUT] [--name NAME] [--train QRELS] [--tune QRELS [-m MEASURE] [--folds 5] [--seed 0]
-[--step 0.1]]`, and `python -m core [--store PATH] fuse --collection NAME --stored RUN RUN ... --method NAME
-[--assessor NAME] [--train] [--tune ...] [-o OUT] [--store-as NAME]` for runs of the store.
-
-Fuses run files as ranx does (core/fusion, docs/fusion.md) and writes one TREC run, to OUT or to standard output,
-with the method, its parameters and the runs (file name and sha256) in an ir_metadata header. With --tune, the
-parameters are chosen by k-fold cross-validation over the topics of QRELS (core/fusion/tune.py): the report goes
-to standard error (to standard output when the run goes to a file), and each topic is fused with the parameters
-its fold was tuned on. A method that learns from judged topics (posfuse, ...) learns from --train's topics, or
-under --tune from each fold's other topics.
-
-With --collection, the runs are read from the store (core/service/fusion.py), --train and --tune take no file: they
-use the collection's default qrels set, or --assessor's. --store-as NAME stores the fused run in the collection
-(its provenance in its metadata, through the ingest's one transaction) instead of writing it to standard output.
-"""
+"""`python -m core fuse RUN RUN [RUN ...] --method NAME ...` (or `--collection NAME --stored RUN RUN ...`, read by
+core/cli/fuse_stored.py): runs fused as ranx does (core/fusion, docs/fusion.md) into one TREC run, with the method,
+its parameters and the runs (file name and sha256) in an ir_metadata header. --tune chooses the parameters by k-fold
+cross-validation over the topics of QRELS (core/fusion/tune.py), each topic fused with its fold's parameters; a
+method that learns from judged topics learns from --train's topics, or under --tune from each fold's other topics.
+docs/cli.md#fuse lists the options."""
 from __future__ import annotations
 
 import hashlib
-import sys
 from dataclasses import replace
 from pathlib import Path
 
-from core.cli.fuse_stored import STORED, run_stored
+from core.cli.fuse_stored import STORED, run_stored, write_fused
 from core.errors import EvalError
 
 
@@ -156,13 +145,5 @@ def run(args) -> int:
                              names=names, qrels=qrels), None
         if qrels is not None:
             fused = replace(fused, provenance={**fused.provenance, "train": {"qrels": Path(args.train).name}})
-    text = trec_text(fused, name, versions)
-    if args.output is None:
-        if report:
-            print(report, file=sys.stderr)
-        sys.stdout.write(text)
-    else:
-        Path(args.output).write_text(text)
-        if report:
-            print(report)
+    write_fused(trec_text(fused, name, versions), report, args.output)
     return 0

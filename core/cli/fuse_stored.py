@@ -10,51 +10,45 @@ from core.errors import EvalError
 STORED = ""     # --tune / --train given without QRELS: the collection's qrels
 
 
-def _qrels_id(store, args) -> int | None:
-    """The qrels set of --assessor (None: the collection's default set)."""
-    from core.cli.stored import resolve
-    return resolve(store, args.collection, args.stored, args.assessor)[1]
+def write_fused(text: str, report: str | None, output: str | None) -> None:
+    """The fused run to the file `output`, --tune's report then to standard output; without `output`, the run to
+    standard output and the report to standard error."""
+    if output is None:
+        if report:
+            print(report, file=sys.stderr)
+        sys.stdout.write(text)
+        return
+    Path(output).write_text(text)
+    if report:
+        print(report)
 
 
 def run_stored(args, method: str, params: dict, weights, name: str) -> int:
+    from core.cli.stored import resolve
     from core.fusion.trec import trec_text
+    from core.measures import parse_measure
     from core.service.fusion import check_new_name, fuse_stored, save_fused
     from core.store.store import Store
     for flag in ("tune", "train"):
         if getattr(args, flag) not in (None, STORED):
             raise EvalError(f"--{flag} {getattr(args, flag)}: with --collection, --{flag} takes no QRELS file; it "
                             f"uses the collection's qrels (choose a set with --assessor NAME).")
-    store = Store.open(args.store, load_sample=False)
-    try:
+    with Store.open(args.store, load_sample=False) as store:
         with store.session():      # the names checked first, before the fusing
-            qrels_id = _qrels_id(store, args)
+            qrels_id = resolve(store, args.collection, args.stored, args.assessor)[1]
             if args.store_as is not None:
                 check_new_name(store, args.collection, args.store_as)
         stored = fuse_stored(store, args.collection, args.stored, method, norm=args.norm, params=params,
                              weights=weights, depth=args.depth, tune=args.tune is not None,
-                             train=args.train is not None, qrels_id=qrels_id, measure=_measure(args),
-                             folds=args.folds, seed=args.seed, step=args.step)
-        report = None
-        if args.store_as is not None:
-            report = save_fused(store, args.collection, stored, args.store_as)
-    finally:
-        store.close()
-    tag = args.store_as or name
-    if args.output is not None:
-        Path(args.output).write_text(trec_text(stored.fused, tag))
-    elif report is None:
-        if stored.report:
-            print(stored.report, file=sys.stderr)
-        sys.stdout.write(trec_text(stored.fused, tag))
-        return 0
-    if stored.report:
+                             train=args.train is not None, qrels_id=qrels_id,
+                             measure=parse_measure(args.measure).name, folds=args.folds, seed=args.seed,
+                             step=args.step)
+        report = None if args.store_as is None else save_fused(store, args.collection, stored, args.store_as)
+    if args.output is not None or report is None:
+        write_fused(trec_text(stored.fused, args.store_as or name), stored.report, args.output)
+    elif stored.report:
         print(stored.report)
     if report is not None:
         print(f"Stored run '{report.name}' in collection '{args.collection}': {report.n_rows:,} lines, "
               f"{stored.fused.provenance['method']} of {', '.join(stored.runs)}.")
     return 0
-
-
-def _measure(args) -> str:
-    from core.measures import parse_measure
-    return parse_measure(args.measure).name

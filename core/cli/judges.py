@@ -1,13 +1,6 @@
-"""`python -m core judges REFERENCE JUDGE [JUDGE ...] --run RUN [--run RUN ...] [-m MEASURE] [-l LEVEL]`
-
-Many judges (human or LLM qrels files) against a reference qrels file, on files, without a store (core/judges/report.py).
-Judges are named by file name, runs by run tag as `compare` names them. `--format json` prints one object:
-{"reference", "measure", "rel_level", "reference_scores": {run: mean}, "judges": [one object per JUDGE, in the
-order given: judge, cohen_kappa, binary_kappa, agreement, n_common, only_reference, only_judge, over_rate,
-under_rate, kendall_tau, tau_ap, largest_rank_change(_run), largest_shift(_run), n_significant, scores, shift,
-shift_ci, shift_significant, filled, filled_holes (per run: the run's holes this judge labels), confusion, topics (per topic, most disagreement first)], "bounds": {run: {unjudged_nonrelevant, unjudged_relevant}},
-"top_grade", "flips": [{a, b}]}.
-"""
+"""`python -m core judges REFERENCE JUDGE [JUDGE ...] --run RUN [--run RUN ...]`: many judges (human or LLM qrels
+files) against a reference qrels file, on files, without a store (core/judges/report.py; docs/cli.md#judges lists
+the JSON's keys). Judges are named by file name, runs by run tag as `compare` names them."""
 from __future__ import annotations
 
 import json

@@ -1,20 +1,9 @@
-"""`python -m core load ...`: files into the store.
+"""`python -m core load ...`: files into the store (docs/cli.md#load lists the options).
 
-    python -m core --store PATH load [--collection NAME] [--qrels FILE [--assessor NAME]]... [--diversity-qrels FILE]...
-        [--run FILE [--name NAME] [--system NAME] [--version V] [--timestamp ISO] [--meta KEY=VALUE]...]...
-        [--scores FILE [--name RUN] [--source TEXT]]... [--topics FILE] [--docs FILE]
-        [--on-conflict error|replace|rename] [--dataset ID [--docs [--docs-limit N]]]
-        [--nuggets FILE --assignments FILE]
-
---system, --version, --timestamp and --meta set a run's lineage and cost metadata (core/formats/lineage.py), over
-what its ir_metadata header gives: after a --run they describe that run; before the first --run, every run of
-the load (a run's own flags win).
-
-`--dataset ID` loads the qrels, queries and (with a bare `--docs`) documents of an ir_datasets dataset
-(core.store.datasets). A `load` is one transaction: if any file is rejected, nothing from this command is stored. The files are
-read and checked before the store is taken, so other processes wait only for the inserts; while another
-process holds the store, `load` says "waiting for the store..." and waits (--wait SECONDS, default 120).
-"""
+--system, --version, --timestamp and --meta describe the --run before them, or, before the first --run, every run of
+the load (a run's own flags win), over what its ir_metadata header gives (core/formats/lineage.py). A `load` is one
+transaction: if any file is rejected, nothing from it is stored. The files are read and checked before the store is
+taken, so other processes wait only for the inserts."""
 from __future__ import annotations
 
 import argparse
@@ -43,10 +32,8 @@ class _Append(argparse.Action):
     """--qrels/--run append a new entry; --assessor/--name label the entry before them."""
 
     def __call__(self, parser, ns, value, option_string=None):
-        entries = getattr(ns, self.dest)
-        if entries is None:
-            entries = []
-            setattr(ns, self.dest, entries)
+        entries = getattr(ns, self.dest) or []
+        setattr(ns, self.dest, entries)
         if self.const is None:
             entries.append({"file": value, "label": None, "kind": option_string.lstrip("-"), "source": None})
         elif not entries or entries[-1]["label"] is not None:
@@ -91,8 +78,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="column 2 of the qrels is a judgment group (trec_eval qrels_jg): one qrels set per group")
     p.add_argument("--diversity-qrels", dest="diversity", action="append", metavar="FILE",
                    help="subtopic qrels (qid subtopic docno rel, as ndeval reads) for the diversity measures, "
-                        "stored as "
-                        "a diversity qrels set named after the file (repeatable)")
+                        "stored as a diversity qrels set named after the file (repeatable)")
     p.add_argument("--run", dest="runs", action=_Append, metavar="FILE", help="run file (repeatable)")
     p.add_argument("--scores", dest="runs", action=_Append, metavar="FILE",
                    help="per-query scores from another tool (trec_eval -q, ir_measures, ranx, or a long CSV/Parquet "
@@ -134,52 +120,47 @@ def _positive(text: str) -> int:
     return int(text)
 
 
-def read_with_progress(path: str, out=None) -> bytes:
+def read_with_progress(path: str) -> bytes:
     """Read a file, drawing a progress bar on stderr when it is large."""
-    out = out or sys.stderr
     try:
         size = Path(path).stat().st_size
         with open(path, "rb") as f:
             if f.read(2) != GZIP_MAGIC and size > max_text_bytes():    # refused before it is read
                 raise too_big(Path(path).name, "holds")
-        if size < PROGRESS_MIN_BYTES:
-            return Path(path).read_bytes()
-        return _read_chunks(path, size, out)
+            f.seek(0)
+            parts, done = [], 0
+            with _Bar(Path(path).name) as bar:
+                while chunk := f.read(CHUNK):
+                    parts.append(chunk)
+                    done += len(chunk)
+                    bar(done, size)
+        return b"".join(parts)
     except OSError as exc:
         raise file_error(path, exc) from None
 
 
-def _read_chunks(path: str, size: int, out) -> bytes:
-    parts, done, name = [], 0, Path(path).name
-    with open(path, "rb") as f:
-        while chunk := f.read(CHUNK):
-            parts.append(chunk)
-            done += len(chunk)
-            filled = int(30 * done / size)
-            out.write(f"\r  reading {name} [{'#' * filled}{'.' * (30 - filled)}] {done * 100 // size:3d}%")
-            out.flush()
-    out.write("\n")
-    return b"".join(parts)
-
-
 class _Line:
-    """A progress line on stderr, redrawn in place; finish() ends it."""
+    """A progress line on stderr, redrawn in place; finish() (or the end of a `with` block) ends it."""
 
-    def __init__(self, name: str, out=None):
-        self.name, self.out, self.drawn = name, out or sys.stderr, False
+    def __init__(self, name: str):
+        self.name, self.out, self.drawn = name, sys.stderr, False
 
     def finish(self) -> None:
         if self.drawn:
             self.out.write("\n")
             self.drawn = False
 
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.finish()
+
 
 class _Bar(_Line):
-    """prepare_run's progress callback: the same bar as read_with_progress, for a run read in pieces."""
+    """A file's progress bar: read_with_progress's, and prepare_run's callback for a run read in pieces."""
 
-    def __init__(self, name: str, out=None):
-        super().__init__(name, out)
-        self.what = "reading"
+    what = "reading"        # the pass over the file the bar shows
 
     def __call__(self, done: int, size: int, what: str = "reading") -> None:
         """Draw the bar; a new pass over the file (`what`: parsing, re-reading, ...) starts a bar on a new line."""
@@ -204,21 +185,15 @@ def _prepare_run(path: str, name: str):
         small = True                   # read_with_progress reports it
     if small:
         return ingest.prepare_run(read_with_progress(path), filename=name)
-    bar = _Bar(name)
-    try:
+    with _Bar(name) as bar:
         return ingest.prepare_run(path, filename=name, progress=bar)
-    finally:
-        bar.finish()
 
 
 def _prepare(kind: str, path: str, name: str, label, args):
     """Parse (and for a run, check and rank) one file: the work done before the store is taken."""
     if kind == "dataset":
-        bar = _Counter(name)
-        try:
+        with _Counter(name) as bar:
             return prepare_dataset(path, docs=args.docs is DATASET_DOCS, docs_limit=args.docs_limit, progress=bar)
-        finally:
-            bar.finish()
     if kind == "run":
         return _prepare_run(path, name)
     data = read_with_progress(path)
@@ -276,6 +251,9 @@ def _check(args) -> None:
                           "after --docs.")
     if args.docs_limit is not None and args.docs is not DATASET_DOCS:
         raise OptionError("--docs-limit N limits the documents of --dataset ID: add --dataset ID --docs.")
+    if bool(args.nuggets) != bool(args.assignments):
+        raise OptionError("--nuggets and --assignments go together: give the nuggets file and the assignments made "
+                          "from it.")
 
 
 def run(args) -> int:
@@ -289,15 +267,10 @@ def run(args) -> int:
     jobs += [("run", r["file"], (r["label"], {**common, **_run_meta(r.get("meta", []))}))
              for r in args.runs or [] if r["kind"] == "run"]
     jobs += [("scores", r["file"], (r["label"], r["source"])) for r in args.runs or [] if r["kind"] == "scores"]
-    if bool(args.nuggets) != bool(args.assignments):
-        print("error: --nuggets and --assignments go together: give the nuggets file and the assignments made from "
-              "it.", file=sys.stderr)
-        return 2
     jobs += [("nuggets", args.nuggets, None)] if args.nuggets else []
     if not jobs:
         print("Nothing to load: give --run, --scores, --qrels, --diversity-qrels, --topics, --docs, --dataset or "
-              "--nuggets.",
-              file=sys.stderr)
+              "--nuggets.", file=sys.stderr)
         return 2
     # Every file is read and checked first, without the store, so the store is held only for the inserts
     # and a bad file is reported before anyone else is made to wait.
@@ -318,25 +291,21 @@ def run(args) -> int:
 
 def _insert_all(args, prepared) -> None:
     """The inserts, in one transaction of the store."""
-    store = Store.open(args.store, load_sample=False)
-    try:
-        with store.transaction() as cur:
-            cid = ingest.collection_id(cur, args.collection, create=True)
-            for i, (kind, name, label, parsed, spent) in enumerate(prepared, 1):
-                start = time.perf_counter()
-                rep = _insert(cur, cid, kind, name, label, parsed, args)
-                if kind == "dataset":         # [(part, report)]: one line for the parts
-                    rows = ", ".join(f"{r.n_rows} {part}" for part, r in rep)
-                    rep = ingest.IngestReport(None, 0, [w for _, r in rep for w in r.warnings])
-                else:
-                    rows = f"{rep.n_rows} rows"
-                label = f" as '{rep.name}'" if rep.name else ""
-                print(f"[{i}/{len(prepared)}] {kind} {name}{label}: {rows} in "
-                      f"{spent + time.perf_counter() - start:.2f}s", file=sys.stderr)
-                for w in rep.warnings:
-                    print(f"  warning: {w}", file=sys.stderr)
-        files = len(prepared) - bool(args.dataset)
-        what = " and ".join([f"irds:{args.dataset}"] * bool(args.dataset) + [f"{files} file(s)"] * bool(files))
-        print(f"Loaded {what} into collection '{args.collection}' of {store.path}.")
-    finally:
-        store.close()
+    with Store.open(args.store, load_sample=False) as store, store.transaction() as cur:
+        cid = ingest.collection_id(cur, args.collection, create=True)
+        for i, (kind, name, label, parsed, spent) in enumerate(prepared, 1):
+            start = time.perf_counter()
+            rep = _insert(cur, cid, kind, name, label, parsed, args)
+            if kind == "dataset":         # [(part, report)]: one line for the parts
+                rows = ", ".join(f"{r.n_rows} {part}" for part, r in rep)
+                rep = ingest.IngestReport(None, 0, [w for _, r in rep for w in r.warnings])
+            else:
+                rows = f"{rep.n_rows} rows"
+            label = f" as '{rep.name}'" if rep.name else ""
+            print(f"[{i}/{len(prepared)}] {kind} {name}{label}: {rows} in "
+                  f"{spent + time.perf_counter() - start:.2f}s", file=sys.stderr)
+            for w in rep.warnings:
+                print(f"  warning: {w}", file=sys.stderr)
+    files = len(prepared) - bool(args.dataset)
+    what = " and ".join([f"irds:{args.dataset}"] * bool(args.dataset) + [f"{files} file(s)"] * bool(files))
+    print(f"Loaded {what} into collection '{args.collection}' of {store.path}.")

@@ -1,14 +1,9 @@
-"""`python -m core meta --collection NAME RUN [KEY=VALUE]...`: show or edit a stored run's lineage and cost metadata.
-
-    python -m core meta --collection robust04 bm25                               # print its metadata
-    python -m core meta --collection robust04 bm25 version=v2 latency_ms=12.5    # set keys
-    python -m core meta --collection robust04 bm25 gpu=                          # remove a key
-
-The keys are declared in core/formats/lineage.py (system, version, timestamp, the cost keys; any other key is
-free). The values are checked before the store is taken (a number for a numeric key, ISO 8601 for timestamp);
-the change is one transaction, like `rename`.
-"""
+"""`python -m core meta --collection NAME RUN [KEY=VALUE]...`: show or edit a stored run's lineage and cost metadata
+(the keys of core/formats/lineage.py; `KEY=` removes one). The values are checked before the store is taken; the
+change is one transaction, like `rename`."""
 from __future__ import annotations
+
+from contextlib import closing
 
 from core.formats.lineage import parse_pairs
 from core.store import edits
@@ -25,22 +20,12 @@ def add_arguments(p) -> None:
 
 def run(args) -> int:
     values = parse_pairs(args.pairs, option="meta", example="latency_ms=12.5")
-    store = Store.open(args.store, load_sample=False)
-    try:
+    with (Store.open(args.store, load_sample=False) as store,
+          store.transaction() if values else closing(store.cursor()) as cur):
+        rid = edits.run_id(cur, edits.collection(cur, args.collection), args.collection, args.run)
         if values:
-            with store.transaction() as cur:
-                rid = edits.run_id(cur, edits.collection(cur, args.collection), args.collection, args.run)
-                lineage.write_meta(cur, rid, values)
-                now = lineage.run_meta(cur, rid)
-        else:
-            cur = store.cursor()
-            try:
-                rid = edits.run_id(cur, edits.collection(cur, args.collection), args.collection, args.run)
-                now = lineage.run_meta(cur, rid)
-            finally:
-                cur.close()
-    finally:
-        store.close()
+            lineage.write_meta(cur, rid, values)
+        now = lineage.run_meta(cur, rid)
     if values:
         print(f"Updated the metadata of run '{args.run}' in collection '{args.collection}'.")
     for key, value in now.items():

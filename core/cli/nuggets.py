@@ -1,11 +1,6 @@
-"""`python -m core nuggets NUGGETS ASSIGNMENTS [-q] [--format trec|csv|json]`: nuggetizer's four scores of RAG
-answers (strict_vital, strict_all, vital, all; core/measures/nuggets.py) for each run of ASSIGNMENTS, from files.
-
-`--format trec` lays them out as trec_eval does (`%-22s\\t%s\\t%.4f`): with -q, each topic's lines first, then the
-runid and num_q lines and the means over the topics ("all"), run after run, so the output loads back with
-`load --scores`. csv and json give the long (run, qid, measure, value) table, at full precision. A topic a run has
-no assignments for scores 0 there, with a warning on standard error.
-"""
+"""`python -m core nuggets NUGGETS ASSIGNMENTS`: nuggetizer's four scores of RAG answers (core/measures/nuggets.py)
+for each run of ASSIGNMENTS, from files. `--format trec` lays them out as trec_eval does, so the output loads back
+with `load --scores`; csv and json give the long (run, qid, measure, value) table, at full precision."""
 from __future__ import annotations
 
 import json

@@ -1,12 +1,6 @@
-"""`python -m core rename --collection NAME [--run RUN] NEW_NAME`: rename a run, or the collection itself.
-
-    python -m core rename --collection robust04 --run bm25-old bm25      # a run of the collection
-    python -m core rename --collection robust04 robust04-2026             # the collection
-
-The look-up and the change are one transaction of the store, taken in turn with the dashboard and other
-loads like `load` (core/store/access.py: "waiting for the store..."). An unknown name is an error (exit 2)
-that lists the names there are; nothing is asked interactively.
-"""
+"""`python -m core rename --collection NAME [--run RUN] NEW_NAME`: rename a run, or the collection itself. The
+look-up and the change are one transaction of the store, taken in turn with the dashboard and loads
+(core/store/access.py); an unknown name is an error (exit 2) that lists the names there are."""
 from __future__ import annotations
 
 from core.store import edits
@@ -22,19 +16,15 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    store = Store.open(args.store, load_sample=False)
-    try:
-        with store.transaction() as cur:
-            cid = edits.collection(cur, args.collection)
-            if args.run is None:
-                edits.rename_collection(cur, cid, args.new_name)
-                done = f"Renamed collection '{args.collection}' to '{args.new_name}'."
-            else:
-                rid = edits.run_id(cur, cid, args.collection, args.run)
-                old = ingest.one(cur, "SELECT name FROM runs WHERE run_id = ?", [rid])[0]
-                ingest.rename_run(cur, rid, args.new_name)
-                done = f"Renamed run '{old}' to '{args.new_name}' in collection '{args.collection}'."
-    finally:
-        store.close()
+    with Store.open(args.store, load_sample=False) as store, store.transaction() as cur:
+        cid = edits.collection(cur, args.collection)
+        if args.run is None:
+            edits.rename_collection(cur, cid, args.new_name)
+            done = f"Renamed collection '{args.collection}' to '{args.new_name}'."
+        else:
+            rid = edits.run_id(cur, cid, args.collection, args.run)
+            old = ingest.one(cur, "SELECT name FROM runs WHERE run_id = ?", [rid])[0]
+            ingest.rename_run(cur, rid, args.new_name)
+            done = f"Renamed run '{old}' to '{args.new_name}' in collection '{args.collection}'."
     print(done)
     return 0

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import sys
 
+from core.repro.files import DEFAULT_MEASURES
 from core.repro.ordering import DEPTH, RBO_P
-
-FORMATS = ("text", "json")
 
 
 def add_arguments(parser) -> None:
@@ -20,7 +19,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--reproduced-qrels", metavar="QRELS", default=None,
                         help="replicability: the reproduced runs are on other topics, judged in this qrels file")
     parser.add_argument("-m", "--measure", dest="measures", action="append", metavar="MEASURE",
-                        help="measure (repeat; default: map, P_10, ndcg_cut_10)")
+                        help=f"measure (repeat; default: {', '.join(DEFAULT_MEASURES)})")
     parser.add_argument("--rbo-p", type=float, default=RBO_P,
                         help=f"RBO's persistence p, between 0 and 1 (default: {RBO_P})")
     parser.add_argument("--depth", type=int, default=DEPTH,
@@ -28,7 +27,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("-c", dest="complete", action="store_true",
                         help="topics in the qrels but missing from a run count as 0 (trec_eval -c)")
     parser.add_argument("-l", dest="rel_level", type=int, default=1, help="relevance level (trec_eval -l)")
-    parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
+    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
 
 
 def run(args) -> int:

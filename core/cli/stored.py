@@ -3,6 +3,8 @@ files. The runs are evaluated by core/service/evaluate.py (its per-query cache i
 the store, taken in turn with the dashboard and loads like `load` (core/store/access.py)."""
 from __future__ import annotations
 
+from contextlib import closing
+
 from core.store import edits
 from core.errors import EvalError
 from core.db.sqltext import one
@@ -30,15 +32,10 @@ def check(args, files: list) -> bool:
     return True
 
 
-def _ids(store, args) -> tuple[list[int], int | None]:
-    return resolve(store, args.collection, args.stored, args.assessor)
-
-
 def resolve(store, collection: str, names: list[str] | None, assessor: str | None) -> tuple[list[int], int | None]:
     """(the ids of the stored runs `names`, or of every run of the collection when None; the qrels set of
     `assessor`, or None for the collection's default set), or an EvalError that lists what there is."""
-    cur = store.cursor()
-    try:
+    with closing(store.cursor()) as cur:
         cid = edits.collection(cur, collection)
         if names:
             runs = [edits.run_id(cur, cid, collection, r) for r in names]
@@ -59,20 +56,14 @@ def resolve(store, collection: str, names: list[str] | None, assessor: str | Non
                                 f"Its qrels sets: {have or 'none'}.")
             qrels = int(row[0])
         return runs, qrels
-    finally:
-        cur.close()
 
 
 def imported(args, names) -> list[str]:
     """The names among `names` that are measures imported into the collection (core.service.imported)."""
     from core.service.imported import sources
     from core.store.store import Store
-    store = Store.open(args.store, load_sample=False)
-    try:
-        with store.session():
-            have = sources(store, args.collection)
-    finally:
-        store.close()
+    with Store.open(args.store, load_sample=False) as store:
+        have = sources(store, args.collection)
     return [n for n in names if n in have]
 
 
@@ -81,15 +72,11 @@ def evaluate(args, measures, options, *, with_topics: bool = False):
     (EvalResult, the qrels set's topics) for `compare`."""
     from core.service.evaluate import evaluate_stored
     from core.store.store import Store
-    store = Store.open(args.store, load_sample=False)
-    try:
-        with store.session():
-            runs, qrels = _ids(store, args)
-            if qrels is None:
-                qrels = store.default_qrels_id(args.collection)
-            result = evaluate_stored(store, args.collection, runs, measures, qrels_id=qrels, options=options)
-            if not with_topics:
-                return result
-            return result, sorted(store.qrels(qrels)["qid"].astype(str).unique()) if qrels is not None else []
-    finally:
-        store.close()
+    with Store.open(args.store, load_sample=False) as store, store.session():
+        runs, qrels = resolve(store, args.collection, args.stored, args.assessor)
+        if qrels is None:
+            qrels = store.default_qrels_id(args.collection)
+        result = evaluate_stored(store, args.collection, runs, measures, qrels_id=qrels, options=options)
+        if not with_topics:
+            return result
+        return result, sorted(store.qrels(qrels)["qid"].astype(str).unique()) if qrels is not None else []

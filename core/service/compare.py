@@ -1,5 +1,6 @@
-"""Comparisons of stored runs: against a baseline (core.stats.compare), and under several qrels sets ("does it
-matter?", core.agreement.rankcorr); and a consensus of stored qrels sets saved as a new one."""
+"""Comparisons of stored runs: against a baseline (core.stats.compare), a new run against its baseline (the
+regression gate, core.stats.gate), and under several qrels sets ("does it matter?", core.agreement.rankcorr); and a
+consensus of stored qrels sets saved as a new one."""
 from __future__ import annotations
 
 import pandas as pd
@@ -10,7 +11,9 @@ from core.engine.evaluate import EvalOptions
 from core.errors import EvalError
 from core.measures import parse_measure
 from core.service.evaluate import evaluate_stored
+from core.service.judges import check_sets, labels_of
 from core.stats.compare import Comparison, compare
+from core.stats.gate import Gate, gate
 
 
 def compare_stored(store, collection, run_ids, measures, baseline_run_id, *, qrels_id=None, options=None,
@@ -31,44 +34,44 @@ def compare_stored(store, collection, run_ids, measures, baseline_run_id, *, qre
                    measures=[getattr(m, "name", m) for m in measures] if measures else None, **kwargs)
 
 
+def check_stored(store, collection, new_run_id, baseline_run_id, measures, *, qrels_id=None, options=None,
+                 **kwargs) -> Gate:
+    """`gate` for two stored runs (named by their store names) of `collection`, against qrels set `qrels_id` (None:
+    the default set). Topics are those either run has (with options.complete, every qrels topic, missing ones 0)."""
+    options = options or EvalOptions()
+    result = evaluate_stored(store, collection, [int(new_run_id), int(baseline_run_id)], measures,
+                             qrels_id=qrels_id, options=options)
+    new, baseline = result.runs
+    return gate(result.per_query, new=new, baseline=baseline, measures=measures,
+                missing="zero" if options.complete else "skip",
+                all_qids=sorted(result.per_query["qid"].astype(str).unique()), **kwargs)
+
+
 def does_it_matter(store, collection, measure: str, qrels_ids=None, *, options=None) -> DoesItMatter:
     """Evaluate every run of `collection` under each qrels set (all of them when `qrels_ids` is None)
     with `core.service.evaluate.evaluate_stored`, and correlate the system orderings pairwise."""
-    extra = {} if options is None else {"options": options}     # None: the engine's defaults
     canonical = parse_measure(measure).name
     sets = store.qrels_sets(collection)
     if qrels_ids is not None:
         wanted = list(dict.fromkeys(int(q) for q in qrels_ids))
-        unknown = sorted(set(wanted) - set(sets["qrels_id"].astype(int)))
-        if unknown:
-            raise EvalError(f"Qrels set(s) {unknown} are not in this collection. "
-                            f"Pick from {sorted(sets['qrels_id'].astype(int))}.")
+        check_sets(sets, wanted)
         sets = sets.set_index("qrels_id").loc[wanted].reset_index()      # in the order asked for
     if len(sets) < 2:
         raise EvalError("'Does it matter?' needs at least two qrels sets in the collection.")
     runs = store.runs(collection)
     if runs.empty:
         raise EvalError("The collection has no runs to rank.")
-    names = dict(zip(runs["run_id"], runs["name"]))
-    columns, ids = {}, {}
+    columns, ids, labels = {}, {}, labels_of(sets)
     for row in sets.itertuples():
-        label = _unique_label(str(row.assessor or f"qrels {row.qrels_id}"), columns)
+        label = labels[int(row.qrels_id)]
         result = evaluate_stored(store, collection, runs["run_id"].tolist(), [canonical],
-                                 qrels_id=int(row.qrels_id), **extra)
+                                 qrels_id=int(row.qrels_id), options=options or EvalOptions())
         summary = result.summary[result.summary["measure"] == canonical]
-        columns[label] = pd.Series(summary["value"].to_numpy(),       # keyed by run name
-                                   index=[names.get(r, r) for r in summary["run"]])
+        columns[label] = pd.Series(summary["value"].to_numpy(), index=summary["run"].to_numpy())     # by run name
         ids[label] = int(row.qrels_id)
     scores = pd.DataFrame(columns).rename_axis("run")
     return DoesItMatter(measure=canonical, scores=scores, correlations=correlation_table(scores),
                         qrels_ids=ids)
-
-
-def _unique_label(label: str, taken: dict) -> str:
-    out, k = label, 2
-    while out in taken:
-        out, k = f"{label} ({k})", k + 1
-    return out
 
 
 def save_consensus(store, collection, qrels_ids, method: str, assessor_name: str | None = None, *,
@@ -76,13 +79,8 @@ def save_consensus(store, collection, qrels_ids, method: str, assessor_name: str
     """Build the consensus of the stored qrels sets `qrels_ids` and add it to `collection` as a new
     qrels set (one transaction, through `store.add_qrels`). Returns the store's IngestReport."""
     qrels_ids = [int(q) for q in qrels_ids]
-    known = set(store.qrels_sets(collection)["qrels_id"].astype(int))
-    unknown = [q for q in qrels_ids if q not in known]
-    if unknown:
-        raise EvalError(f"Qrels set(s) {unknown} are not in this collection. Pick from {sorted(known)}.")
+    check_sets(store.qrels_sets(collection), qrels_ids)
     merged = consensus([store.qrels(q) for q in qrels_ids], method, on=on)
     name = assessor_name or f"consensus-{method} of " + "+".join(map(str, qrels_ids))
     return store.add_qrels(collection, to_trec_text(merged), filename=f"consensus-{method}.qrels",
                            assessor=name)
-
-

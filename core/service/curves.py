@@ -1,6 +1,8 @@
 """Precision-recall and ROC curves of stored runs (core.analysis.curves over the store's tables)."""
 from __future__ import annotations
 
+from contextlib import closing
+
 import pandas as pd
 
 from core.analysis.curves import END_RANK, iprec_measures, pr_curve, with_average
@@ -74,23 +76,12 @@ def roc_curve_stored(store, collection, run_ids, qrels_id=None, *, rel_level: in
     at ingest: one query for all runs, no run frames. Without `num_docs` only the judged rows are read;
     with it (every non-relevant document is a negative) all of `run_rows`, joined with `qrels`.
     qrels_id None = the collection's default qrels set."""
-    run_ids, qrels_id = _stored_ids(store, collection, run_ids, qrels_id)
+    run_ids, qrels_id, _ = stored_ids(store, collection, run_ids, qrels_id)
     params = {"qrels": qrels_id, "pos": max(rel_level, 0), "level": rel_level, "runs": run_ids, "end": END_RANK}
-    cur = store.cursor()
-    try:
+    with closing(store.cursor()) as cur:
         if num_docs is None:
             curve = cur.execute(_ROC_JUDGED_SQL, params).fetchdf()
         else:
             curve = cur.execute(_ROC_SQL, params | {"num_docs": num_docs}).fetchdf()
-    finally:
-        cur.close()
     curve["qid"] = curve["qid"].astype(str)
     return with_average(curve, average=average, per_topic=per_topic)
-
-
-def _stored_ids(store, collection, run_ids, qrels_id) -> tuple[list[int], int]:
-    """The run ids (checked against the collection) and the qrels set id (None = the default)."""
-    run_ids, qrels_id, _ = stored_ids(store, collection, run_ids, qrels_id)
-    return run_ids, qrels_id
-
-

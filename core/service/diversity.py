@@ -7,8 +7,6 @@ table.
 """
 from __future__ import annotations
 
-import pandas as pd
-
 from core.engine.diversity import evaluate_diversity
 from core.engine.types import EvalResult
 from core.errors import EvalError
@@ -32,9 +30,8 @@ def evaluate_stored_diversity(store, collection, run_ids, qrels_id: int, measure
     if unknown:
         raise EvalError(f"Collection '{collection}' has no run with id {unknown[0]}. Choose one of its runs.")
     name_of = dict(zip(names["run_id"], names["name"]))
-    run = _frame(store, "SELECT run_id, qid, docno, score FROM run_rows WHERE list_contains(?, run_id)", [ids])
-    run = pd.DataFrame({"run": run["run_id"].map(name_of), "qid": run["qid"], "docno": run["docno"],
-                        "score": run["score"]})
+    run = _frame(store, "SELECT n.name AS run, r.qid, r.docno, r.score FROM run_rows r JOIN runs n USING (run_id) "
+                        "WHERE list_contains(?, r.run_id)", [ids])
     qrels = _frame(store, "SELECT qid, subtopic, docno, rel FROM subtopic_qrels WHERE qrels_id = ? ORDER BY line",
                    [qrels_id])
     return evaluate_diversity(qrels, run, measures, options, runs=[name_of[i] for i in ids])

@@ -9,6 +9,7 @@ from the cached rows (the summary, core.engine.finish.summarise) and from `run_t
 from __future__ import annotations
 
 import os
+from contextlib import closing
 
 import numpy as np
 import pandas as pd
@@ -77,8 +78,7 @@ def _evaluate(store, collection, run_ids, measures, qrels_id, options: EvalOptio
     key, numeric = options.key(), [m for m in ms if m.family.agg != "text"]
     texts = [m for m in ms if m.family.agg == "text"]
     names = [m.name for m in numeric]
-    cur = store.cursor()
-    try:
+    with closing(store.cursor()) as cur:
         have = cached_pairs(cur, qrels_id, key, run_ids, names)
         todo_runs = [r for r in run_ids if texts or any((r, n) not in have for n in names)]
         todo_ms = [m for m in numeric if any((r, m.name) not in have for r in todo_runs)]
@@ -88,9 +88,7 @@ def _evaluate(store, collection, run_ids, measures, qrels_id, options: EvalOptio
         cached = read_cached(cur, qrels_id, key, later, known, names)
         rest = [r for r in run_ids if r not in todo_runs]
         missing = _missing(cur, rest, qrels_id, known) if rest else {}
-    finally:
-        cur.close()
-    if fresh is not None and todo_ms and not getattr(store, "read_only", False):
+    if fresh is not None and todo_ms and not store.read_only:
         with store.transaction(bump=False) as wcur:     # a cache, not new data: the store's data_version stays
             write_results(wcur, fresh.per_query[fresh.per_query["measure"].isin(done)],
                           {known[r]: r for r in todo_runs}, qrels_id, key)
@@ -111,14 +109,11 @@ def _compute(cur, run_ids, ms, qrels_id, known, options) -> EvalResult:
 def _missing(cur, run_ids, qrels_id, known) -> dict[str, list[str]]:
     """run name -> the qrels topics it has no ranking for (from run_topics), for runs read from the cache alone."""
     rows = cur.execute(
-        "SELECT r.run_id, t.qid FROM (SELECT unnest($runs) AS run_id) r, "
+        "SELECT r.run_id, list(t.qid ORDER BY t.qid) FROM (SELECT unnest($runs) AS run_id) r, "
         "(SELECT DISTINCT qid FROM qrels WHERE qrels_id = $q) t "
-        "WHERE NOT EXISTS (SELECT 1 FROM run_topics x WHERE x.run_id = r.run_id AND x.qid = t.qid) ORDER BY 1, 2",
-        {"runs": run_ids, "q": qrels_id}).fetchall()
-    missing: dict[str, list[str]] = {}
-    for rid, qid in rows:
-        missing.setdefault(known[int(rid)], []).append(qid)
-    return missing
+        "WHERE NOT EXISTS (SELECT 1 FROM run_topics x WHERE x.run_id = r.run_id AND x.qid = t.qid) "
+        "GROUP BY 1 ORDER BY 1", {"runs": run_ids, "q": qrels_id}).fetchall()
+    return {known[int(rid)]: qids for rid, qids in rows}
 
 
 def _combine(fresh, cached: pd.DataFrame, rest_missing, ms, numeric, order: list[str], options) -> EvalResult:
@@ -145,7 +140,7 @@ def _combine(fresh, cached: pd.DataFrame, rest_missing, ms, numeric, order: list
     missing = (dict(fresh.missing_topics) if fresh is not None else {}) | rest_missing
     text = _in_order(fresh.text, {m.name: i for i, m in enumerate(ms)}) \
         if fresh is not None and fresh.text is not None else pd.DataFrame(columns=["run", "qid", "measure", "text"])
-    return EvalResult(per_query[["run", "qid", "measure", "value"]], _ordered(summary, numeric), missing,
+    return EvalResult(per_query[["run", "qid", "measure", "value"]], _ordered(summary, position), missing,
                       warnings, text, num_q, list(ms), [r for r in order if r in num_q])
 
 
@@ -161,11 +156,10 @@ def _in_order(frame: pd.DataFrame, position: dict[str, int]) -> pd.DataFrame:
     return frame.reset_index(drop=True)
 
 
-def _ordered(summary: pd.DataFrame, numeric) -> pd.DataFrame:
-    """The summary measure by measure, runs by name within each (as summarise lays it out)."""
+def _ordered(summary: pd.DataFrame, position: dict[str, int]) -> pd.DataFrame:
+    """The summary measure by measure (`position`), runs by name within each (as summarise lays it out)."""
     if not len(summary):
         return summary
-    m_pos = {m.name: i for i, m in enumerate(numeric)}
-    key = summary["measure"].map(m_pos).to_numpy(np.int64)
+    key = summary["measure"].map(position).to_numpy(np.int64)
     summary = summary.astype({"run": str, "measure": str})       # one dtype, whichever part the rows came from
     return summary.iloc[np.lexsort((summary["run"].to_numpy(), key))].reset_index(drop=True)

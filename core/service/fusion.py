@@ -9,6 +9,7 @@ parts' versions, from their lineage, when they have any).
 from __future__ import annotations
 
 import numbers
+from contextlib import closing
 from dataclasses import dataclass, replace
 
 from core.errors import EvalError
@@ -31,8 +32,7 @@ class StoredFusion:
 
 def _parts(store, collection, runs) -> tuple[int, list[int], list[str]]:
     """(collection id, the runs' ids, their stored names), or an EvalError naming what is unknown."""
-    cur = store.cursor()
-    try:
+    with closing(store.cursor()) as cur:
         cid = collection_id(cur, collection)
         rows = cur.execute("SELECT run_id, name, n_rows FROM runs WHERE collection_id = ?", [cid]).fetchall()
         names = {r: n for r, n, _ in rows}
@@ -47,22 +47,21 @@ def _parts(store, collection, runs) -> tuple[int, list[int], list[str]]:
             raise EvalError(f"{', '.join(unranked)}: per-query scores only, no ranking to fuse. Fuse runs loaded "
                             "from run files.")
         return cid, ids, [str(names[i]) for i in ids]
-    finally:
-        cur.close()
 
 
 def _qrels(store, cid: int, collection, qrels_id):
-    """(the qrels set's id, its judgments): `qrels_id`, else the collection's default set."""
-    if qrels_id is None:
-        cur = store.cursor()
-        try:
+    """(the qrels set's id, its judgments, its name for the provenance: its assessor, else its file name):
+    `qrels_id`, else the collection's default set."""
+    with closing(store.cursor()) as cur:
+        if qrels_id is None:
             qrels_id = default_qrels_id(cur, cid)
-        finally:
-            cur.close()
-    if qrels_id is None:
-        raise EvalError(f"Collection '{collection}' has no qrels to tune or train on. Load some with "
-                        f"`python -m core load --collection {collection} --qrels FILE`.")
-    return int(qrels_id), store.qrels(int(qrels_id))
+        if qrels_id is None:
+            raise EvalError(f"Collection '{collection}' has no qrels to tune or train on. Load some with "
+                            f"`python -m core load --collection {collection} --qrels FILE`.")
+        row = cur.execute("SELECT coalesce(assessor, filename) FROM qrels_sets WHERE qrels_id = ?",
+                          [int(qrels_id)]).fetchone()
+    name = str(row[0]) if row and row[0] is not None else f"qrels {qrels_id}"
+    return int(qrels_id), store.qrels(int(qrels_id)), name
 
 
 def fuse_stored(store, collection, runs, method: str, *, norm: str | None = None, params: dict | None = None,
@@ -79,8 +78,7 @@ def fuse_stored(store, collection, runs, method: str, *, norm: str | None = None
         cid, ids, names = _parts(store, collection, runs)
         versions = _versions(store, cid, ids)
         frames = [store.run_rows(i)[["qid", "docno", "score"]] for i in ids]
-        qrels_id, qrels = _qrels(store, cid, collection, qrels_id) if tune or train else (None, None)
-        set_name = _set_name(store, cid, qrels_id) if tune or train else None
+        qrels_id, qrels, set_name = _qrels(store, cid, collection, qrels_id) if tune or train else (None,) * 3
     report = None
     if tune:
         from core.fusion.tune import tune as tuned
@@ -106,30 +104,15 @@ def _versions(store, cid: int, ids: list[int]) -> list[str] | None:
     return [str(v) if v else "" for v in got] if any(got) else None
 
 
-def _set_name(store, cid: int, qrels_id) -> str:
-    """The qrels set's name for the provenance: its assessor, else its file name."""
-    cur = store.cursor()
-    try:
-        qrels_id = qrels_id if qrels_id is not None else default_qrels_id(cur, cid)
-        row = cur.execute("SELECT coalesce(assessor, filename) FROM qrels_sets WHERE qrels_id = ?",
-                          [int(qrels_id)]).fetchone()
-        return str(row[0]) if row and row[0] is not None else f"qrels {qrels_id}"
-    finally:
-        cur.close()
-
-
 def check_new_name(store, collection, name: str) -> None:
     """An EvalError when `name` cannot name a new run of `collection`: not one word, or taken."""
     if not name or not name.strip() or len(name.split()) != 1:
         raise EvalError(f"{name!r}: a run's name is one word, without spaces. Give e.g. rrf-fused.")
-    cur = store.cursor()
-    try:
+    with closing(store.cursor()) as cur:
         cid = collection_id(cur, collection)
         if cur.execute("SELECT 1 FROM runs WHERE collection_id = ? AND name = ?", [cid, name]).fetchone():
             raise EvalError(f"Collection '{collection}' already has a run named '{name}'. Choose another name, or "
                             f"delete that run first.")
-    finally:
-        cur.close()
 
 
 def save_fused(store, collection, stored: StoredFusion, name: str):

@@ -9,6 +9,7 @@ topics), and `EvalResult.imported` names each one's source, so every statistic r
 from __future__ import annotations
 
 import dataclasses
+from contextlib import closing
 
 import numpy as np
 import pandas as pd
@@ -22,11 +23,8 @@ __all__ = ["split", "sources", "imported_rows", "join", "score_only", "imported_
 
 def sources(store, collection) -> dict[str, str]:
     """The collection's imported measures -> their source (several sources joined by ', ')."""
-    cur = store.cursor()
-    try:
+    with closing(store.cursor()) as cur:
         found = imported_measures(cur, ingest.collection_id(cur, collection))
-    finally:
-        cur.close()
     return dict(zip(found["measure"].astype(str), found["source"].astype(str)))
 
 
@@ -45,11 +43,8 @@ def score_only(runs: pd.DataFrame) -> set[int]:
 def imported_rows(store, run_ids, names: dict[int, str], measures) -> pd.DataFrame:
     """The per-query rows (run name, qid, measure, value) of `measures` for `run_ids`, measure by measure in the
     order of `measures`, then run name and qid (stage 2's order)."""
-    cur = store.cursor()
-    try:
+    with closing(store.cursor()) as cur:
         rows = read_imported(cur, run_ids, measures)
-    finally:
-        cur.close()
     rows = rows.assign(run=rows["run_id"].astype(int).map(names).astype(str))
     position = {m: i for i, m in enumerate(measures)}
     order = np.lexsort((rows["qid"].to_numpy(str), rows["run"].to_numpy(str),

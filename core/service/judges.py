@@ -8,6 +8,8 @@ and the judged-document counts), into a private in-memory DuckDB where the rest 
 """
 from __future__ import annotations
 
+from contextlib import closing
+
 import duckdb
 import numpy as np
 import pyarrow as pa
@@ -36,6 +38,14 @@ def labels_of(sets) -> dict[int, str]:
     return out
 
 
+def check_sets(sets, qrels_ids) -> None:
+    """An EvalError when one of `qrels_ids` is not a qrels set of `sets` (a collection's Store.qrels_sets)."""
+    have = set(sets["qrels_id"].astype(int))
+    unknown = sorted(set(map(int, qrels_ids)) - have)
+    if unknown:
+        raise EvalError(f"Qrels set(s) {unknown} are not in this collection. Pick from {sorted(have)}.")
+
+
 def judges_stored(store, collection, reference_id: int, judge_ids, run_ids=None, *, measure: str = DEFAULT_MEASURE,
                   rel_level: int = 1, **kw) -> JudgeReport:
     """The JudgeReport of qrels sets `judge_ids` against `reference_id` over runs `run_ids` (all when None).
@@ -45,16 +55,13 @@ def judges_stored(store, collection, reference_id: int, judge_ids, run_ids=None,
     sets = store.qrels_sets(collection)
     names = labels_of(sets)
     judge_ids = [int(j) for j in judge_ids if int(j) != int(reference_id)]
-    unknown = sorted({int(reference_id), *judge_ids} - set(names))
-    if unknown:
-        raise EvalError(f"Qrels set(s) {unknown} are not in this collection. Pick from {sorted(names)}.")
+    check_sets(sets, [reference_id, *judge_ids])
     runs = store.runs(collection)
     if run_ids is not None:
         runs = runs[runs["run_id"].isin([int(r) for r in run_ids])]
     if runs.empty:
         raise EvalError("The collection has no runs to score: upload runs first.")
-    cur = store.cursor()
-    try:
+    with closing(store.cursor()) as cur:
         cur.register("_rb_jsets", pa.table({"qrels_id": pa.array([int(reference_id)] + judge_ids, pa.int32()),
                                             "s": pa.array(np.arange(len(judge_ids) + 1), pa.int32())}))
         cur.register("_rb_jruns", pa.table({"run_id": pa.array(runs["run_id"].astype(int), pa.int32()),
@@ -62,10 +69,7 @@ def judges_stored(store, collection, reference_id: int, judge_ids, run_ids=None,
         rows = cur.execute(ROWS_SQL, {"depth": depth}).fetchnumpy()
         sizes = cur.execute(SIZES_SQL).fetchnumpy()
         qrels = cur.sql(QRELS_SQL).to_arrow_table()
-    finally:
-        cur.close()
-    mem = duckdb.connect()
-    try:
+    with duckdb.connect() as mem:
         mem.register("_rb_jq_src", qrels)
         mem.execute("CREATE TEMP TABLE jq AS SELECT * FROM _rb_jq_src")
         qids = [r[0] for r in mem.execute("SELECT DISTINCT qid FROM jq").fetchall()]
@@ -73,5 +77,3 @@ def judges_stored(store, collection, reference_id: int, judge_ids, run_ids=None,
                                         qids, rows)
         return compute(mem, "jq", st, names[int(reference_id)], [names[j] for j in judge_ids], m.name,
                        rel_level, **kw)
-    finally:
-        mem.close()

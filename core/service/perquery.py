@@ -2,6 +2,8 @@
 of rows are read into Python."""
 from __future__ import annotations
 
+from contextlib import closing
+
 import pandas as pd
 
 from core.analysis.perquery import differences, ints, most_different, objects, query_deltas
@@ -23,8 +25,7 @@ ORDER BY a.rank
 def side_by_side_stored(store, collection, run_id_a: int, run_id_b: int, qid: str, *, qrels_id=None,
                         depth: int = 1000) -> tuple[pd.DataFrame, pd.DataFrame]:
     """side_by_side from the store, in SQL: the document text joins in when documents are loaded."""
-    cur = store.cursor()
-    try:
+    with closing(store.cursor()) as cur:
         cid = collection_id(cur, collection)
         qrels_id = qrels_id if qrels_id is not None else default_qrels_id(cur, cid)
         frames = []
@@ -33,8 +34,6 @@ def side_by_side_stored(store, collection, run_id_a: int, run_id_b: int, qid: st
             df["grade"], df["other_rank"], df["text"] = ints(df["grade"]), ints(df["other_rank"]), objects(df["text"])
             frames.append(df)
         return frames[0], frames[1]
-    finally:
-        cur.close()
 
 
 # The two runs' top-depth lists, joined in the store (the union _union_ranks builds from run frames).
@@ -52,11 +51,8 @@ def how_different_stored(store, per_query, run_id_a: int, run_id_b: int, run_a: 
                          topics=None, depth: int = 100, p: float = 0.9) -> pd.DataFrame:
     """how_different for two stored runs: the union of their top-depth lists is joined in the store from the
     canonical ranks, so neither run's millions of rows are read into Python."""
-    cur = store.cursor()
-    try:
+    with closing(store.cursor()) as cur:
         both = cur.execute(UNION_SQL, {"a": int(run_id_a), "b": int(run_id_b), "depth": int(depth)}).df()
-    finally:
-        cur.close()
     both["qid"] = both["qid"].astype(str)
     return most_different(query_deltas(per_query, run_a, run_b, measure, topics=topics), differences(both, p))
 

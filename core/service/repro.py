@@ -3,7 +3,7 @@ cache), the document orderings for KTU and RBO from the store's canonical ranks 
 core.repro.ordering.ranked would rank the run files), read only down to `depth`."""
 from __future__ import annotations
 
-import pandas as pd
+from contextlib import closing
 
 from core.errors import EvalError
 from core.measures import EvalOptions, parse_measures
@@ -12,16 +12,11 @@ from core.repro.ordering import DEPTH, RBO_P
 from core.service.evaluate import evaluate_stored, stored_ids
 from core.service.imported import score_only
 
-# a run's top `depth` documents per topic, in its canonical order, ranks from 0 (core.repro.ordering.ranked's table)
+# a run's top `depth` documents per topic in its canonical order, ranked from 0 as core.repro.ordering.ranked's table
+# (the store's ranks are 1-based)
 RANKED_SQL = """
 SELECT qid, docno, rank - 1 AS rank FROM run_rows WHERE run_id = ? AND rank <= ? ORDER BY qid, rank
 """
-
-
-def ranked_stored(cur, run_id: int, depth: int = DEPTH) -> pd.DataFrame:
-    """core.repro.ordering.ranked of a stored run, from its stored ranks (1-based in the store, 0-based here)."""
-    df = cur.execute(RANKED_SQL, [int(run_id), int(depth)]).df()
-    return df.astype({"qid": str, "docno": str, "rank": "int64"})
 
 
 def reproduce_stored(store, collection, runs: dict[str, int], measures, *, qrels_id=None,
@@ -45,13 +40,10 @@ def reproduce_stored(store, collection, runs: dict[str, int], measures, *, qrels
         raise EvalError(f"{', '.join(unranked)}: per-query scores only, no ranking to compare. Pick runs loaded "
                         "from run files.")
     result = evaluate_stored(store, collection, run_ids, names, qrels_id, options)
-    cur = store.cursor()
-    try:
-        rankings = {role: ranked_stored(cur, rid, depth) for role, rid in runs.items()}
-    finally:
-        cur.close()
+    types = {"qid": str, "docno": str, "rank": "int64"}
+    with closing(store.cursor()) as cur:
+        rankings = {role: cur.execute(RANKED_SQL, [int(rid), int(depth)]).df().astype(types)
+                    for role, rid in runs.items()}
     return reproduce(result.per_query, result.per_query, {role: known[int(rid)] for role, rid in runs.items()},
                      names, rankings=rankings, rbo_p=rbo_p, depth=depth)
 
-
-__all__ = ["reproduce_stored", "ranked_stored"]
