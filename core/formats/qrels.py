@@ -23,7 +23,7 @@ from core.formats.datasets import dataset_id, read_dataset_qrels
 from core.formats._fast import _BOM, fast_qrels, unique
 from core.formats._stream import line_pieces
 from core.formats._table import named_columns, open_columns
-from core.formats._checks import check_duplicates, check_ids, check_values, quoter, to_number
+from core.formats._checks import check_duplicates, check_ids, check_values, fixed_columns, kept, quoter
 from core.formats._text import (_NONSPACE, FLOAT_RE, INT_RE, PARQUET_MAGIC, Lines, Problems, decompress, empty_file,
                                 no_data_lines, read_source, screened, source_name, split_lines, utf8_text)
 from core.formats import pieces as limits
@@ -80,12 +80,7 @@ def read_qrels(source, *, filename: str | None = None, judgment_groups: bool = F
 
 def _trec_values(lines: Lines, problems: Problems) -> tuple[dict, np.ndarray]:
     """The four columns of the lines that have four fields, and their line numbers; the others are reported."""
-    bad = lines.nfields != 4
-    bl, counts = lines.lineno[bad], lines.nfields[bad]
-    problems.add_many(bl, lambda i: _field_problem(lines, int(bl[i]), int(counts[i])))
-    good = ~bad
-    return ({"qid": lines.column(0, good), "iter": lines.column(1, good), "docno": lines.column(2, good),
-             "rel": lines.column(3, good)}, lines.lineno[good])
+    return fixed_columns(lines, ("qid", "iter", "docno", "rel"), problems, "qrels", QRELS_FIELDS, _looks_like)
 
 
 def _in_pieces(file: str, text, jg: bool, piece_bytes: int | None = None) -> ParsedQrels | None:
@@ -136,13 +131,10 @@ def _in_pieces(file: str, text, jg: bool, piece_bytes: int | None = None) -> Par
                           total=exc.total) from None
 
 
-def _field_problem(lines: Lines, lineno: int, count: int):
-    quote = lines.quote(lineno)
-    msg = f"found {count} field{'s' if count != 1 else ''} but a qrels line needs 4 ({QRELS_FIELDS})"
-    parts = quote.split()
-    if count == 6 and re.fullmatch(FLOAT_RE, parts[4]):
-        return lineno, msg + "; this looks like a run file", "Upload it as a run instead", quote
-    return lineno, msg, "Separate the fields with spaces or tabs and remove extra fields", quote
+def _looks_like(quote: str, count: int) -> tuple[str, str] | None:
+    if count == 6 and re.fullmatch(FLOAT_RE, quote.split()[4]):
+        return "a run file", "Upload it as a run instead"
+    return None
 
 
 def _finish(file, values, lineno, problems: Problems, lines: Lines | None, fmt, jg: bool) -> ParsedQrels:
@@ -163,11 +155,8 @@ def _checked(values: dict, lineno: np.ndarray, problems: Problems, quote) -> tup
     good = check_ids(values, lineno, problems, "qrels", quote)
     good &= check_values(values["rel"], lineno, INT_RE, problems, "relevance grade '{}' is not a whole number",
                          "Use an integer grade such as 0, 1 or 2 (negative grades are allowed)", quote)
-    mask = pa.array(good)
-    table = pa.table({"qid": values["qid"].filter(mask).cast(pa.string()),
-                      "docno": values["docno"].filter(mask).cast(pa.string()),
-                      "rel": to_number(values["rel"].filter(mask), pa.int32())})
-    groups = values["iter"].filter(mask).cast(pa.string()) if "iter" in values else None
+    table = kept(values, good, ("qid", "docno"), pa.int32())
+    groups = values["iter"].filter(pa.array(good)).cast(pa.string()) if "iter" in values else None
     return table, groups, lineno[good]
 
 

@@ -16,7 +16,7 @@ import pyarrow.compute as pc
 
 from core.formats._fast import fast_run, unique
 from core.formats._table import open_columns
-from core.formats._checks import check_duplicates, check_ids, check_values, quoter, to_number
+from core.formats._checks import check_duplicates, check_ids, check_values, field_problem, quoter, to_number
 from core.formats._text import FLOAT_RE, INT_RE, Lines, Problems, read_source, screened, source_name
 from core.formats.metadata import parse_ir_metadata
 
@@ -115,20 +115,18 @@ def extra_fields_warning(n: int, first: int) -> str:
 def _check_field_count(lines: Lines, expected: int, problems: Problems) -> np.ndarray:
     """Too few fields is an error; a TREC line may carry extra fields, which trec_eval ignores."""
     bad = (lines.nfields < expected) if expected == 6 else (lines.nfields != expected)
-    if bad.any():
-        bad_lines, counts = lines.lineno[bad], lines.nfields[bad]
-        problems.add_many(bad_lines, lambda i: _field_problem(lines, int(bad_lines[i]), int(counts[i]), expected))
+    bl, counts = lines.lineno[bad], lines.nfields[bad]
+    fields = TREC_FIELDS if expected == 6 else MSMARCO_FIELDS
+    problems.add_many(bl, lambda i: field_problem(int(bl[i]), int(counts[i]), lines.quote(int(bl[i])), "run",
+                                                  fields, _looks_like(lines.quote(int(bl[i])), int(counts[i]))))
     return ~bad
 
 
-def _field_problem(lines: Lines, lineno: int, count: int, expected: int):
-    quote = lines.quote(lineno)
-    what = TREC_FIELDS if expected == 6 else MSMARCO_FIELDS
-    msg = f"found {count} field{'s' if count != 1 else ''} but a run line needs {expected} ({what})"
+def _looks_like(quote: str, count: int) -> tuple[str, str] | None:
     parts = quote.split()
     if count == 4 and re.fullmatch(INT_RE, parts[-1]) and re.fullmatch(INT_RE, parts[1]):  # qid iter docno rel
-        return lineno, msg + "; this looks like a qrels file", "Upload it as qrels instead", quote
-    return lineno, msg, "Separate the fields with spaces or tabs and remove extra fields", quote
+        return "a qrels file", "Upload it as qrels instead"
+    return None
 
 
 def _finish(file, values, lineno, problems: Problems, lines: Lines | None, fmt, meta) -> ParsedRun:
