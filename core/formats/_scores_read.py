@@ -23,7 +23,7 @@ import pyarrow.compute as pc
 import pyarrow.json as pa_json
 
 from core.errors import Problem, UploadError
-from core.formats._table import parquet_table
+from core.formats._table import header_columns, match_header, parquet_table
 from core.formats._text import PARQUET_MAGIC, Lines, Problems, split_lines, text_lines
 
 COLUMNS = {
@@ -64,7 +64,7 @@ def columns(source, filename: str | None) -> Read:
     first = lines.quote(int(lines.lineno[0]))
     sep = "," if "," in first else ("\t" if "\t" in first else None)
     fields = first.split(sep) if sep else first.split()
-    named = _named(fields)
+    named = match_header(fields, COLUMNS)
     if "model_names" in [n.strip().lower() for n in fields] and "qid" not in named:
         raise UploadError(Problem(file, None, RANX_REPORT, RANX_HINT))
     if {"qid", "measure", "value"} <= named.keys():
@@ -72,36 +72,17 @@ def columns(source, filename: str | None) -> Read:
     return _whitespace(lines, file)
 
 
-def _named(names: list[str]) -> dict[str, int]:
-    clean = [n.strip().strip('"').strip().lower() for n in names]
-    found: dict[str, int] = {}
-    for canon, aliases in COLUMNS.items():
-        for i, name in enumerate(clean):
-            if name in aliases and canon not in found and i not in found.values():
-                found[canon] = i
-    return found
-
-
 def _csv(text, file: str, sep, named: dict[str, int], lines: Lines) -> Read:
     lines = split_lines(text, file, sep=sep) if sep else lines
     problems = Problems(file)
-    n = len(lines.tokens[0])
-    body = np.ones(len(lines.lineno), bool)
-    body[0] = False
-    bad = body & (lines.nfields != n)
-    bl = lines.lineno[bad]
-    problems.add_many(bl, lambda i: (int(bl[i]), f"found {lines.nfields[bad][i]} fields but the header names "
-                                     f"{n} columns", "Give every line the same columns as the header",
-                                     lines.quote(int(bl[i]))))
-    keep = body & ~bad
-    col = {c: pc.utf8_trim(lines.column(i, keep), ' "\t') for c, i in named.items()}
-    return Read(file, "CSV table", problems, col.get("run"), col["qid"], col["measure"], col["value"],
-                lines.lineno[keep], lambda n: lines.quote(int(n)))
+    col, lineno = header_columns(lines, named, problems, "line")
+    return Read(file, "CSV table", problems, col.get("run"), col["qid"], col["measure"], col["value"], lineno,
+                lambda n: lines.quote(int(n)))
 
 
 def _parquet(data: bytes, file: str) -> Read:
     table = parquet_table(data, file)
-    named = _named(table.column_names)
+    named = match_header(table.column_names, COLUMNS)
     if "model_names" in table.column_names and "qid" not in named:
         raise UploadError(Problem(file, None, RANX_REPORT, RANX_HINT))
     if not {"qid", "measure", "value"} <= named.keys():
