@@ -9,7 +9,7 @@ import gzip
 import os
 import re
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -313,10 +313,20 @@ class Problems:
         self.total += len(lines)
         self.items.extend(Problem(self.file, *make(i), unit=self.unit) for i in range(min(len(lines), MAX_PROBLEMS)))
 
+    def merge(self, items: list[Problem], total: int, offset: int = 0) -> None:
+        """Add `items`, the first of `total` problems found in a piece of the file whose first line is line
+        offset + 1, keeping the first MAX_PROBLEMS by line."""
+        moved = [replace(p, line=p.line + offset) if p.line is not None else p for p in items]
+        self.items = sorted(self.items + moved, key=_by_line)[:MAX_PROBLEMS]
+        self.total += total
+
     def raise_if_any(self) -> None:
         if self.total:
-            items = sorted(self.items, key=lambda p: (p.line is None, p.line or 0))
-            raise UploadError(items[:MAX_PROBLEMS], total=self.total)
+            raise UploadError(sorted(self.items, key=_by_line)[:MAX_PROBLEMS], total=self.total)
+
+
+def _by_line(p: Problem) -> tuple[bool, int]:
+    return p.line is None, p.line or 0
 
 
 def text_lines(source, filename: str | None) -> tuple[str, pa.Array | None, bytes]:

@@ -44,7 +44,7 @@ class TolerantRun:
         self.file, self.again = file, again      # again(): the file's text from its first byte, once more
         self.line = 1                        # the file's number of the next piece's first line
         self.fmt: str | None = None          # 'trec' or 'msmarco', from the first data line (as read_run decides)
-        self.items, self.total = [], 0       # the first MAX_PROBLEMS problems by line, and how many in all
+        self.problems = Problems(file)
         self.extra, self.extra_first = 0, None   # lines with more than 6 fields, and the first of them
         self.comments, self.comment_chars = [], 0
         self.text = self.data_lines = False
@@ -100,7 +100,7 @@ class TolerantRun:
         if len(extra):
             self.extra += len(extra)
             self.extra_first = self.extra_first or int(extra[0]) + offset
-        self._add([replace(p, line=p.line + offset) for p in problems.items], problems.total)
+        self.problems.merge(problems.items, problems.total, offset)
         good = values["tag"].filter(mask) if "tag" in values else pa.array([], pa.string())
         tags = pc.unique(good)
         if len(good):       # then the last line's tag, which names the run (runs.build_run)
@@ -116,16 +116,12 @@ class TolerantRun:
             self.comments.append(c)
             self.comment_chars += len(c)
 
-    def _add(self, items: list, total: int) -> None:
-        self.items = sorted(self.items + items, key=lambda p: (p.line is None, p.line or 0))[:MAX_PROBLEMS]
-        self.total += total
-
     def report_repeats(self, rows: list[tuple], total: int) -> None:
         """Report repeated documents: `rows` (line, qid, docno, line of the first occurrence) are the first few of
         the `total` rows whose document repeats an earlier row of its topic. Their lines are quoted from the text
         read once more (`again`)."""
         quotes = quote_lines(self.again(), {int(r[0]) for r in rows}) if self.again is not None else {}
-        self._add([Problem(self.file, int(line), f"document '{doc}' {REPEATED} for topic '{qid}' (first on line "
+        self.problems.merge([Problem(self.file, int(line), f"document '{doc}' {REPEATED} for topic '{qid}' (first on line "
                            f"{int(was)})", REPEATED_HINT, quotes.get(int(line)))
                    for line, qid, doc, was in rows[:MAX_PROBLEMS]], total)
 
@@ -136,8 +132,7 @@ class TolerantRun:
             raise empty_file(self.file)
         if not self.data_lines:
             raise no_data_lines(self.file)
-        if self.total:
-            raise UploadError(self.items, total=self.total)
+        self.problems.raise_if_any()
 
     def finish(self) -> ParsedRun:
         """The run without its rows (tag, metadata, warnings, format); raises as `raise_if_any`."""

@@ -18,7 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from core.errors import MAX_PROBLEMS, UploadError
+from core.errors import UploadError
 from core.formats.datasets import dataset_id, read_dataset_qrels
 from core.formats._fast import _BOM, fast_qrels, unique
 from core.formats._stream import line_pieces
@@ -111,9 +111,7 @@ def _in_pieces(file: str, text, jg: bool, piece_bytes: int | None = None) -> Par
         values, lineno = _trec_values(lines, local)
         table, groups, lineno = _checked(values, lineno, local, quoter(lines))
         parts.append((table, groups, lineno + offset))
-        problems.items = sorted(problems.items + [replace(p, line=p.line + offset) for p in local.items],
-                                key=lambda p: (p.line is None, p.line or 0))[:MAX_PROBLEMS]
-        problems.total += local.total
+        problems.merge(local.items, local.total, offset)
     if not seen_text:
         raise empty_file(file)
     if not parts:
