@@ -52,6 +52,12 @@ class Read:
     lineno: np.ndarray
     quote: Callable
 
+    def problem(self, i: int, message: str, hint: str) -> Problem:
+        """The problem of row `i`, at its line (quoted) when it has one."""
+        n = self.lineno[i]
+        return Problem(self.file, int(n) if n > 0 else None, message, hint, self.quote(n) if n > 0 else None,
+                       self.problems.unit)
+
 
 def columns(source, filename: str | None) -> Read:
     file, text, data = text_lines(source, filename)
