@@ -61,13 +61,8 @@ def _batches(records, fields: tuple[str, ...], limit: int | None = None) -> Iter
     """The records' `fields` as columns (lists), BATCH_ROWS records at a time, at most `limit` records."""
     it = iter(records) if limit is None else islice(records, limit)
     while batch := list(islice(it, BATCH_ROWS)):
-        columns = list(zip(*batch))
-        yield [columns[i] for i in _positions(type(batch[0]), fields)]
-
-
-def _positions(cls, fields: tuple[str, ...]) -> list[int]:
-    names = list(cls._fields)
-    return [names.index(f) for f in fields]
+        columns, names = list(zip(*batch)), type(batch[0])._fields
+        yield [columns[names.index(f)] for f in fields]
 
 
 def read_dataset_qrels(did: str) -> pa.Table:
