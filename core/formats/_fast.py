@@ -280,15 +280,11 @@ def _msmarco_columns(box: list[bytes], delim: str | None = None) -> tuple[pa.Tab
     return pa.table({"qid": t["qid"], "docno": t["docno"], "score": pa.chunked_array(scores, pa.float64())}), None
 
 
-def _fields(data: bytes) -> int:
-    """The number of blank-separated fields on the first line."""
-    return len(data[:data.find(b"\n")].split())
-
-
 def run_format(head: bytes) -> str:
     """'msmarco' when the first line of `head` (the start of a run's text) has 3 fields (qid, docno, rank), else
     'trec'."""
-    return "msmarco" if _fields(head[:4096]) == 3 else "trec"
+    head = head[:4096]
+    return "msmarco" if len(head[:head.find(b"\n")].split()) == 3 else "trec"
 
 
 def fast_run(data: bytes | list[bytes], controls: bytes | None = None, check: bool = True

@@ -211,20 +211,14 @@ def empty_file(file: str) -> UploadError:
 
 
 def decode(data: bytes, file: str) -> pa.Array:
-    """Reject empty, binary and non-UTF-8 input, naming the line; return the text as a one-element
-    arrow string array (no Python str copy of a large file)."""
+    """Reject empty, UTF-16 and non-UTF-8 input (binary data was refused by `screen` as the text was read), naming
+    the line; return the text as a one-element arrow string array (no Python str copy of a large file)."""
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise UploadError(Problem(file, 1, "the file is UTF-16 text (it starts with a UTF-16 byte order mark), "
                                   "not UTF-8", "Save the file as UTF-8 and upload it again"))
     start = 3 if data.startswith(b"\xef\xbb\xbf") else 0
     if _NONSPACE.search(data, start) is None:
         raise empty_file(file)
-    bad = _BINARY.search(data, start)
-    if bad:
-        n, line = line_of(data, bad.start())
-        raise UploadError(Problem(file, n, f"the file contains binary data (byte 0x{data[bad.start()]:02x}), "
-                                  "not text", "Upload a plain-text or gzip-compressed file",
-                                  line.decode("utf-8", "replace")))
     return utf8_text(data, file, start)
 
 

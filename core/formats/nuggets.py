@@ -159,11 +159,10 @@ def _label_problem(line: int, place: int, key: str, value, lines):
 
 
 def _duplicates(frame: pd.DataFrame, ids: list[str], lineno: np.ndarray, problems: Problems, kind: str) -> None:
-    first = frame.groupby(ids, sort=False).cumcount().to_numpy() > 0
-    firsts = frame.drop_duplicates(ids).assign(first=lineno[~frame.duplicated(ids).to_numpy()])
-    again = frame[first].merge(firsts, on=ids, how="left")
-    rows = np.flatnonzero(first)
+    again = frame.duplicated(ids).to_numpy()
+    first = lineno[~again][frame.groupby(ids, sort=False).ngroup().to_numpy()]    # the line of each row's first
+    rows = np.flatnonzero(again)
     what = "topic '{}' appears twice" if kind == "nuggets" else "run '{}' has topic '{}' twice"
     hint = ("Keep one line per topic" if kind == "nuggets" else "Keep one line per run and topic")
     problems.add_many(rows, lambda i: (int(lineno[rows[i]]), what.format(
-        *[again[k].iat[i] for k in reversed(ids)]) + f" (first on line {int(again['first'].iat[i])})", hint, None))
+        *[frame[k].iat[rows[i]] for k in reversed(ids)]) + f" (first on line {int(first[rows[i]])})", hint, None))
