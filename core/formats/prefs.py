@@ -7,7 +7,7 @@ may appear in several subgroups of a group (that is how partial orders are writt
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
@@ -22,11 +22,6 @@ PREFS_FIELDS = "qid jg jsg docno rel_level"
 @dataclass
 class ParsedPrefs:
     table: pa.Table                  # qid, jg, jsg, docno (strings), rel (float64)
-    warnings: list[str] = field(default_factory=list)
-
-    @property
-    def n_rows(self) -> int:
-        return self.table.num_rows
 
 
 def read_prefs(source, *, filename: str | None = None) -> ParsedPrefs:
