@@ -133,18 +133,18 @@ def _jsonl(text: str, file: str) -> Read:
         return _jsonl_lines(text, file)
     keep = pc.and_(pc.is_valid(cols["query_id"]), pc.not_equal(pc.fill_null(cols["query_id"], ""), "all"))
     lineno = np.flatnonzero(keep.to_numpy(zero_copy_only=False)) + 1     # one object a line, no blank line
-    if len(lineno) == 0 or len(text.splitlines()) != table.num_rows:
+    lines = text.splitlines()
+    if len(lineno) == 0 or len(lines) != table.num_rows:
         return _jsonl_lines(text, file)
     run = cols["run_id"].filter(keep) if "run_id" in cols else None
-    lines = text.splitlines()
     return Read(file, "ir_measures jsonl", Problems(file), run, cols["query_id"].filter(keep),
                 cols["measure"].filter(keep), cols["value"].filter(keep), lineno, lambda n: lines[int(n) - 1])
 
 
 def _jsonl_lines(text: str, file: str) -> Read:
     """The line-by-line reader of jsonl, which names every line it cannot read."""
-    rows, problems = [], Problems(file)
-    for n, line in enumerate(text.splitlines(), 1):       # only for a file Arrow's reader refused
+    rows, problems, lines = [], Problems(file), text.splitlines()
+    for n, line in enumerate(lines, 1):       # only for a file Arrow's reader refused
         if not line.strip():
             continue
         try:
@@ -166,7 +166,6 @@ def _jsonl_lines(text: str, file: str) -> Read:
         raise UploadError(Problem(file, None, "the file has no per-query values (no query_id)",
                                   "Write it with ir_measures -q"))
     run, qid, measure, value, lineno = zip(*rows)
-    lines = text.splitlines()
     return Read(file, "ir_measures jsonl", problems, None if all(r is None for r in run) else _text(run),
                 _text(qid), _text(measure), _text(value), np.asarray(lineno), lambda n: lines[int(n) - 1])
 

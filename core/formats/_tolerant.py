@@ -138,8 +138,7 @@ class TolerantRun:
         """The run without its rows (tag, metadata, warnings, format); raises as `raise_if_any`."""
         self.raise_if_any()
         meta = parse_ir_metadata(self.comments)
-        run = build_run(None, pa.chunked_array(self.tags, pa.string()) if self.fmt == "trec" else None, None, meta,
-                     self.fmt)
+        run = build_run(None, self.tags if self.fmt == "trec" else None, None, meta, self.fmt)
         if self.extra:
             run.warnings.append(extra_fields_warning(self.extra, self.extra_first))
         return run

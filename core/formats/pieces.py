@@ -156,10 +156,8 @@ class RunSource:
     def _read(self, read_bytes: int, what: str):
         """The text from its first byte, `read_bytes` at a time (gunzipped when gzip), bounded: past the text limit
         the parsers' too_big error; a line longer than the line limit, too_long_line. Raises what the file raises."""
-        self.raw.seek(0)
-        reader = igzip.GzipFile(fileobj=self.raw) if self.gz else self.raw
         limit, longest, seen, carry = max_text_bytes(), max_line_bytes(), 0, 0
-        while block := reader.read(read_bytes):
+        for block in self._read_unchecked(read_bytes):
             seen += len(block)
             if seen > limit:
                 raise too_big(self.file, "expands to" if self.gz else "holds")
@@ -203,10 +201,11 @@ class RunSource:
             pass
         raise too_long_line(self.file, lines, quote)
 
-    def _read_unchecked(self):
+    def _read_unchecked(self, read_bytes: int = PIECE_BYTES):
+        """The text from its first byte, `read_bytes` at a time (gunzipped when gzip), with no limit."""
         self.raw.seek(0)
         reader = igzip.GzipFile(fileobj=self.raw) if self.gz else self.raw
-        while block := reader.read(PIECE_BYTES):
+        while block := reader.read(read_bytes):
             yield block
 
     def blocks(self, read_bytes: int | None = None, what: str = "reading", *, header: bool = False):

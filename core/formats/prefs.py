@@ -56,6 +56,6 @@ def prefs_from_qrels(parsed) -> pa.Table:
     """trec_eval's -R qrels_prefs (get_qrels_prefs.c): a qrels file read as preferences, column 2 (iter) as the
     judgment group and one subgroup "0" for every line. `parsed`: a ParsedQrels read with judgment_groups=True."""
     t = parsed.table
-    groups = parsed.groups if parsed.groups is not None else pa.array(np.full(t.num_rows, "0", object), pa.string())
-    return pa.table({"qid": t["qid"], "jg": groups, "jsg": pa.array(np.full(t.num_rows, "0", object), pa.string()),
+    zeros = pa.array(np.full(t.num_rows, "0", object), pa.string())
+    return pa.table({"qid": t["qid"], "jg": parsed.groups if parsed.groups is not None else zeros, "jsg": zeros,
                      "docno": t["docno"], "rel": pc.cast(t["rel"], pa.float64())})
