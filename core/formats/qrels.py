@@ -20,14 +20,14 @@ import pyarrow.compute as pc
 
 from core.errors import UploadError
 from core.formats.datasets import dataset_id, read_dataset_qrels
-from core.formats._fast import _BOM, fast_qrels, unique
-from core.formats._stream import line_pieces
-from core.formats._table import named_columns, open_columns
+from core.formats._fast import fast_qrels, unique
+from core.formats._stream import NotClean, line_pieces
+from core.formats._table import open_columns
 from core.formats._checks import check_duplicates, check_ids, check_values, fixed_columns, kept, quoter
-from core.formats._text import (_NONSPACE, FLOAT_RE, INT_RE, PARQUET_MAGIC, Lines, Problems, decompress, empty_file,
-                                no_data_lines, read_source, screened, source_name, split_lines, utf8_text)
+from core.formats._text import (FLOAT_RE, INT_RE, Lines, Problems, decompress, read_source, screened,
+                                source_name)
 from core.formats import pieces as limits
-from core.formats._tolerant import quote_lines, shifted
+from core.formats._tolerant import PieceLines, quote_lines
 
 QRELS_FIELDS = "qid iter docno rel"
 
@@ -87,41 +87,29 @@ def _in_pieces(file: str, text, jg: bool, piece_bytes: int | None = None) -> Par
     """`read_qrels`' tolerant parse of a TREC `text`, `piece_bytes` of whole lines at a time: the same qrels, or
     the same UploadError (every problem, the first MAX_PROBLEMS by line). None for a text it reads another way
     (UTF-16, Parquet, a CSV or TSV with a header line): the whole-file parser reads those."""
-    if text[:2] in (b"\xff\xfe", b"\xfe\xff") or text[:4] == PARQUET_MAGIC:
-        return None
-    problems, parts, line, seen_text, first_data = Problems(file), [], 1, False, True
+    pieces, parts = PieceLines(file, ("rel",)), []
     piece_bytes = piece_bytes or limits.QRELS_PIECE_BYTES
-    for data in line_pieces(_cut(text, piece_bytes)):
-        offset = line - 1
-        line += data.count(b"\n")
-        start = 3 if offset == 0 and data.startswith(_BOM) else 0
-        if _NONSPACE.search(data, start) is None:
-            continue
-        seen_text = True
-        try:
-            lines = split_lines(utf8_text(data, file, start), file, empty_ok=True)
-        except UploadError as exc:
-            raise shifted(exc, offset) from None
-        del data
-        if not len(lines.lineno):
-            continue
-        if first_data and named_columns(lines.quote(int(lines.lineno[0])), ("rel",)) is not None:
-            return None
-        first_data, local = False, Problems(file)
-        values, lineno = _trec_values(lines, local)
-        table, groups, lineno = _checked(values, lineno, local, quoter(lines))
-        parts.append((table, groups, lineno + offset))
-        problems.merge(local.items, local.total, offset)
-    if not seen_text:
-        raise empty_file(file)
-    if not parts:
-        raise no_data_lines(file)
+    try:
+        for data in line_pieces(_cut(text, piece_bytes)):
+            got = pieces.lines(data)
+            del data
+            if got is None or not len(got[0].lineno):
+                continue
+            lines, offset = got
+            local = Problems(file)
+            values, lineno = _trec_values(lines, local)
+            table, groups, lineno = _checked(values, lineno, local, quoter(lines))
+            parts.append((table, groups, lineno + offset))
+            pieces.problems.merge(local.items, local.total, offset)
+    except NotClean:
+        return None
+    pieces.check_data()
     table = pa.concat_tables([p[0] for p in parts])
     groups = pa.chunked_array([p[1] for p in parts], pa.string())
     lineno = np.concatenate([p[2] for p in parts])
     del parts
     try:
-        return _final(file, table, groups, lineno, problems, lambda n: None, "trec", jg)
+        return _final(file, table, groups, lineno, pieces.problems, lambda n: None, "trec", jg)
     except UploadError as exc:
         wanted = {p.line for p in exc.problems if p.quote is None and p.line is not None}
         quotes = quote_lines(_cut(text, piece_bytes), wanted) if wanted else {}
