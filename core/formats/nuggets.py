@@ -62,14 +62,13 @@ def _read(source, filename, kind: str) -> ParsedNuggets:
         raise UploadError(Problem(file, None, f"a Parquet file is not a {kind} file",
                                   "Upload nuggetizer's JSON Lines output (one JSON object per line)"))
     lines = split_lines(arr, file, sep="\x00", max_splits=0)
-    lineno = lines.lineno
     schema = _schema(kind)
     try:
         table = pj.read_json(pa.BufferReader(arr[0].as_buffer()), parse_options=pj.ParseOptions(
             explicit_schema=schema, unexpected_field_behavior="ignore", newlines_in_values=False))
     except pa.ArrowException:          # bad JSON or a value of the wrong type: read line by line to say where
         table = _slow(arr[0].as_py(), file, kind, schema)
-    if table.num_rows != len(lineno):  # two objects on one line, or a JSON value that is not an object
+    if table.num_rows != len(lines.lineno):  # two objects on one line, or a JSON value that is not an object
         table = _slow(arr[0].as_py(), file, kind, schema)
     return _rows(table, lines, file, kind)
 

@@ -216,8 +216,7 @@ def _check_duplicates(df: pd.DataFrame, file: str, kind: str) -> None:
     table = pa.table({"qid": pa.array(df["qid"], pa.string())})
     rows, first = duplicate_rows(table, ["qid"])
     problems = Problems(file)
-    idname = "topic" if kind == "topic" else "document"
     lines = df["line"].to_numpy()
-    problems.add_many(rows, lambda i: (int(lines[rows[i]]), f"{idname} '{df['qid'].iat[rows[i]]}' appears twice "
-                                       f"(first on line {int(lines[first[i]])})", f"Keep one entry per {idname}", None))
+    problems.add_many(rows, lambda i: (int(lines[rows[i]]), f"{kind} '{df['qid'].iat[rows[i]]}' appears twice "
+                                       f"(first on line {int(lines[first[i]])})", f"Keep one entry per {kind}", None))
     problems.raise_if_any()
