@@ -116,18 +116,15 @@ def _runs(read: Read, name: str | None) -> np.ndarray:
 
 def _twice(frame: pd.DataFrame, read: Read) -> None:
     """A (run, qid, measure) given twice: each repeat is reported at its line, with the line of the first."""
-    dup = frame.duplicated(["run", "qid", "measure"], keep=False).to_numpy()
-    if not dup.any():
+    keys = ["run", "qid", "measure"]
+    repeat = frame.duplicated(keys).to_numpy()
+    if not repeat.any():
         return
-    rows = frame[dup]
-    first = rows.groupby(["run", "qid", "measure"], sort=False).cumcount().to_numpy() == 0
-    first_line = dict(zip(map(tuple, rows.loc[first, ["run", "qid", "measure"]].to_numpy()),
-                          read.lineno[np.flatnonzero(dup)[first]]))
-    again = np.flatnonzero(dup)[~first]
+    first = read.lineno[~repeat][frame.groupby(keys, sort=False).ngroup().to_numpy()]   # each row's first line
+    again = np.flatnonzero(repeat)
     problems = []
     for i in again[:MAX_PROBLEMS]:
-        r, q, m = frame.iat[i, 0], frame.iat[i, 1], frame.iat[i, 2]
-        before = first_line[(r, q, m)]
+        r, q, m, before = frame.iat[i, 0], frame.iat[i, 1], frame.iat[i, 2], first[i]
         where = f" (first on {read.problems.unit} {before})" if before > 0 else ""
         problems.append(read.problem(i, f"run '{r}' has topic '{q}' twice for measure '{m}'{where}",
                                      "Keep one value per run, topic and measure"))
