@@ -48,17 +48,6 @@ def named_columns(first: str, needs: tuple[str, ...]) -> tuple[str | None, dict[
     return sep, cols
 
 
-def sniff_header(text: str, lines: Lines, needs: tuple[str, ...]) -> tuple[Lines, dict[str, int]] | None:
-    """If the first data line is a header naming qid, docno and one of `needs`, re-split the file
-    by that header's separator and return (lines, column positions); else None."""
-    header = named_columns(lines.quote(int(lines.lineno[0])), needs)
-    if header is None:
-        return None
-    sep, cols = header
-    relined = split_lines(text, lines.file, sep=sep) if sep else lines
-    return relined, cols
-
-
 def header_columns(lines: Lines, cols: dict[str, int], problems, line: str) -> tuple[dict, np.ndarray]:
     """Values of the named columns for every row after the header; rows with the wrong number of fields are
     reported ("Give every `line` the same columns as the header") and dropped."""
@@ -127,9 +116,10 @@ def open_columns(source, filename: str | None, needs: tuple[str, ...], kind: str
         return Opened(file, Problems(file, unit="row"), None, values, lineno, "parquet", [])
     problems = Problems(file)
     lines = split_lines(text, file)
-    sniffed = sniff_header(text, lines, needs)
-    if sniffed is None:
+    header = named_columns(lines.quote(int(lines.lineno[0])), needs)
+    if header is None:
         return Opened(file, problems, lines, None, None, "trec", lines.comments)
-    relined, cols = sniffed
+    sep, cols = header        # a header line: the file is split again by its separator
+    relined = split_lines(text, file, sep=sep) if sep else lines
     values, lineno = header_columns(relined, cols, problems, f"{kind} line")
     return Opened(file, problems, relined, values, lineno, "csv", lines.comments)
