@@ -97,7 +97,12 @@ def is_msmarco(first: list[str]) -> bool:
 def line_values(lines: Lines, msmarco: bool, problems: Problems) -> tuple[dict, np.ndarray, np.ndarray]:
     """(the run's columns from the lines with enough fields, their line numbers, the line numbers of TREC lines
     with more than 6 fields); lines with too few fields are reported to `problems`."""
-    good = _check_field_count(lines, 3 if msmarco else 6, problems)
+    bad = (lines.nfields != 3) if msmarco else (lines.nfields < 6)    # trec_eval ignores extra TREC fields
+    bl, counts = lines.lineno[bad], lines.nfields[bad]
+    problems.add_many(bl, lambda i: field_problem(int(bl[i]), int(counts[i]), lines.quote(int(bl[i])), "run",
+                                                  MSMARCO_FIELDS if msmarco else TREC_FIELDS,
+                                                  _looks_like(lines.quote(int(bl[i])), int(counts[i]))))
+    good = ~bad
     if msmarco:
         values = {"qid": lines.column(0, good), "docno": lines.column(1, good), "rank": lines.column(2, good)}
     else:
@@ -110,16 +115,6 @@ def line_values(lines: Lines, msmarco: bool, problems: Problems) -> tuple[dict, 
 def extra_fields_warning(n: int, first: int) -> str:
     return (f"{n} line{'s' if n != 1 else ''} (first: line {first}) {'have' if n != 1 else 'has'} more than 6 "
             "fields; the extra fields were ignored, as trec_eval does.")
-
-
-def _check_field_count(lines: Lines, expected: int, problems: Problems) -> np.ndarray:
-    """Too few fields is an error; a TREC line may carry extra fields, which trec_eval ignores."""
-    bad = (lines.nfields < expected) if expected == 6 else (lines.nfields != expected)
-    bl, counts = lines.lineno[bad], lines.nfields[bad]
-    fields = TREC_FIELDS if expected == 6 else MSMARCO_FIELDS
-    problems.add_many(bl, lambda i: field_problem(int(bl[i]), int(counts[i]), lines.quote(int(bl[i])), "run",
-                                                  fields, _looks_like(lines.quote(int(bl[i])), int(counts[i]))))
-    return ~bad
 
 
 def _looks_like(quote: str, count: int) -> tuple[str, str] | None:
