@@ -28,6 +28,7 @@ ASSIGNMENT = ("support", "partial_support", "not_support", "failed")
 # the labels a nugget's keys may take (None: any text that is not blank)
 _LABELS = {"text": None, "importance": IMPORTANCE, "assignment": ASSIGNMENT}
 _KEYS = {"nuggets": ("text", "importance"), "assignments": ("text", "importance", "assignment")}
+_IDS = {"nuggets": ["qid"], "assignments": ["qid", "run_id"]}      # what a line is about
 
 
 @dataclass
@@ -51,9 +52,8 @@ def read_assignments(source, *, filename: str | None = None) -> ParsedNuggets:
 
 
 def _schema(kind: str) -> pa.Schema:
-    keys = _KEYS[kind]
-    top = [("qid", pa.string())] + ([("run_id", pa.string())] if kind == "assignments" else [])
-    return pa.schema(top + [("nuggets", pa.list_(pa.struct([(k, pa.string()) for k in keys])))])
+    nugget = pa.struct([(k, pa.string()) for k in _KEYS[kind]])
+    return pa.schema([(k, pa.string()) for k in _IDS[kind]] + [("nuggets", pa.list_(nugget))])
 
 
 def _read(source, filename, kind: str) -> ParsedNuggets:
@@ -100,7 +100,7 @@ def _record(obj, kind: str):
     if not isinstance(obj, dict):
         return "this line is not a JSON object", "Write one {...} object per line"
     out = {}
-    for key in ("qid", "run_id") if kind == "assignments" else ("qid",):
+    for key in _IDS[kind]:
         value = obj.get(key)
         if isinstance(value, bool) or not isinstance(value, (str, int, type(None))):
             return f"'{key}' is {type(value).__name__}, not a string", f"Write the {key} as a JSON string"
@@ -119,8 +119,8 @@ def _record(obj, kind: str):
 
 def _rows(table: pa.Table, lines, file: str, kind: str) -> ParsedNuggets:
     """The checks over whole columns: missing ids, missing nuggets, unknown labels, a topic twice."""
-    problems, keys, lineno, table = Problems(file), _KEYS[kind], lines.lineno, table.combine_chunks()
-    ids = ["qid", "run_id"] if kind == "assignments" else ["qid"]
+    problems, keys, ids, lineno = Problems(file), _KEYS[kind], _IDS[kind], lines.lineno
+    table = table.combine_chunks()
     for key in ids + ["nuggets"]:
         at = lineno[np.flatnonzero(table[key].is_null().to_numpy(zero_copy_only=False))]
         problems.add_many(at, lambda i, key=key, at=at: (int(at[i]), f"this object has no '{key}'",
