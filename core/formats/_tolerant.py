@@ -1,9 +1,9 @@
 """The tolerant run parser a piece at a time, for large runs that the column reader declines (a '#' line below the
 header, a line with extra fields, a repeated document, any error): each piece of whole lines goes through the same
-checks as `read_run` (core.formats.runs), with its line numbers counted across pieces and its problems, warnings
-and comment lines merged, so such a run is read in bounded memory and gets the error or the warnings it gets when
-parsed whole (tests/formats/test_tolerant_pieces.py, tests/store/test_ingest_stream.py and tests/formats/test_formats_fastpath.py
-compare the two). The rows go into a DuckDB table (`fill`), which spills to disk, and DuckDB finds the repeated
+checks as `read_run` (core.formats.runs), with its line numbers counted across pieces (`PieceLines`, which qrels'
+pieces share) and its problems, warnings and comment lines merged, so such a run is read in bounded memory and
+gets the error or the warnings it gets when parsed whole (tests/formats/test_tolerant_pieces.py,
+tests/store/test_ingest_stream.py and tests/formats/test_formats_fastpath.py compare the two). The rows go into a DuckDB table (`fill`), which spills to disk, and DuckDB finds the repeated
 documents; core.formats.pieces.RunSource.fill puts them there for both sinks (core/store/prepare.py and
 core/engine/stage1/files.py), which rank them.
 """
