@@ -181,8 +181,7 @@ def _whitespace(lines: Lines, file: str) -> Read:
     first, second = lines.column(0, three), lines.column(1, three)
     two = lines.nfields == 2       # ir_measures' summary lines (`measure value`) name a measure of its other lines
     if two.any():
-        named = pc.is_in(lines.column(0, two), value_set=pc.unique(second)).to_numpy(zero_copy_only=False)
-        two[two] = named
+        two[two] = pc.is_in(lines.column(0, two), value_set=pc.unique(second)).to_numpy(zero_copy_only=False)
     trec = _is_trec(first, second, bool(two.any()))
     bad = ~three if trec else ~(three | two)
     bl = lines.lineno[bad]

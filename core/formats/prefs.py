@@ -13,6 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from core.errors import Problem, UploadError
 from core.formats._checks import check_duplicates, check_ids, check_values, fixed_columns, kept, quoter
 from core.formats._text import FLOAT_RE, Problems, split_lines, text_lines
 
@@ -26,12 +27,11 @@ class ParsedPrefs:
 
 def read_prefs(source, *, filename: str | None = None) -> ParsedPrefs:
     """Parse a prefs file; raise UploadError listing what is wrong (file, line, problem, fix, the line)."""
-    file, text, data = text_lines(source, filename)
-    problems = Problems(file)
+    file, text, _ = text_lines(source, filename)
     if text is None:
-        problems.add(None, "this is a Parquet file, but a prefs file is text with 5 fields per line "
-                     f"({PREFS_FIELDS})", "Save the preferences as a text file")
-        problems.raise_if_any()
+        raise UploadError(Problem(file, None, "this is a Parquet file, but a prefs file is text with 5 fields per "
+                                  f"line ({PREFS_FIELDS})", "Save the preferences as a text file"))
+    problems = Problems(file)
     lines = split_lines(text, file)
     values, lineno = fixed_columns(lines, ("qid", "jg", "jsg", "docno", "rel"), problems, "prefs", PREFS_FIELDS,
                                    _looks_like)
