@@ -71,11 +71,8 @@ def read_qrels(source, *, filename: str | None = None, judgment_groups: bool = F
             return parsed
     del text
     src = open_columns(raw, file, ("rel",), "qrels")
-    file, problems, lines = src.file, src.problems, src.lines
-    if src.values is not None:
-        return _finish(file, src.values, src.lineno, problems, lines, src.fmt, judgment_groups)
-    values, lineno = _trec_values(lines, problems)
-    return _finish(file, values, lineno, problems, lines, "trec", judgment_groups)
+    values, lineno = (src.values, src.lineno) if src.values is not None else _trec_values(src.lines, src.problems)
+    return _finish(src.file, values, lineno, src.problems, src.lines, src.fmt, judgment_groups)
 
 
 def _trec_values(lines: Lines, problems: Problems) -> tuple[dict, np.ndarray]:
