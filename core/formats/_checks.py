@@ -25,10 +25,13 @@ def quoter(lines: Lines | None):
     return (lambda n: lines.quote(int(n))) if lines is not None else (lambda n: None)
 
 
-def field_problem(lineno: int, count: int, quote: str, kind: str, fields: str, looks: tuple[str, str] | None = None):
-    """(line, message, hint, quote) for a line of `count` fields where a `kind` line needs the `fields` (their names,
-    space-separated); `looks`: (what the line looks like, what to do) when it resembles another kind of file."""
-    msg = f"found {count} field{'s' if count != 1 else ''} but a {kind} line needs {len(fields.split())} ({fields})"
+def field_problem(lineno: int, count: int, quote: str, kind: str, fields: str,
+                  looks: tuple[str, str] | None = None):
+    """(line, message, hint, quote) for a line of `count` fields where a `kind` line needs the `fields` (their
+    names, space-separated); `looks`: (what the line looks like, what to do) when it resembles another kind of
+    file."""
+    needs = len(fields.split())
+    msg = f"found {count} field{'s' if count != 1 else ''} but a {kind} line needs {needs} ({fields})"
     if looks is not None:
         return lineno, f"{msg}; this looks like {looks[0]}", looks[1], quote
     return lineno, msg, "Separate the fields with spaces or tabs and remove extra fields", quote

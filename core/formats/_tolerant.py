@@ -3,8 +3,9 @@ header, a line with extra fields, a repeated document, any error): each piece of
 checks as `read_run` (core.formats.runs), with its line numbers counted across pieces (`PieceLines`, which qrels'
 pieces share) and its problems, warnings and comment lines merged, so such a run is read in bounded memory and
 gets the error or the warnings it gets when parsed whole (tests/formats/test_tolerant_pieces.py,
-tests/store/test_ingest_stream.py and tests/formats/test_formats_fastpath.py compare the two). The rows go into a DuckDB table (`fill`), which spills to disk, and DuckDB finds the repeated
-documents; core.formats.pieces.RunSource.fill puts them there for both sinks (core/store/prepare.py and
+tests/store/test_ingest_stream.py and tests/formats/test_formats_fastpath.py compare the two). The rows go into a
+DuckDB table (`fill`), which spills to disk, and DuckDB finds the repeated documents;
+core.formats.pieces.RunSource.fill puts them there for both sinks (core/store/prepare.py and
 core/engine/stage1/files.py), which rank them.
 """
 from __future__ import annotations
