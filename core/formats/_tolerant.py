@@ -19,11 +19,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from core.errors import MAX_PROBLEMS, Problem, UploadError
-from core.formats._fast import _BOM, unique
+from core.formats._fast import unique
 from core.formats._stream import NotClean, line_pieces
 from core.formats._table import named_columns
-from core.formats._text import (_NONSPACE, PARQUET_MAGIC, Lines, Problems, empty_file, max_line_bytes, no_data_lines,
-                                screen, split_lines, utf8_text)
+from core.formats._text import (_NONSPACE, PARQUET_MAGIC, UTF8_BOM, UTF16_BOMS, Lines, Problems, empty_file,
+                                max_line_bytes, no_data_lines, screen, split_lines, utf8_text)
 from core.formats.metadata import parse_ir_metadata
 from core.formats.runs import (REPEATED, REPEATED_HINT, ParsedRun, build_run, checked, extra_fields_warning,
                                is_msmarco, line_values)
@@ -50,10 +50,10 @@ class PieceLines:
     def lines(self, data: bytes) -> tuple[Lines, int] | None:
         """(the Lines of `data`, the number of lines before it); None when `data` holds only white space."""
         offset = self.line - 1
-        if offset == 0 and (data[:2] in (b"\xff\xfe", b"\xfe\xff") or data[:4] == PARQUET_MAGIC):
+        if offset == 0 and (data[:2] in UTF16_BOMS or data[:4] == PARQUET_MAGIC):
             raise NotClean()
         self.line += data.count(b"\n")
-        start = 3 if offset == 0 and data.startswith(_BOM) else 0
+        start = 3 if offset == 0 and data.startswith(UTF8_BOM) else 0
         if _NONSPACE.search(data, start) is None:
             return None
         self.text = True
