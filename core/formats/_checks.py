@@ -1,5 +1,6 @@
 """The tolerant parsers' vectorised checks of a file's columns: each reports every row that fails to `Problems`
-(core.formats._text) and returns the mask of the good ones."""
+(core.formats._text) and returns the mask of the good ones. Also the steps the line formats share around them:
+the wrong-field-count problem, the columns of lines with a fixed number of fields, the table of the good rows."""
 from __future__ import annotations
 
 import numpy as np
