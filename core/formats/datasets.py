@@ -126,10 +126,6 @@ def documents_count(did: str) -> int | None:
 def _children(did: str, part: str) -> list[str]:
     """Up to 5 ids below `did` (did/...) that have `part` (qrels, queries, docs)."""
     import ir_datasets
-    found = []
-    for other in ir_datasets.registry:
-        if other.startswith(did + "/") and getattr(ir_datasets.load(other), f"has_{part}")():
-            found.append(other)
-            if len(found) == 5:
-                break
-    return found
+    found = (other for other in ir_datasets.registry
+             if other.startswith(did + "/") and getattr(ir_datasets.load(other), f"has_{part}")())
+    return list(islice(found, 5))

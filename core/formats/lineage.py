@@ -171,7 +171,5 @@ def _header_problem(metadata: dict, file: str, key: str, path: str, value: str) 
 
 def _line(metadata: dict, name: str) -> str | None:
     """The header line that sets `name` (to quote in a message)."""
-    for line in str(metadata.get("header", "")).splitlines():
-        if re.match(r"^#\s*" + re.escape(name) + r"\s*:", line):
-            return line
-    return None
+    sets = re.compile(r"^#\s*" + re.escape(name) + r"\s*:")
+    return next((line for line in str(metadata.get("header", "")).splitlines() if sets.match(line)), None)

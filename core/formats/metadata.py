@@ -52,10 +52,8 @@ def parse_ir_metadata(comments: list[str]) -> dict:
 
 
 def _next_is_item(body: list[str], i: int) -> bool:
-    for nxt in body[i + 1:]:
-        if nxt.strip():
-            return _ITEM.match(nxt) is not None
-    return False
+    nxt = next((line for line in body[i + 1:] if line.strip()), "")
+    return _ITEM.match(nxt) is not None
 
 
 def leading_header(head: bytes) -> tuple[int, dict] | None:
