@@ -1,5 +1,6 @@
 """The tolerant parsers' vectorised checks of a file's columns: each reports every row that fails to `Problems`
-(core.formats._text) and returns the mask of the good ones."""
+(core.formats._text) and returns the mask of the good ones. Also the steps the line formats share around them:
+the wrong-field-count problem, the columns of lines with a fixed number of fields, the table of the good rows."""
 from __future__ import annotations
 
 import numpy as np
@@ -23,6 +24,42 @@ def to_number(values: pa.Array, typ: pa.DataType) -> pa.Array:
 def quoter(lines: Lines | None):
     """line number -> the quoted line (None for Parquet, which has no lines to quote)."""
     return (lambda n: lines.quote(int(n))) if lines is not None else (lambda n: None)
+
+
+def field_problem(lineno: int, count: int, quote: str, kind: str, fields: str,
+                  looks: tuple[str, str] | None = None):
+    """(line, message, hint, quote) for a line of `count` fields where a `kind` line needs the `fields` (their
+    names, space-separated); `looks`: (what the line looks like, what to do) when it resembles another kind of
+    file."""
+    needs = len(fields.split())
+    msg = f"found {count} field{'s' if count != 1 else ''} but a {kind} line needs {needs} ({fields})"
+    if looks is not None:
+        return lineno, f"{msg}; this looks like {looks[0]}", looks[1], quote
+    return lineno, msg, "Separate the fields with spaces or tabs and remove extra fields", quote
+
+
+def fixed_columns(lines: Lines, names: tuple[str, ...], problems: Problems, kind: str, fields: str,
+                  looks=None) -> tuple[dict, np.ndarray]:
+    """The columns `names` of the lines that have as many fields, and their line numbers; every other line is
+    reported (field_problem; `looks(quote, count)` says what such a line looks like, or None)."""
+    bad = lines.nfields != len(names)
+    bl, counts = lines.lineno[bad], lines.nfields[bad]
+
+    def problem(i: int):
+        quote = lines.quote(int(bl[i]))
+        like = looks(quote, int(counts[i])) if looks is not None else None
+        return field_problem(int(bl[i]), int(counts[i]), quote, kind, fields, like)
+
+    problems.add_many(bl, problem)
+    good = ~bad
+    return {name: lines.column(i, good) for i, name in enumerate(names)}, lines.lineno[good]
+
+
+def kept(values: dict, good: np.ndarray, strings: tuple[str, ...], rel: pa.DataType) -> pa.Table:
+    """The rows `good` of `values`: the columns `strings` as strings, then the grade `rel` cast to `rel`."""
+    mask = pa.array(good)
+    table = pa.table({k: values[k].filter(mask).cast(pa.string()) for k in strings})
+    return table.append_column("rel", to_number(values["rel"].filter(mask), rel))
 
 
 def check_values(values: pa.Array, lineno: np.ndarray, pattern: str, problems: Problems, message: str,

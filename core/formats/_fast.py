@@ -17,12 +17,11 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from core.formats._table import match_header
-from core.formats._text import FLOAT_RE, GZIP_MAGIC, PARQUET_MAGIC, control_bytes
+from core.formats._text import FLOAT_RE, GZIP_MAGIC, PARQUET_MAGIC, UTF8_BOM, UTF16_BOMS, control_bytes
 from core.db.scratch import shared_cursor
 from core.db.sqltext import ident
 
 _CODED = pa.dictionary(pa.int32(), pa.string())
-_BOM = b"\xef\xbb\xbf"
 _PARSE = {d: pacsv.ParseOptions(delimiter=d, quote_char=False, double_quote=False, escape_char=False,
                                 newlines_in_values=False, ignore_empty_lines=True) for d in " \t"}
 
@@ -64,12 +63,12 @@ def read_columns(box: list[bytes], names: list[str], coded: tuple[str, ...] = ()
     valid UTF-8) and no two delimiters touch (so no field is empty); otherwise they are read and checked.
     `delim`: what `_delimiter` already said of these bytes (the caller looked), so it is not scanned again."""
     data = box[0]
-    if not data or data.startswith((GZIP_MAGIC, PARQUET_MAGIC, b"\xff\xfe", b"\xfe\xff")):
+    if not data or data.startswith((GZIP_MAGIC, PARQUET_MAGIC, *UTF16_BOMS)):
         return None
     buf = pa.py_buffer(data)
-    if data.startswith(_BOM):
+    if data.startswith(UTF8_BOM):
         buf = buf.slice(3)
-        if data[3:4] == b"#" or data[3:6] == _BOM:    # pyarrow's reader would drop a second BOM; the parser keeps it
+        if data[3:4] == b"#" or data[3:6] == UTF8_BOM:    # pyarrow's reader drops a second BOM; the parser keeps it
             return None
     delim = delim or _delimiter(data)
     if delim is None:
@@ -280,15 +279,11 @@ def _msmarco_columns(box: list[bytes], delim: str | None = None) -> tuple[pa.Tab
     return pa.table({"qid": t["qid"], "docno": t["docno"], "score": pa.chunked_array(scores, pa.float64())}), None
 
 
-def _fields(data: bytes) -> int:
-    """The number of blank-separated fields on the first line."""
-    return len(data[:data.find(b"\n")].split())
-
-
 def run_format(head: bytes) -> str:
     """'msmarco' when the first line of `head` (the start of a run's text) has 3 fields (qid, docno, rank), else
     'trec'."""
-    return "msmarco" if _fields(head[:4096]) == 3 else "trec"
+    head = head[:4096]
+    return "msmarco" if len(head[:head.find(b"\n")].split()) == 3 else "trec"
 
 
 def fast_run(data: bytes | list[bytes], controls: bytes | None = None, check: bool = True

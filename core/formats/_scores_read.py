@@ -23,7 +23,7 @@ import pyarrow.compute as pc
 import pyarrow.json as pa_json
 
 from core.errors import Problem, UploadError
-from core.formats._table import parquet_table
+from core.formats._table import header_columns, match_header, parquet_table
 from core.formats._text import PARQUET_MAGIC, Lines, Problems, split_lines, text_lines
 
 COLUMNS = {
@@ -52,6 +52,12 @@ class Read:
     lineno: np.ndarray
     quote: Callable
 
+    def problem(self, i: int, message: str, hint: str) -> Problem:
+        """The problem of row `i`, at its line (quoted) when it has one."""
+        n = self.lineno[i]
+        return Problem(self.file, int(n) if n > 0 else None, message, hint, self.quote(n) if n > 0 else None,
+                       self.problems.unit)
+
 
 def columns(source, filename: str | None) -> Read:
     file, text, data = text_lines(source, filename)
@@ -64,7 +70,7 @@ def columns(source, filename: str | None) -> Read:
     first = lines.quote(int(lines.lineno[0]))
     sep = "," if "," in first else ("\t" if "\t" in first else None)
     fields = first.split(sep) if sep else first.split()
-    named = _named(fields)
+    named = match_header(fields, COLUMNS)
     if "model_names" in [n.strip().lower() for n in fields] and "qid" not in named:
         raise UploadError(Problem(file, None, RANX_REPORT, RANX_HINT))
     if {"qid", "measure", "value"} <= named.keys():
@@ -72,36 +78,17 @@ def columns(source, filename: str | None) -> Read:
     return _whitespace(lines, file)
 
 
-def _named(names: list[str]) -> dict[str, int]:
-    clean = [n.strip().strip('"').strip().lower() for n in names]
-    found: dict[str, int] = {}
-    for canon, aliases in COLUMNS.items():
-        for i, name in enumerate(clean):
-            if name in aliases and canon not in found and i not in found.values():
-                found[canon] = i
-    return found
-
-
 def _csv(text, file: str, sep, named: dict[str, int], lines: Lines) -> Read:
     lines = split_lines(text, file, sep=sep) if sep else lines
     problems = Problems(file)
-    n = len(lines.tokens[0])
-    body = np.ones(len(lines.lineno), bool)
-    body[0] = False
-    bad = body & (lines.nfields != n)
-    bl = lines.lineno[bad]
-    problems.add_many(bl, lambda i: (int(bl[i]), f"found {lines.nfields[bad][i]} fields but the header names "
-                                     f"{n} columns", "Give every line the same columns as the header",
-                                     lines.quote(int(bl[i]))))
-    keep = body & ~bad
-    col = {c: pc.utf8_trim(lines.column(i, keep), ' "\t') for c, i in named.items()}
-    return Read(file, "CSV table", problems, col.get("run"), col["qid"], col["measure"], col["value"],
-                lines.lineno[keep], lambda n: lines.quote(int(n)))
+    col, lineno = header_columns(lines, named, problems, "line")
+    return Read(file, "CSV table", problems, col.get("run"), col["qid"], col["measure"], col["value"], lineno,
+                lambda n: lines.quote(int(n)))
 
 
 def _parquet(data: bytes, file: str) -> Read:
     table = parquet_table(data, file)
-    named = _named(table.column_names)
+    named = match_header(table.column_names, COLUMNS)
     if "model_names" in table.column_names and "qid" not in named:
         raise UploadError(Problem(file, None, RANX_REPORT, RANX_HINT))
     if not {"qid", "measure", "value"} <= named.keys():
@@ -146,18 +133,18 @@ def _jsonl(text: str, file: str) -> Read:
         return _jsonl_lines(text, file)
     keep = pc.and_(pc.is_valid(cols["query_id"]), pc.not_equal(pc.fill_null(cols["query_id"], ""), "all"))
     lineno = np.flatnonzero(keep.to_numpy(zero_copy_only=False)) + 1     # one object a line, no blank line
-    if len(lineno) == 0 or len(text.splitlines()) != table.num_rows:
+    lines = text.splitlines()
+    if len(lineno) == 0 or len(lines) != table.num_rows:
         return _jsonl_lines(text, file)
     run = cols["run_id"].filter(keep) if "run_id" in cols else None
-    lines = text.splitlines()
     return Read(file, "ir_measures jsonl", Problems(file), run, cols["query_id"].filter(keep),
                 cols["measure"].filter(keep), cols["value"].filter(keep), lineno, lambda n: lines[int(n) - 1])
 
 
 def _jsonl_lines(text: str, file: str) -> Read:
     """The line-by-line reader of jsonl, which names every line it cannot read."""
-    rows, problems = [], Problems(file)
-    for n, line in enumerate(text.splitlines(), 1):       # only for a file Arrow's reader refused
+    rows, problems, lines = [], Problems(file), text.splitlines()
+    for n, line in enumerate(lines, 1):       # only for a file Arrow's reader refused
         if not line.strip():
             continue
         try:
@@ -179,7 +166,6 @@ def _jsonl_lines(text: str, file: str) -> Read:
         raise UploadError(Problem(file, None, "the file has no per-query values (no query_id)",
                                   "Write it with ir_measures -q"))
     run, qid, measure, value, lineno = zip(*rows)
-    lines = text.splitlines()
     return Read(file, "ir_measures jsonl", problems, None if all(r is None for r in run) else _text(run),
                 _text(qid), _text(measure), _text(value), np.asarray(lineno), lambda n: lines[int(n) - 1])
 
@@ -195,8 +181,7 @@ def _whitespace(lines: Lines, file: str) -> Read:
     first, second = lines.column(0, three), lines.column(1, three)
     two = lines.nfields == 2       # ir_measures' summary lines (`measure value`) name a measure of its other lines
     if two.any():
-        named = pc.is_in(lines.column(0, two), value_set=pc.unique(second)).to_numpy(zero_copy_only=False)
-        two[two] = named
+        two[two] = pc.is_in(lines.column(0, two), value_set=pc.unique(second)).to_numpy(zero_copy_only=False)
     trec = _is_trec(first, second, bool(two.any()))
     bad = ~three if trec else ~(three | two)
     bl = lines.lineno[bad]

@@ -17,7 +17,8 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 from isal import isal_zlib
 
-from core.formats._fast import _BOM, _delimiter, _msmarco_columns, _run_columns, unique
+from core.formats._fast import _delimiter, _msmarco_columns, _run_columns, unique
+from core.formats._text import UTF8_BOM
 
 
 class NotClean(Exception):
@@ -72,7 +73,7 @@ def interleaved(head: bytes) -> bool:
     written topic by topic, so run_batches would raise NotContiguous a piece later. False for a clean start
     whose topics are contiguous, and whenever the lines are not clean (the readers that follow decide)."""
     text = one_space(head[:head.rfind(b"\n") + 1])
-    if not text or text.startswith(_BOM) or _delimiter(text) != " ":
+    if not text or text.startswith(UTF8_BOM) or _delimiter(text) != " ":
         return False
     try:
         qid = pacsv.read_csv(pa.BufferReader(text), read_options=pacsv.ReadOptions(autogenerate_column_names=True),
@@ -131,7 +132,7 @@ def run_chunks(blocks, *, fmt: str = "trec"):
     first = True
     try:
         for data in line_pieces(blocks):
-            if not first and data.startswith(_BOM):
+            if not first and data.startswith(UTF8_BOM):
                 raise NotClean()
             first = False
             delim = _delimiter(data)

@@ -27,11 +27,11 @@ ALIASES = {
 }
 
 
-def match_header(names: list[str]) -> dict[str, int]:
-    """Canonical column -> position, for the names that match an alias."""
+def match_header(names: list[str], columns: dict[str, tuple[str, ...]] = ALIASES) -> dict[str, int]:
+    """Canonical column -> position, for the names that match one of its `columns` aliases."""
     clean = [n.strip().strip('"').strip().lower() for n in names]
     found = {}
-    for canon, aliases in ALIASES.items():
+    for canon, aliases in columns.items():
         for i, name in enumerate(clean):
             if name in aliases and canon not in found and i not in found.values():
                 found[canon] = i
@@ -48,20 +48,9 @@ def named_columns(first: str, needs: tuple[str, ...]) -> tuple[str | None, dict[
     return sep, cols
 
 
-def sniff_header(text: str, lines: Lines, needs: tuple[str, ...]) -> tuple[Lines, dict[str, int]] | None:
-    """If the first data line is a header naming qid, docno and one of `needs`, re-split the file
-    by that header's separator and return (lines, column positions); else None."""
-    header = named_columns(lines.quote(int(lines.lineno[0])), needs)
-    if header is None:
-        return None
-    sep, cols = header
-    relined = split_lines(text, lines.file, sep=sep) if sep else lines
-    return relined, cols
-
-
-def header_columns(lines: Lines, cols: dict[str, int], problems, kind: str) -> tuple[dict, np.ndarray]:
-    """Values of the named columns for every row after the header; rows with the wrong
-    number of fields are reported and dropped."""
+def header_columns(lines: Lines, cols: dict[str, int], problems, line: str) -> tuple[dict, np.ndarray]:
+    """Values of the named columns for every row after the header; rows with the wrong number of fields are
+    reported ("Give every `line` the same columns as the header") and dropped."""
     n = len(lines.tokens[0])
     body = np.ones(len(lines.lineno), bool)
     body[0] = False
@@ -69,7 +58,7 @@ def header_columns(lines: Lines, cols: dict[str, int], problems, kind: str) -> t
     bad_lines = lines.lineno[bad]
     problems.add_many(bad_lines, lambda i: (
         int(bad_lines[i]), f"found {lines.nfields[bad][i]} fields but the header names {n} columns",
-        f"Give every {kind} line the same columns as the header", lines.quote(int(bad_lines[i]))))
+        f"Give every {line} the same columns as the header", lines.quote(int(bad_lines[i]))))
     keep = body & ~bad
     values = {c: pc.utf8_trim(lines.column(i, keep), ' "\t') for c, i in cols.items()}
     return values, lines.lineno[keep]
@@ -127,9 +116,10 @@ def open_columns(source, filename: str | None, needs: tuple[str, ...], kind: str
         return Opened(file, Problems(file, unit="row"), None, values, lineno, "parquet", [])
     problems = Problems(file)
     lines = split_lines(text, file)
-    sniffed = sniff_header(text, lines, needs)
-    if sniffed is None:
+    header = named_columns(lines.quote(int(lines.lineno[0])), needs)
+    if header is None:
         return Opened(file, problems, lines, None, None, "trec", lines.comments)
-    relined, cols = sniffed
-    values, lineno = header_columns(relined, cols, problems, kind)
+    sep, cols = header        # a header line: the file is split again by its separator
+    relined = split_lines(text, file, sep=sep) if sep else lines
+    values, lineno = header_columns(relined, cols, problems, f"{kind} line")
     return Opened(file, problems, relined, values, lineno, "csv", lines.comments)

@@ -9,7 +9,7 @@ import gzip
 import os
 import re
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +22,8 @@ from core.errors import MAX_PROBLEMS, Problem, UploadError
 
 GZIP_MAGIC = b"\x1f\x8b"
 PARQUET_MAGIC = b"PAR1"
+UTF8_BOM = b"\xef\xbb\xbf"
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 # Control characters that never occur in a text file (tab, LF, VT, FF, CR are fine).
 _BINARY = re.compile(rb"[\x00-\x08\x0e-\x1f\x7f]")
 FLOAT_RE = r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]{1,3})?$"
@@ -166,7 +168,7 @@ def screen(data, file: str, start: int = 0) -> bytes | None:
     Cheap: one regex over the new bytes and one memrchr per window of the line limit. Parquet (binary by
     design) and UTF-16 text (refused with its own message by `decode`) are left alone. Returns the
     `control_bytes` of `data` when it looked at all of it (start 0), else None."""
-    if bytes(data[:4]) == PARQUET_MAGIC or bytes(data[:2]) in (b"\xff\xfe", b"\xfe\xff"):
+    if bytes(data[:4]) == PARQUET_MAGIC or bytes(data[:2]) in UTF16_BOMS:
         return None
     controls = None if start else control_bytes(data)
     p = binary_at(data, start) if start else first_binary(data, controls)
@@ -211,20 +213,14 @@ def empty_file(file: str) -> UploadError:
 
 
 def decode(data: bytes, file: str) -> pa.Array:
-    """Reject empty, binary and non-UTF-8 input, naming the line; return the text as a one-element
-    arrow string array (no Python str copy of a large file)."""
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+    """Reject empty, UTF-16 and non-UTF-8 input (binary data was refused by `screen` as the text was read), naming
+    the line; return the text as a one-element arrow string array (no Python str copy of a large file)."""
+    if data.startswith(UTF16_BOMS):
         raise UploadError(Problem(file, 1, "the file is UTF-16 text (it starts with a UTF-16 byte order mark), "
                                   "not UTF-8", "Save the file as UTF-8 and upload it again"))
-    start = 3 if data.startswith(b"\xef\xbb\xbf") else 0
+    start = 3 if data.startswith(UTF8_BOM) else 0
     if _NONSPACE.search(data, start) is None:
         raise empty_file(file)
-    bad = _BINARY.search(data, start)
-    if bad:
-        n, line = line_of(data, bad.start())
-        raise UploadError(Problem(file, n, f"the file contains binary data (byte 0x{data[bad.start()]:02x}), "
-                                  "not text", "Upload a plain-text or gzip-compressed file",
-                                  line.decode("utf-8", "replace")))
     return utf8_text(data, file, start)
 
 
@@ -313,10 +309,19 @@ class Problems:
         self.total += len(lines)
         self.items.extend(Problem(self.file, *make(i), unit=self.unit) for i in range(min(len(lines), MAX_PROBLEMS)))
 
+    def merge(self, items: list[Problem], total: int, offset: int = 0) -> None:
+        """Add `items`, the first of `total` problems of a piece that follows line `offset`; keep MAX_PROBLEMS."""
+        moved = [replace(p, line=p.line + offset) if p.line is not None else p for p in items]
+        self.items = sorted(self.items + moved, key=_by_line)[:MAX_PROBLEMS]
+        self.total += total
+
     def raise_if_any(self) -> None:
         if self.total:
-            items = sorted(self.items, key=lambda p: (p.line is None, p.line or 0))
-            raise UploadError(items[:MAX_PROBLEMS], total=self.total)
+            raise UploadError(sorted(self.items, key=_by_line)[:MAX_PROBLEMS], total=self.total)
+
+
+def _by_line(p: Problem) -> tuple[bool, int]:
+    return p.line is None, p.line or 0
 
 
 def text_lines(source, filename: str | None) -> tuple[str, pa.Array | None, bytes]:
@@ -338,7 +343,7 @@ def is_empty_file(path) -> bool:
         if p.stat().st_size > EMPTY_PROBE_BYTES:
             return False
         data = p.read_bytes()
-        if data[:2] == b"\x1f\x8b":
+        if data.startswith(GZIP_MAGIC):
             data = gzip.decompress(data)
     except (OSError, EOFError, gzip.BadGzipFile):
         return False

@@ -1,10 +1,11 @@
 """The tolerant run parser a piece at a time, for large runs that the column reader declines (a '#' line below the
 header, a line with extra fields, a repeated document, any error): each piece of whole lines goes through the same
-checks as `read_run` (core.formats.runs), with its line numbers counted across pieces and its problems, warnings
-and comment lines merged, so such a run is read in bounded memory and gets the error or the warnings it gets when
-parsed whole (tests/formats/test_tolerant_pieces.py, tests/store/test_ingest_stream.py and tests/formats/test_formats_fastpath.py
-compare the two). The rows go into a DuckDB table (`fill`), which spills to disk, and DuckDB finds the repeated
-documents; core.formats.pieces.RunSource.fill puts them there for both sinks (core/store/prepare.py and
+checks as `read_run` (core.formats.runs), with its line numbers counted across pieces (`PieceLines`, which qrels'
+pieces share) and its problems, warnings and comment lines merged, so such a run is read in bounded memory and
+gets the error or the warnings it gets when parsed whole (tests/formats/test_tolerant_pieces.py,
+tests/store/test_ingest_stream.py and tests/formats/test_formats_fastpath.py compare the two). The rows go into a
+DuckDB table (`fill`), which spills to disk, and DuckDB finds the repeated documents;
+core.formats.pieces.RunSource.fill puts them there for both sinks (core/store/prepare.py and
 core/engine/stage1/files.py), which rank them.
 """
 from __future__ import annotations
@@ -18,11 +19,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from core.errors import MAX_PROBLEMS, Problem, UploadError
-from core.formats._fast import _BOM, unique
+from core.formats._fast import unique
 from core.formats._stream import NotClean, line_pieces
 from core.formats._table import named_columns
-from core.formats._text import (_NONSPACE, PARQUET_MAGIC, Problems, empty_file, max_line_bytes, no_data_lines, screen,
-                                split_lines, utf8_text)
+from core.formats._text import (_NONSPACE, PARQUET_MAGIC, UTF8_BOM, UTF16_BOMS, Lines, Problems, empty_file,
+                                max_line_bytes, no_data_lines, screen, split_lines, utf8_text)
 from core.formats.metadata import parse_ir_metadata
 from core.formats.runs import (REPEATED, REPEATED_HINT, ParsedRun, build_run, checked, extra_fields_warning,
                                is_msmarco, line_values)
@@ -37,17 +38,52 @@ def shifted(exc: UploadError, offset: int) -> UploadError:
                        total=exc.total)
 
 
-class TolerantRun:
+class PieceLines:
+    """A text split a piece of whole lines at a time, its lines numbered across the pieces (the pieces' problems
+    go to `problems`). NotClean for UTF-16, Parquet, or a header naming qid, docno and one of `needs`."""
+
+    def __init__(self, file: str, needs: tuple[str, ...]):
+        self.file, self.needs, self.problems = file, needs, Problems(file)
+        self.line = 1                        # the file's number of the next piece's first line
+        self.text = self.data_lines = False
+
+    def lines(self, data: bytes) -> tuple[Lines, int] | None:
+        """(the Lines of `data`, the number of lines before it); None when `data` holds only white space."""
+        offset = self.line - 1
+        if offset == 0 and (data[:2] in UTF16_BOMS or data[:4] == PARQUET_MAGIC):
+            raise NotClean()
+        self.line += data.count(b"\n")
+        start = 3 if offset == 0 and data.startswith(UTF8_BOM) else 0
+        if _NONSPACE.search(data, start) is None:
+            return None
+        self.text = True
+        try:
+            lines = split_lines(utf8_text(data, self.file, start), self.file, empty_ok=True)
+        except UploadError as exc:
+            raise shifted(exc, offset) from None
+        if len(lines.lineno) and not self.data_lines:
+            if named_columns(lines.quote(int(lines.lineno[0])), self.needs) is not None:
+                raise NotClean()
+            self.data_lines = True
+        return lines, offset
+
+    def check_data(self) -> None:
+        """Raise UploadError when no piece held any text, or no data line."""
+        if not self.text:
+            raise empty_file(self.file)
+        if not self.data_lines:
+            raise no_data_lines(self.file)
+
+
+class TolerantRun(PieceLines):
     """The tolerant parse of one run file, fed its text a piece of whole lines at a time (`tables`)."""
 
     def __init__(self, file: str, again=None):
-        self.file, self.again = file, again      # again(): the file's text from its first byte, once more
-        self.line = 1                        # the file's number of the next piece's first line
+        super().__init__(file, ("score", "rank"))
+        self.again = again                   # again(): the file's text from its first byte, once more
         self.fmt: str | None = None          # 'trec' or 'msmarco', from the first data line (as read_run decides)
-        self.items, self.total = [], 0       # the first MAX_PROBLEMS problems by line, and how many in all
         self.extra, self.extra_first = 0, None   # lines with more than 6 fields, and the first of them
         self.comments, self.comment_chars = [], 0
-        self.text = self.data_lines = False
         self.tags: list[pa.Array] = []
 
     def tables(self, blocks: Iterable[bytes]) -> Iterator[tuple[pa.Table, pa.Array]]:
@@ -71,28 +107,15 @@ class TolerantRun:
     def parse(self, data: bytes) -> tuple[pa.Table, pa.Array] | None:
         """The usable rows of `data` (whole lines that follow those already parsed) and their tags, as
         `tables` yields them."""
-        offset, first = self.line - 1, self.line == 1
-        if first and (data[:2] in (b"\xff\xfe", b"\xfe\xff") or data[:4] == PARQUET_MAGIC):
-            raise NotClean()                 # UTF-16 text or Parquet: read_run says what to do, or reads it whole
         self._screen(data)
-        self.line += data.count(b"\n")
-        start = 3 if first and data.startswith(_BOM) else 0
-        if _NONSPACE.search(data, start) is None:
+        got = self.lines(data)
+        if got is None:
             return None
-        self.text = True
-        try:
-            text = utf8_text(data, self.file, start)
-        except UploadError as exc:
-            raise shifted(exc, offset) from None
-        lines = split_lines(text, self.file, empty_ok=True)
-        del text
+        lines, offset = got
         self._keep_comments(lines.comments)
         if not len(lines.lineno):
             return None
-        self.data_lines = True
         if self.fmt is None:
-            if named_columns(lines.quote(int(lines.lineno[0])), ("score", "rank")) is not None:
-                raise NotClean()             # a CSV or TSV with a header: read_run reads it by its column names
             self.fmt = "msmarco" if is_msmarco(lines.tokens[0].as_py()) else "trec"
         problems = Problems(self.file)
         values, lineno, extra = line_values(lines, self.fmt == "msmarco", problems)
@@ -100,7 +123,7 @@ class TolerantRun:
         if len(extra):
             self.extra += len(extra)
             self.extra_first = self.extra_first or int(extra[0]) + offset
-        self._add([replace(p, line=p.line + offset) for p in problems.items], problems.total)
+        self.problems.merge(problems.items, problems.total, offset)
         good = values["tag"].filter(mask) if "tag" in values else pa.array([], pa.string())
         tags = pc.unique(good)
         if len(good):       # then the last line's tag, which names the run (runs.build_run)
@@ -116,35 +139,26 @@ class TolerantRun:
             self.comments.append(c)
             self.comment_chars += len(c)
 
-    def _add(self, items: list, total: int) -> None:
-        self.items = sorted(self.items + items, key=lambda p: (p.line is None, p.line or 0))[:MAX_PROBLEMS]
-        self.total += total
-
     def report_repeats(self, rows: list[tuple], total: int) -> None:
         """Report repeated documents: `rows` (line, qid, docno, line of the first occurrence) are the first few of
         the `total` rows whose document repeats an earlier row of its topic. Their lines are quoted from the text
         read once more (`again`)."""
         quotes = quote_lines(self.again(), {int(r[0]) for r in rows}) if self.again is not None else {}
-        self._add([Problem(self.file, int(line), f"document '{doc}' {REPEATED} for topic '{qid}' (first on line "
-                           f"{int(was)})", REPEATED_HINT, quotes.get(int(line)))
-                   for line, qid, doc, was in rows[:MAX_PROBLEMS]], total)
+        self.problems.merge([Problem(self.file, int(line), f"document '{doc}' {REPEATED} for topic '{qid}' (first "
+                                     f"on line {int(was)})", REPEATED_HINT, quotes.get(int(line)))
+                             for line, qid, doc, was in rows[:MAX_PROBLEMS]], total)
 
     def raise_if_any(self) -> None:
         """Once every piece is parsed and the repeated documents reported (`report_repeats`): raise UploadError with
         every problem found, or when the file holds no data line."""
-        if not self.text:
-            raise empty_file(self.file)
-        if not self.data_lines:
-            raise no_data_lines(self.file)
-        if self.total:
-            raise UploadError(self.items, total=self.total)
+        self.check_data()
+        self.problems.raise_if_any()
 
     def finish(self) -> ParsedRun:
         """The run without its rows (tag, metadata, warnings, format); raises as `raise_if_any`."""
         self.raise_if_any()
         meta = parse_ir_metadata(self.comments)
-        run = build_run(None, pa.chunked_array(self.tags, pa.string()) if self.fmt == "trec" else None, None, meta,
-                     self.fmt)
+        run = build_run(None, self.tags if self.fmt == "trec" else None, None, meta, self.fmt)
         if self.extra:
             run.warnings.append(extra_fields_warning(self.extra, self.extra_first))
         return run

@@ -69,19 +69,18 @@ def fetching(did: str, part: str):
 def unavailable(did: str, part: str, exc: BaseException) -> UploadError:
     where = _download_of(exc)
     what = f"the dataset's {part} are not on this machine and ir_datasets could not get them ({_short(exc)})"
+    urls, path, instructions = where or (None, None, None)
     if where is None:
         hint = (f"Check that ir_datasets can reach the internet, or that its files are under its folder {home()} "
                 "(set IR_DATASETS_HOME to move it), then try again")
-        return UploadError(Problem(_name(did), None, what, hint))
-    urls, path, instructions = where
-    if not urls:
+    elif not urls:
         hint = (f"ir_datasets cannot download them itself. Put the file it needs at {path} (its folder is "
                 f"{home()}, set by IR_DATASETS_HOME), then try again" + (f". Its instructions: {instructions}"
                                                                          if instructions else ""))
-        return UploadError(Problem(_name(did), None, what, hint))
-    source = urls[0] + (f" (or its mirror {urls[1]})" if len(urls) > 1 else "")
-    hint = (f"Download {source} on a machine with network access and save it as {path} (ir_datasets' folder is "
-            f"{home()}, set by IR_DATASETS_HOME), then try again")
+    else:
+        source = urls[0] + (f" (or its mirror {urls[1]})" if len(urls) > 1 else "")
+        hint = (f"Download {source} on a machine with network access and save it as {path} (ir_datasets' folder "
+                f"is {home()}, set by IR_DATASETS_HOME), then try again")
     return UploadError(Problem(_name(did), None, what, hint))
 
 

@@ -61,13 +61,8 @@ def _batches(records, fields: tuple[str, ...], limit: int | None = None) -> Iter
     """The records' `fields` as columns (lists), BATCH_ROWS records at a time, at most `limit` records."""
     it = iter(records) if limit is None else islice(records, limit)
     while batch := list(islice(it, BATCH_ROWS)):
-        columns = list(zip(*batch))
-        yield [columns[i] for i in _positions(type(batch[0]), fields)]
-
-
-def _positions(cls, fields: tuple[str, ...]) -> list[int]:
-    names = list(cls._fields)
-    return [names.index(f) for f in fields]
+        columns, names = list(zip(*batch)), type(batch[0])._fields
+        yield [columns[names.index(f)] for f in fields]
 
 
 def read_dataset_qrels(did: str) -> pa.Table:
@@ -131,10 +126,6 @@ def documents_count(did: str) -> int | None:
 def _children(did: str, part: str) -> list[str]:
     """Up to 5 ids below `did` (did/...) that have `part` (qrels, queries, docs)."""
     import ir_datasets
-    found = []
-    for other in ir_datasets.registry:
-        if other.startswith(did + "/") and getattr(ir_datasets.load(other), f"has_{part}")():
-            found.append(other)
-            if len(found) == 5:
-                break
-    return found
+    found = (other for other in ir_datasets.registry
+             if other.startswith(did + "/") and getattr(ir_datasets.load(other), f"has_{part}")())
+    return list(islice(found, 5))

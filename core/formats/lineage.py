@@ -155,25 +155,21 @@ def _header_problem(metadata: dict, file: str, key: str, path: str, value: str) 
     name = path.rsplit(".", 1)[-1]
     spec = META_KEYS.get(key)
     if spec is None and not KEY_PATTERN.match(key):
-        return UploadError(Problem(file, None, f"the ir_metadata header's {FREE_SECTION}: key '{key}' is not a "
-                                   "metadata key", "Use only letters, digits, '_', '.' and '-' in it",
-                                   quote=_line(metadata, name)))
-    if spec is None and key in TAKEN:
-        return UploadError(Problem(file, None, f"the ir_metadata header's {FREE_SECTION}: key '{key}' names a column "
-                                   f"every run already has ({', '.join(TAKEN)})", f"Rename it, e.g. {key}_label",
-                                   quote=_line(metadata, name)))
-    if spec is None:
-        return UploadError(Problem(file, None, f"the ir_metadata header's {path} is longer than {MAX_VALUE_CHARS} "
-                                   "characters", "Shorten it", quote=_line(metadata, name)))
-    wanted = "a number" if spec.kind == "number" else "an ISO 8601 time"
-    return UploadError(Problem(file, None, f"the ir_metadata header's {path} is '{value}', not {wanted} "
-                               f"({spec.meaning})", f"Write it as e.g. {name}: {spec.example}",
-                               quote=_line(metadata, name)))
+        what = (f"the ir_metadata header's {FREE_SECTION}: key '{key}' is not a metadata key",
+                "Use only letters, digits, '_', '.' and '-' in it")
+    elif spec is None and key in TAKEN:
+        what = (f"the ir_metadata header's {FREE_SECTION}: key '{key}' names a column every run already has "
+                f"({', '.join(TAKEN)})", f"Rename it, e.g. {key}_label")
+    elif spec is None:
+        what = f"the ir_metadata header's {path} is longer than {MAX_VALUE_CHARS} characters", "Shorten it"
+    else:
+        wanted = "a number" if spec.kind == "number" else "an ISO 8601 time"
+        what = (f"the ir_metadata header's {path} is '{value}', not {wanted} ({spec.meaning})",
+                f"Write it as e.g. {name}: {spec.example}")
+    return UploadError(Problem(file, None, *what, quote=_line(metadata, name)))
 
 
 def _line(metadata: dict, name: str) -> str | None:
     """The header line that sets `name` (to quote in a message)."""
-    for line in str(metadata.get("header", "")).splitlines():
-        if re.match(r"^#\s*" + re.escape(name) + r"\s*:", line):
-            return line
-    return None
+    sets = re.compile(r"^#\s*" + re.escape(name) + r"\s*:")
+    return next((line for line in str(metadata.get("header", "")).splitlines() if sets.match(line)), None)

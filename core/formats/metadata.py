@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from core.formats._text import UTF8_BOM
+
 _KEY = re.compile(r"^(\s*)([^:#\s][^:]*):\s*(.*)$")   # greedy, so linear time; the name is stripped
 _ITEM = re.compile(r"^(\s*)-\s+(.*)$")
 
@@ -50,10 +52,8 @@ def parse_ir_metadata(comments: list[str]) -> dict:
 
 
 def _next_is_item(body: list[str], i: int) -> bool:
-    for nxt in body[i + 1:]:
-        if nxt.strip():
-            return _ITEM.match(nxt) is not None
-    return False
+    nxt = next((line for line in body[i + 1:] if line.strip()), "")
+    return _ITEM.match(nxt) is not None
 
 
 def leading_header(head: bytes) -> tuple[int, dict] | None:
@@ -61,7 +61,7 @@ def leading_header(head: bytes) -> tuple[int, dict] | None:
     the whole-file parser reads them (parse_ir_metadata); (0, {}) when the run opens with a data line; None
     when the header is not UTF-8 or runs past `head`. A '#' line further down makes the pieces decline the run,
     which is then read whole."""
-    pos, comments = (3 if head.startswith(b"\xef\xbb\xbf") else 0), []      # after a UTF-8 byte order mark
+    pos, comments = (3 if head.startswith(UTF8_BOM) else 0), []      # after a UTF-8 byte order mark
     while (end := head.find(b"\n", pos)) >= 0:
         line = head[pos:end].strip()           # the whole-file parser trims the same ASCII blanks (and the CR)
         if line and not line.startswith(b"#"):

@@ -28,6 +28,7 @@ ASSIGNMENT = ("support", "partial_support", "not_support", "failed")
 # the labels a nugget's keys may take (None: any text that is not blank)
 _LABELS = {"text": None, "importance": IMPORTANCE, "assignment": ASSIGNMENT}
 _KEYS = {"nuggets": ("text", "importance"), "assignments": ("text", "importance", "assignment")}
+_IDS = {"nuggets": ["qid"], "assignments": ["qid", "run_id"]}      # what a line is about
 
 
 @dataclass
@@ -51,9 +52,8 @@ def read_assignments(source, *, filename: str | None = None) -> ParsedNuggets:
 
 
 def _schema(kind: str) -> pa.Schema:
-    keys = _KEYS[kind]
-    top = [("qid", pa.string())] + ([("run_id", pa.string())] if kind == "assignments" else [])
-    return pa.schema(top + [("nuggets", pa.list_(pa.struct([(k, pa.string()) for k in keys])))])
+    nugget = pa.struct([(k, pa.string()) for k in _KEYS[kind]])
+    return pa.schema([(k, pa.string()) for k in _IDS[kind]] + [("nuggets", pa.list_(nugget))])
 
 
 def _read(source, filename, kind: str) -> ParsedNuggets:
@@ -62,14 +62,13 @@ def _read(source, filename, kind: str) -> ParsedNuggets:
         raise UploadError(Problem(file, None, f"a Parquet file is not a {kind} file",
                                   "Upload nuggetizer's JSON Lines output (one JSON object per line)"))
     lines = split_lines(arr, file, sep="\x00", max_splits=0)
-    lineno = lines.lineno
     schema = _schema(kind)
     try:
         table = pj.read_json(pa.BufferReader(arr[0].as_buffer()), parse_options=pj.ParseOptions(
             explicit_schema=schema, unexpected_field_behavior="ignore", newlines_in_values=False))
     except pa.ArrowException:          # bad JSON or a value of the wrong type: read line by line to say where
         table = _slow(arr[0].as_py(), file, kind, schema)
-    if table.num_rows != len(lineno):  # two objects on one line, or a JSON value that is not an object
+    if table.num_rows != len(lines.lineno):  # two objects on one line, or a JSON value that is not an object
         table = _slow(arr[0].as_py(), file, kind, schema)
     return _rows(table, lines, file, kind)
 
@@ -101,7 +100,7 @@ def _record(obj, kind: str):
     if not isinstance(obj, dict):
         return "this line is not a JSON object", "Write one {...} object per line"
     out = {}
-    for key in ("qid", "run_id") if kind == "assignments" else ("qid",):
+    for key in _IDS[kind]:
         value = obj.get(key)
         if isinstance(value, bool) or not isinstance(value, (str, int, type(None))):
             return f"'{key}' is {type(value).__name__}, not a string", f"Write the {key} as a JSON string"
@@ -120,8 +119,8 @@ def _record(obj, kind: str):
 
 def _rows(table: pa.Table, lines, file: str, kind: str) -> ParsedNuggets:
     """The checks over whole columns: missing ids, missing nuggets, unknown labels, a topic twice."""
-    problems, keys, lineno, table = Problems(file), _KEYS[kind], lines.lineno, table.combine_chunks()
-    ids = ["qid", "run_id"] if kind == "assignments" else ["qid"]
+    problems, keys, ids, lineno = Problems(file), _KEYS[kind], _IDS[kind], lines.lineno
+    table = table.combine_chunks()
     for key in ids + ["nuggets"]:
         at = lineno[np.flatnonzero(table[key].is_null().to_numpy(zero_copy_only=False))]
         problems.add_many(at, lambda i, key=key, at=at: (int(at[i]), f"this object has no '{key}'",
@@ -159,11 +158,10 @@ def _label_problem(line: int, place: int, key: str, value, lines):
 
 
 def _duplicates(frame: pd.DataFrame, ids: list[str], lineno: np.ndarray, problems: Problems, kind: str) -> None:
-    first = frame.groupby(ids, sort=False).cumcount().to_numpy() > 0
-    firsts = frame.drop_duplicates(ids).assign(first=lineno[~frame.duplicated(ids).to_numpy()])
-    again = frame[first].merge(firsts, on=ids, how="left")
-    rows = np.flatnonzero(first)
+    again = frame.duplicated(ids).to_numpy()
+    first = lineno[~again][frame.groupby(ids, sort=False).ngroup().to_numpy()]    # the line of each row's first
+    rows = np.flatnonzero(again)
     what = "topic '{}' appears twice" if kind == "nuggets" else "run '{}' has topic '{}' twice"
     hint = ("Keep one line per topic" if kind == "nuggets" else "Keep one line per run and topic")
     problems.add_many(rows, lambda i: (int(lineno[rows[i]]), what.format(
-        *[again[k].iat[i] for k in reversed(ids)]) + f" (first on line {int(again['first'].iat[i])})", hint, None))
+        *[frame[k].iat[rows[i]] for k in reversed(ids)]) + f" (first on line {int(first[rows[i]])})", hint, None))

@@ -10,19 +10,7 @@ when it gets there) and a line longer than the line limit (a file without line e
 megabytes), with the parsers' own messages, so memory stays bounded on every path. Binary data is refused by the
 tolerant parser's screen the first time a piece is not clean.
 
-The sizes, named once:
-- PIECE_BYTES: text read (or gunzipped) at a time, then cut back to whole lines or whole topics;
-- TOLERANT_BYTES: text parsed at a time into the DuckDB table (by the column reader, or by the tolerant parser,
-  which holds ~8x its text);
-- HEADER_BYTES: text searched for the ir_metadata comment header, and screened before anything is parsed;
-- pieces_min_bytes() ($RANKBOARD_STREAM_MIN_MB, default 32 MB): a run this big is read in pieces when it is clean
-  and written topic by topic (both sinks; a load also reads every other run of this size in pieces, through the
-  table, for bounded memory);
-- WHOLE_MAX_BYTES: evaluating reads a smaller run that is not written topic by topic whole (faster than the table),
-  and never reads a run this big whole;
-- BIG_QRELS_BYTES: qrels this big take long enough to parse that evaluating parses a mid-sized run beside them;
-- QRELS_PIECES_MIN_BYTES, QRELS_PIECE_BYTES: a qrels text this long that the column reader declines is parsed by
-  the tolerant parser in pieces of whole lines of this size (core/formats/qrels.py).
+The sizes are named once, below, each with what it bounds (docs/architecture.md describes them too).
 """
 from __future__ import annotations
 
@@ -45,18 +33,20 @@ from core.formats.runs import ParsedRun, build_run
 __all__ = ["RunSource", "NotClean", "NotContiguous", "PIECE_BYTES", "TOLERANT_BYTES", "HEADER_BYTES", "WHOLE_MAX_BYTES",
            "BIG_QRELS_BYTES", "QRELS_PIECES_MIN_BYTES", "QRELS_PIECE_BYTES", "pieces_min_bytes"]
 
-PIECE_BYTES = 64 << 20
-TOLERANT_BYTES = 32 << 20
-HEADER_BYTES = 1 << 20
-WHOLE_MAX_BYTES = 256 << 20
-BIG_QRELS_BYTES = 32 << 20
-QRELS_PIECES_MIN_BYTES = 64 << 20
-QRELS_PIECE_BYTES = 32 << 20
+PIECE_BYTES = 64 << 20             # text read (or gunzipped) at a time, then cut to whole lines or topics
+TOLERANT_BYTES = 32 << 20          # text parsed at a time into the DuckDB table (tolerant parser: ~8x it)
+HEADER_BYTES = 1 << 20             # text searched for the ir_metadata header, and screened first
+WHOLE_MAX_BYTES = 256 << 20        # evaluate reads a smaller run not in topic order whole; never a larger one
+BIG_QRELS_BYTES = 32 << 20         # qrels this slow to parse: evaluate parses a mid-sized run beside them
+QRELS_PIECES_MIN_BYTES = 64 << 20  # a qrels text this long that the column reader declines is parsed by the
+QRELS_PIECE_BYTES = 32 << 20       # tolerant parser in pieces of whole lines of this size (qrels.py)
 _READ_ERRORS = (OSError, EOFError, zlib.error, isal_zlib.error)
 
 
 def pieces_min_bytes() -> int:
-    """Run text of at least this many bytes is read in pieces: $RANKBOARD_STREAM_MIN_MB megabytes, default 32."""
+    """Run text of at least this many bytes is read in pieces: $RANKBOARD_STREAM_MIN_MB megabytes, default 32. Both
+    sinks read such a run in pieces when it is clean and written topic by topic; a load also reads every other run
+    of this size in pieces, through the table, for bounded memory."""
     return int(float(os.environ.get("RANKBOARD_STREAM_MIN_MB", "32")) * (1 << 20))
 
 
@@ -156,10 +146,8 @@ class RunSource:
     def _read(self, read_bytes: int, what: str):
         """The text from its first byte, `read_bytes` at a time (gunzipped when gzip), bounded: past the text limit
         the parsers' too_big error; a line longer than the line limit, too_long_line. Raises what the file raises."""
-        self.raw.seek(0)
-        reader = igzip.GzipFile(fileobj=self.raw) if self.gz else self.raw
         limit, longest, seen, carry = max_text_bytes(), max_line_bytes(), 0, 0
-        while block := reader.read(read_bytes):
+        for block in self._read_unchecked(read_bytes):
             seen += len(block)
             if seen > limit:
                 raise too_big(self.file, "expands to" if self.gz else "holds")
@@ -203,10 +191,11 @@ class RunSource:
             pass
         raise too_long_line(self.file, lines, quote)
 
-    def _read_unchecked(self):
+    def _read_unchecked(self, read_bytes: int = PIECE_BYTES):
+        """The text from its first byte, `read_bytes` at a time (gunzipped when gzip), with no limit."""
         self.raw.seek(0)
         reader = igzip.GzipFile(fileobj=self.raw) if self.gz else self.raw
-        while block := reader.read(PIECE_BYTES):
+        while block := reader.read(read_bytes):
             yield block
 
     def blocks(self, read_bytes: int | None = None, what: str = "reading", *, header: bool = False):

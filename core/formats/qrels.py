@@ -18,16 +18,16 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from core.errors import MAX_PROBLEMS, UploadError
+from core.errors import UploadError
 from core.formats.datasets import dataset_id, read_dataset_qrels
-from core.formats._fast import _BOM, fast_qrels, unique
-from core.formats._stream import line_pieces
-from core.formats._table import named_columns, open_columns
-from core.formats._checks import check_duplicates, check_ids, check_values, quoter, to_number
-from core.formats._text import (_NONSPACE, FLOAT_RE, INT_RE, PARQUET_MAGIC, Lines, Problems, decompress, empty_file,
-                                no_data_lines, read_source, screened, source_name, split_lines, utf8_text)
+from core.formats._fast import fast_qrels, unique
+from core.formats._stream import NotClean, line_pieces
+from core.formats._table import open_columns
+from core.formats._checks import check_duplicates, check_ids, check_values, fixed_columns, kept, quoter
+from core.formats._text import (FLOAT_RE, INT_RE, Lines, Problems, decompress, read_source, screened,
+                                source_name)
 from core.formats import pieces as limits
-from core.formats._tolerant import quote_lines, shifted
+from core.formats._tolerant import PieceLines, quote_lines
 
 QRELS_FIELDS = "qid iter docno rel"
 
@@ -71,64 +71,42 @@ def read_qrels(source, *, filename: str | None = None, judgment_groups: bool = F
             return parsed
     del text
     src = open_columns(raw, file, ("rel",), "qrels")
-    file, problems, lines = src.file, src.problems, src.lines
-    if src.values is not None:
-        return _finish(file, src.values, src.lineno, problems, lines, src.fmt, judgment_groups)
-    values, lineno = _trec_values(lines, problems)
-    return _finish(file, values, lineno, problems, lines, "trec", judgment_groups)
+    values, lineno = (src.values, src.lineno) if src.values is not None else _trec_values(src.lines, src.problems)
+    return _finish(src.file, values, lineno, src.problems, src.lines, src.fmt, judgment_groups)
 
 
 def _trec_values(lines: Lines, problems: Problems) -> tuple[dict, np.ndarray]:
     """The four columns of the lines that have four fields, and their line numbers; the others are reported."""
-    bad = lines.nfields != 4
-    bl, counts = lines.lineno[bad], lines.nfields[bad]
-    problems.add_many(bl, lambda i: _field_problem(lines, int(bl[i]), int(counts[i])))
-    good = ~bad
-    return ({"qid": lines.column(0, good), "iter": lines.column(1, good), "docno": lines.column(2, good),
-             "rel": lines.column(3, good)}, lines.lineno[good])
+    return fixed_columns(lines, ("qid", "iter", "docno", "rel"), problems, "qrels", QRELS_FIELDS, _looks_like)
 
 
 def _in_pieces(file: str, text, jg: bool, piece_bytes: int | None = None) -> ParsedQrels | None:
     """`read_qrels`' tolerant parse of a TREC `text`, `piece_bytes` of whole lines at a time: the same qrels, or
     the same UploadError (every problem, the first MAX_PROBLEMS by line). None for a text it reads another way
     (UTF-16, Parquet, a CSV or TSV with a header line): the whole-file parser reads those."""
-    if text[:2] in (b"\xff\xfe", b"\xfe\xff") or text[:4] == PARQUET_MAGIC:
-        return None
-    problems, parts, line, seen_text, first_data = Problems(file), [], 1, False, True
+    pieces, parts = PieceLines(file, ("rel",)), []
     piece_bytes = piece_bytes or limits.QRELS_PIECE_BYTES
-    for data in line_pieces(_cut(text, piece_bytes)):
-        offset = line - 1
-        line += data.count(b"\n")
-        start = 3 if offset == 0 and data.startswith(_BOM) else 0
-        if _NONSPACE.search(data, start) is None:
-            continue
-        seen_text = True
-        try:
-            lines = split_lines(utf8_text(data, file, start), file, empty_ok=True)
-        except UploadError as exc:
-            raise shifted(exc, offset) from None
-        del data
-        if not len(lines.lineno):
-            continue
-        if first_data and named_columns(lines.quote(int(lines.lineno[0])), ("rel",)) is not None:
-            return None
-        first_data, local = False, Problems(file)
-        values, lineno = _trec_values(lines, local)
-        table, groups, lineno = _checked(values, lineno, local, quoter(lines))
-        parts.append((table, groups, lineno + offset))
-        problems.items = sorted(problems.items + [replace(p, line=p.line + offset) for p in local.items],
-                                key=lambda p: (p.line is None, p.line or 0))[:MAX_PROBLEMS]
-        problems.total += local.total
-    if not seen_text:
-        raise empty_file(file)
-    if not parts:
-        raise no_data_lines(file)
+    try:
+        for data in line_pieces(_cut(text, piece_bytes)):
+            got = pieces.lines(data)
+            del data
+            if got is None or not len(got[0].lineno):
+                continue
+            lines, offset = got
+            local = Problems(file)
+            values, lineno = _trec_values(lines, local)
+            table, groups, lineno = _checked(values, lineno, local, quoter(lines))
+            parts.append((table, groups, lineno + offset))
+            pieces.problems.merge(local.items, local.total, offset)
+    except NotClean:
+        return None
+    pieces.check_data()
     table = pa.concat_tables([p[0] for p in parts])
     groups = pa.chunked_array([p[1] for p in parts], pa.string())
     lineno = np.concatenate([p[2] for p in parts])
     del parts
     try:
-        return _final(file, table, groups, lineno, problems, lambda n: None, "trec", jg)
+        return _final(file, table, groups, lineno, pieces.problems, lambda n: None, "trec", jg)
     except UploadError as exc:
         wanted = {p.line for p in exc.problems if p.quote is None and p.line is not None}
         quotes = quote_lines(_cut(text, piece_bytes), wanted) if wanted else {}
@@ -136,13 +114,10 @@ def _in_pieces(file: str, text, jg: bool, piece_bytes: int | None = None) -> Par
                           total=exc.total) from None
 
 
-def _field_problem(lines: Lines, lineno: int, count: int):
-    quote = lines.quote(lineno)
-    msg = f"found {count} field{'s' if count != 1 else ''} but a qrels line needs 4 ({QRELS_FIELDS})"
-    parts = quote.split()
-    if count == 6 and re.fullmatch(FLOAT_RE, parts[4]):
-        return lineno, msg + "; this looks like a run file", "Upload it as a run instead", quote
-    return lineno, msg, "Separate the fields with spaces or tabs and remove extra fields", quote
+def _looks_like(quote: str, count: int) -> tuple[str, str] | None:
+    if count == 6 and re.fullmatch(FLOAT_RE, quote.split()[4]):
+        return "a run file", "Upload it as a run instead"
+    return None
 
 
 def _finish(file, values, lineno, problems: Problems, lines: Lines | None, fmt, jg: bool) -> ParsedQrels:
@@ -163,11 +138,8 @@ def _checked(values: dict, lineno: np.ndarray, problems: Problems, quote) -> tup
     good = check_ids(values, lineno, problems, "qrels", quote)
     good &= check_values(values["rel"], lineno, INT_RE, problems, "relevance grade '{}' is not a whole number",
                          "Use an integer grade such as 0, 1 or 2 (negative grades are allowed)", quote)
-    mask = pa.array(good)
-    table = pa.table({"qid": values["qid"].filter(mask).cast(pa.string()),
-                      "docno": values["docno"].filter(mask).cast(pa.string()),
-                      "rel": to_number(values["rel"].filter(mask), pa.int32())})
-    groups = values["iter"].filter(mask).cast(pa.string()) if "iter" in values else None
+    table = kept(values, good, ("qid", "docno"), pa.int32())
+    groups = values["iter"].filter(pa.array(good)).cast(pa.string()) if "iter" in values else None
     return table, groups, lineno[good]
 
 

@@ -16,7 +16,7 @@ import pyarrow.compute as pc
 
 from core.formats._fast import fast_run, unique
 from core.formats._table import open_columns
-from core.formats._checks import check_duplicates, check_ids, check_values, quoter, to_number
+from core.formats._checks import check_duplicates, check_ids, check_values, field_problem, quoter, to_number
 from core.formats._text import FLOAT_RE, INT_RE, Lines, Problems, read_source, screened, source_name
 from core.formats.metadata import parse_ir_metadata
 
@@ -97,7 +97,12 @@ def is_msmarco(first: list[str]) -> bool:
 def line_values(lines: Lines, msmarco: bool, problems: Problems) -> tuple[dict, np.ndarray, np.ndarray]:
     """(the run's columns from the lines with enough fields, their line numbers, the line numbers of TREC lines
     with more than 6 fields); lines with too few fields are reported to `problems`."""
-    good = _check_field_count(lines, 3 if msmarco else 6, problems)
+    bad = (lines.nfields != 3) if msmarco else (lines.nfields < 6)    # trec_eval ignores extra TREC fields
+    bl, counts = lines.lineno[bad], lines.nfields[bad]
+    problems.add_many(bl, lambda i: field_problem(int(bl[i]), int(counts[i]), lines.quote(int(bl[i])), "run",
+                                                  MSMARCO_FIELDS if msmarco else TREC_FIELDS,
+                                                  _looks_like(lines.quote(int(bl[i])), int(counts[i]))))
+    good = ~bad
     if msmarco:
         values = {"qid": lines.column(0, good), "docno": lines.column(1, good), "rank": lines.column(2, good)}
     else:
@@ -112,23 +117,11 @@ def extra_fields_warning(n: int, first: int) -> str:
             "fields; the extra fields were ignored, as trec_eval does.")
 
 
-def _check_field_count(lines: Lines, expected: int, problems: Problems) -> np.ndarray:
-    """Too few fields is an error; a TREC line may carry extra fields, which trec_eval ignores."""
-    bad = (lines.nfields < expected) if expected == 6 else (lines.nfields != expected)
-    if bad.any():
-        bad_lines, counts = lines.lineno[bad], lines.nfields[bad]
-        problems.add_many(bad_lines, lambda i: _field_problem(lines, int(bad_lines[i]), int(counts[i]), expected))
-    return ~bad
-
-
-def _field_problem(lines: Lines, lineno: int, count: int, expected: int):
-    quote = lines.quote(lineno)
-    what = TREC_FIELDS if expected == 6 else MSMARCO_FIELDS
-    msg = f"found {count} field{'s' if count != 1 else ''} but a run line needs {expected} ({what})"
+def _looks_like(quote: str, count: int) -> tuple[str, str] | None:
     parts = quote.split()
     if count == 4 and re.fullmatch(INT_RE, parts[-1]) and re.fullmatch(INT_RE, parts[1]):  # qid iter docno rel
-        return lineno, msg + "; this looks like a qrels file", "Upload it as qrels instead", quote
-    return lineno, msg, "Separate the fields with spaces or tabs and remove extra fields", quote
+        return "a qrels file", "Upload it as qrels instead"
+    return None
 
 
 def _finish(file, values, lineno, problems: Problems, lines: Lines | None, fmt, meta) -> ParsedRun:

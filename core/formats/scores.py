@@ -16,10 +16,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from core.errors import MAX_PROBLEMS, Problem, UploadError
-from core.formats._checks import bad_values
+from core.formats._checks import bad_values, to_number
 from core.formats._scores_read import Read, columns
 from core.formats._text import FLOAT_RE, Problems, source_name
 
@@ -87,18 +86,13 @@ def _values(read: Read, bad: np.ndarray | None = None) -> np.ndarray:
     bad = bad_values(read.value, FLOAT_RE) if bad is None else bad
     if bad.any():
         idx = np.flatnonzero(bad)
-        problems = [Problem(read.file, _line(read.lineno[i]), f"value '{read.value[int(i)].as_py()}' of measure "
-                            f"'{read.measure[int(i)].as_py()}' for topic '{read.qid[int(i)].as_py()}' is not a number",
-                            "Give a number such as 0.25", read.quote(read.lineno[i]) if read.lineno[i] > 0 else None,
-                            read.problems.unit) for i in idx[:MAX_PROBLEMS]]
+        problems = [read.problem(i, f"value '{read.value[int(i)].as_py()}' of measure "
+                                 f"'{read.measure[int(i)].as_py()}' for topic '{read.qid[int(i)].as_py()}' is not "
+                                 "a number", "Give a number such as 0.25") for i in idx[:MAX_PROBLEMS]]
         raise UploadError(problems, total=len(idx))
-    values = pc.cast(pc.replace_substring_regex(read.value, r"^\+", ""), pa.float64()).to_numpy(zero_copy_only=False)
+    values = to_number(read.value, pa.float64()).to_numpy(zero_copy_only=False)
     finite = np.isfinite(values)
     return values if finite.all() else _values(read, ~finite)       # 1e999 reads as infinity: not a score
-
-
-def _line(n) -> int | None:
-    return int(n) if n > 0 else None
 
 
 def _runs(read: Read, name: str | None) -> np.ndarray:
@@ -116,30 +110,24 @@ def _runs(read: Read, name: str | None) -> np.ndarray:
     empty = run == ""
     if empty.any():
         i = int(np.flatnonzero(empty)[0])
-        raise UploadError(Problem(read.file, _line(read.lineno[i]), "the run name is empty",
-                                  "Give every row a run name", read.quote(read.lineno[i]) if read.lineno[i] > 0
-                                  else None, read.problems.unit))
+        raise UploadError(read.problem(i, "the run name is empty", "Give every row a run name"))
     return run
 
 
 def _twice(frame: pd.DataFrame, read: Read) -> None:
     """A (run, qid, measure) given twice: each repeat is reported at its line, with the line of the first."""
-    dup = frame.duplicated(["run", "qid", "measure"], keep=False).to_numpy()
-    if not dup.any():
+    keys = ["run", "qid", "measure"]
+    repeat = frame.duplicated(keys).to_numpy()
+    if not repeat.any():
         return
-    rows = frame[dup]
-    first = rows.groupby(["run", "qid", "measure"], sort=False).cumcount().to_numpy() == 0
-    first_line = dict(zip(map(tuple, rows.loc[first, ["run", "qid", "measure"]].to_numpy()),
-                          read.lineno[np.flatnonzero(dup)[first]]))
-    again = np.flatnonzero(dup)[~first]
+    first = read.lineno[~repeat][frame.groupby(keys, sort=False).ngroup().to_numpy()]   # each row's first line
+    again = np.flatnonzero(repeat)
     problems = []
     for i in again[:MAX_PROBLEMS]:
-        r, q, m = frame.iat[i, 0], frame.iat[i, 1], frame.iat[i, 2]
-        before = first_line[(r, q, m)]
+        r, q, m, before = frame.iat[i, 0], frame.iat[i, 1], frame.iat[i, 2], first[i]
         where = f" (first on {read.problems.unit} {before})" if before > 0 else ""
-        problems.append(Problem(read.file, _line(read.lineno[i]), f"run '{r}' has topic '{q}' twice for measure "
-                                f"'{m}'{where}", "Keep one value per run, topic and measure",
-                                read.quote(read.lineno[i]) if read.lineno[i] > 0 else None, read.problems.unit))
+        problems.append(read.problem(i, f"run '{r}' has topic '{q}' twice for measure '{m}'{where}",
+                                     "Keep one value per run, topic and measure"))
     raise UploadError(problems, total=len(again))
 
 

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from core.errors import Problem, UploadError
-from core.formats._checks import check_duplicates, check_ids, check_values, quoter, to_number
+from core.formats._checks import check_duplicates, check_ids, check_values, fixed_columns, kept, quoter
 from core.formats._text import INT_RE, Problems, split_lines, text_lines
 
 SUBTOPIC_FIELDS = "qid subtopic docno rel"
@@ -43,24 +42,13 @@ def read_subtopic_qrels(source, *, filename: str | None = None) -> ParsedSubtopi
     problems = Problems(file)
     lines = split_lines(text, file)
     quote = quoter(lines)
-    bad = lines.nfields != 4
-    bl, counts = lines.lineno[bad], lines.nfields[bad]
-    problems.add_many(bl, lambda i: (
-        int(bl[i]), f"found {counts[i]} field{'s' if counts[i] != 1 else ''} but a subtopic qrels line needs 4 "
-        f"({SUBTOPIC_FIELDS})", "Separate the fields with spaces or tabs and remove extra fields", quote(bl[i])))
-    good = ~bad
-    values = {"qid": lines.column(0, good), "subtopic": lines.column(1, good),
-              "docno": lines.column(2, good), "rel": lines.column(3, good)}
-    lineno = lines.lineno[good]
+    values, lineno = fixed_columns(lines, ("qid", "subtopic", "docno", "rel"), problems, "subtopic qrels",
+                                   SUBTOPIC_FIELDS)
     ok = check_ids(values, lineno, problems, "subtopic qrels", quote)
     ok &= check_values(values["rel"], lineno, INT_RE, problems, "relevance grade '{}' is not a whole number",
                        "Use an integer grade such as 0 or 1 (negative grades are allowed)", quote)
-    mask = pa.array(ok)
-    table = pa.table({"qid": values["qid"].filter(mask).cast(pa.string()),
-                      "subtopic": values["subtopic"].filter(mask).cast(pa.string()),
-                      "docno": values["docno"].filter(mask).cast(pa.string()),
-                      "rel": to_number(values["rel"].filter(mask), pa.int32())})
-    check_duplicates(table, ["qid", "subtopic", "docno"], lineno[np.asarray(ok)], problems,
+    table = kept(values, ok, ("qid", "subtopic", "docno"), pa.int32())
+    check_duplicates(table, ["qid", "subtopic", "docno"], lineno[ok], problems,
                      "is judged twice (same subtopic)", "Keep one judgment per document and subtopic", quote)
     problems.raise_if_any()
     return ParsedSubtopics(table)

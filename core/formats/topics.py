@@ -76,36 +76,24 @@ def _read(source, filename, kind: str) -> pd.DataFrame:
     return df.drop(columns="line").reset_index(drop=True)
 
 
-def _blocks(text: str, file: str, block: re.Pattern, parse, tag: str, none_found: tuple[str, str]) -> list:
-    """Parse each `block` match with `parse(body)` -> a row, or (message, hint) for a bad block.
-    Rows get their 1-based line number; line numbers are counted incrementally (linear in the file)."""
+def _sgml(text: str, file: str) -> pd.DataFrame:
+    """Each <top> block a row, with its 1-based line number (counted incrementally: linear in the file)."""
     rows, problems, line, pos = [], Problems(file), 1, 0
-    for m in block.finditer(text):
+    for m in _TOP.finditer(text):
         line, pos = line + text.count("\n", pos, m.start()), m.start()
         body = m.group(1)
-        row = parse(body)
-        if isinstance(row[0], tuple):
-            problems.add(line, *row[0], body.strip().splitlines()[0] if body.strip() else tag)
-        else:
-            rows.append((*row, line))
+        num, title = _NUM.search(body), _TITLE.search(body)
+        if not num or not title:
+            problems.add(line, f"this <top> has no {'<num>' if not num else '<title>'}",
+                         "Give every topic a <num> and a <title>", _first_line(body, "<top>"))
+            continue
+        desc, narr = _DESC.search(body), _NARR.search(body)
+        rows.append((num.group(1), _clean(title.group(1)), _clean(desc.group(1)) if desc else "",
+                     _clean(narr.group(1)) if narr else "", line))
     problems.raise_if_any()
     if not rows:
-        raise UploadError(Problem(file, None, *none_found))
-    return rows
-
-
-def _topic(body: str) -> tuple:
-    num, title = _NUM.search(body), _TITLE.search(body)
-    if not num or not title:
-        return ((f"this <top> has no {'<num>' if not num else '<title>'}", "Give every topic a <num> and a <title>"),)
-    desc, narr = _DESC.search(body), _NARR.search(body)
-    return (num.group(1), _clean(title.group(1)), _clean(desc.group(1)) if desc else "",
-            _clean(narr.group(1)) if narr else "")
-
-
-def _sgml(text: str, file: str) -> pd.DataFrame:
-    rows = _blocks(text, file, _TOP, _topic, "<top>", (
-        "found no <top> ... </top> topics", "Upload TREC topics in SGML, or TSV lines 'qid<TAB>text'"))
+        raise UploadError(Problem(file, None, "found no <top> ... </top> topics",
+                                  "Upload TREC topics in SGML, or TSV lines 'qid<TAB>text'"))
     return _frame(rows, columns=["qid", "text", "description", "narrative", "line"])
 
 
@@ -145,9 +133,9 @@ def _trec_docs(arr: pa.Array, file: str) -> pd.DataFrame:
     return _frame({"qid": docno.to_pandas().astype(object), "text": text.to_pandas().astype(object), "line": line})
 
 
-def _first_line(body: str) -> str:
+def _first_line(body: str, tag: str = "<DOC>") -> str:
     """How a bad block is quoted: its first line, or the tag when it holds nothing."""
-    return body.strip().splitlines()[0] if body.strip() else "<DOC>"
+    return body.strip().splitlines()[0] if body.strip() else tag
 
 
 def _clean(s: str) -> str:
@@ -228,8 +216,7 @@ def _check_duplicates(df: pd.DataFrame, file: str, kind: str) -> None:
     table = pa.table({"qid": pa.array(df["qid"], pa.string())})
     rows, first = duplicate_rows(table, ["qid"])
     problems = Problems(file)
-    idname = "topic" if kind == "topic" else "document"
     lines = df["line"].to_numpy()
-    problems.add_many(rows, lambda i: (int(lines[rows[i]]), f"{idname} '{df['qid'].iat[rows[i]]}' appears twice "
-                                       f"(first on line {int(lines[first[i]])})", f"Keep one entry per {idname}", None))
+    problems.add_many(rows, lambda i: (int(lines[rows[i]]), f"{kind} '{df['qid'].iat[rows[i]]}' appears twice "
+                                       f"(first on line {int(lines[first[i]])})", f"Keep one entry per {kind}", None))
     problems.raise_if_any()
