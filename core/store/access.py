@@ -56,12 +56,8 @@ def set_default_timeout(seconds: float | None) -> None:
     _TIMEOUT = seconds
 
 
-def _log_notice(message: str) -> None:
-    LOG.info(message)
-
-
 # What a waiting process says; the command line prints it to stderr (core.cli sets it).
-notice: Callable[[str], None] = _log_notice
+notice: Callable[[str], None] = LOG.info
 
 
 def set_notice(fn: Callable[[str], None]) -> None:
@@ -187,10 +183,6 @@ class Access:
             yield con
         finally:
             self._exit(me)
-
-    def in_session(self) -> bool:
-        with self._cond:
-            return self._depth.get(threading.get_ident(), 0) > 0
 
     def _enter(self, timeout: float) -> duckdb.DuckDBPyConnection:
         me, deadline, waited = threading.get_ident(), time.monotonic() + timeout, []

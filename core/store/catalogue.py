@@ -25,11 +25,8 @@ class Catalogue:
     """Store methods by collection name or id; mixed into `core.store.store.Store`."""
 
     def _cid(self, collection) -> int:
-        cur = self.cursor()
-        try:
+        with self.cursor() as cur:
             return ingest.collection_id(cur, collection)
-        finally:
-            cur.close()
 
     # -- collections ------------------------------------------------------------------------------
     def collections(self) -> pd.DataFrame:
@@ -117,36 +114,24 @@ class Catalogue:
 
     def nugget_topics(self, collection) -> list[str]:
         """The collection's topics that have nuggets."""
-        cur = self.cursor()
-        try:
+        with self.cursor() as cur:
             return store_nuggets.nugget_topics(cur, ingest.collection_id(cur, collection))
-        finally:
-            cur.close()
 
     def nugget_matrix(self, collection, qid: str) -> pd.DataFrame:
         """Topic `qid`'s nuggets by the runs: nugget, text, importance, run_id, run, assignment
         (core.store.nuggets)."""
-        cur = self.cursor()
-        try:
+        with self.cursor() as cur:
             return store_nuggets.nugget_matrix(cur, ingest.collection_id(cur, collection), str(qid))
-        finally:
-            cur.close()
 
     def imported_scores(self, run_ids, measures=None) -> pd.DataFrame:
         """Imported per-query rows (run_id, qid, measure, value, source) of these runs."""
-        cur = self.cursor()
-        try:
+        with self.cursor() as cur:
             return scores.read_imported(cur, run_ids, measures)
-        finally:
-            cur.close()
 
     def imported_measures(self, collection) -> pd.DataFrame:
         """The collection's imported measures: measure, source, n_runs."""
-        cur = self.cursor()
-        try:
+        with self.cursor() as cur:
             return scores.imported_measures(cur, ingest.collection_id(cur, collection))
-        finally:
-            cur.close()
 
     # -- reading ------------------------------------------------------------------------------------
     def runs(self, collection) -> pd.DataFrame:
@@ -161,11 +146,8 @@ class Catalogue:
             GROUP BY ALL ORDER BY s.qrels_id""", [self._cid(collection)])
 
     def default_qrels_id(self, collection) -> int | None:
-        cur = self.cursor()
-        try:
+        with self.cursor() as cur:
             return ingest.default_qrels_id(cur, ingest.collection_id(cur, collection))
-        finally:
-            cur.close()
 
     def qrels(self, qrels_id: int) -> pd.DataFrame:
         return self._query("SELECT qid, docno, rel FROM qrels WHERE qrels_id = ? ORDER BY qid, docno", [qrels_id])
@@ -191,19 +173,13 @@ class Catalogue:
         floats, NaN when a run lacks it; `gpu` as text), then the free keys (text), alphabetically. Rows are in
         version order: by system (runs without one last), then timestamp, then the natural order of version
         ('v2' before 'v10'), then run id."""
-        cur = self.cursor()
-        try:
+        with self.cursor() as cur:
             return lineage.read_lineage(cur, ingest.collection_id(cur, collection))
-        finally:
-            cur.close()
 
     def run_meta(self, run_id: int) -> dict[str, str]:
         """The run's stored metadata, {key: value} as text."""
-        cur = self.cursor()
-        try:
+        with self.cursor() as cur:
             return lineage.run_meta(cur, run_id)
-        finally:
-            cur.close()
 
     def set_run_meta(self, run_id: int, values: dict[str, str | None], *, replace: bool = False) -> None:
         """Set keys of a run's metadata (values checked by core.formats.lineage; '' or None removes a key); with

@@ -55,19 +55,12 @@ def insert_diversity_qrels(cur, cid: int, parsed: ParsedSubtopics, file: str,
 
 
 def frame(store, sql: str, params) -> pd.DataFrame:
-    cur = store.cursor()
-    try:
-        return cur.execute(sql, list(params)).df()
-    finally:
-        cur.close()
+    return store._query(sql, params)
 
 
 def diversity_sets(store, collection) -> pd.DataFrame:
     """qrels_id, assessor, filename, n_judgments, n_topics, n_subtopics (distinct (topic, subtopic) pairs)."""
-    cid = store._cid(collection)
-    return frame(store, """SELECT s.qrels_id, s.assessor, s.filename, count(q.qid) AS n_judgments,
+    return store._query("""SELECT s.qrels_id, s.assessor, s.filename, count(q.qid) AS n_judgments,
             count(DISTINCT q.qid) AS n_topics, count(DISTINCT (q.qid, q.subtopic)) AS n_subtopics
         FROM diversity_sets s LEFT JOIN subtopic_qrels q USING (qrels_id) WHERE s.collection_id = ?
-        GROUP BY ALL ORDER BY s.qrels_id""", [cid])
-
-
+        GROUP BY ALL ORDER BY s.qrels_id""", [store._cid(collection)])

@@ -179,13 +179,6 @@ class Store(Catalogue):
                 raise store_health.damaged(self.path, exc) from None
             raise
 
-    @property
-    def con(self) -> duckdb.DuckDBPyConnection:
-        """The connection of the session this thread is in."""
-        if not self._access.in_session():
-            raise RuntimeError("Store.con is only valid inside `with store.session():`")
-        return self._access.con
-
     def cursor(self):
         """A fresh cursor, which holds the store (a session of its own) until it is closed: close it promptly."""
         return SessionCursor(self.session())
@@ -193,12 +186,8 @@ class Store(Catalogue):
     def data_version(self, timeout: float | None = None) -> int:
         """A number that every committed write (not the results cache) increases: key caches on it. `timeout`:
         the seconds to wait for the store (default: the store's wait); past it, StoreBusyError."""
-        with self.session(timeout) as con:
-            cur = con.cursor()
-            try:
-                row = one(cur, "SELECT value FROM meta WHERE key = 'data_version'")
-            finally:
-                cur.close()
+        with self.session(timeout) as con, con.cursor() as cur:
+            row = one(cur, "SELECT value FROM meta WHERE key = 'data_version'")
         return int(row[0]) if row else 0
 
     def close(self) -> None:
@@ -266,9 +255,5 @@ class Store(Catalogue):
         raise fault from exc
 
     def _query(self, sql: str, params=()) -> pd.DataFrame:
-        with self.session() as con:
-            cur = con.cursor()
-            try:
-                return cur.execute(sql, list(params)).df()
-            finally:
-                cur.close()
+        with self.cursor() as cur:
+            return cur.execute(sql, list(params)).df()
