@@ -19,6 +19,7 @@ from core.errors import Problem, UploadError
 from core.formats import source_name
 from core.formats.subtopics import ParsedSubtopics, read_subtopic_qrels
 from core.store import ingest
+from core.db.sqltext import one, registered, statement
 
 __all__ = ["add_diversity_qrels", "insert_diversity_qrels", "diversity_sets", "frame"]
 
@@ -38,18 +39,15 @@ def insert_diversity_qrels(cur, cid: int, parsed: ParsedSubtopics, file: str,
     """Insert an already parsed subtopic qrels file as a diversity set of collection `cid`, on a cursor inside the
     caller's transaction (`python -m core load --diversity-qrels` loads it with the other files)."""
     who = assessor or Path(file).name.removesuffix(".gz")
-    if ingest.one(cur, "SELECT 1 FROM diversity_sets WHERE collection_id = ? AND assessor = ?", [cid, who]):
+    if one(cur, "SELECT 1 FROM diversity_sets WHERE collection_id = ? AND assessor = ?", [cid, who]):
         raise UploadError(Problem(file, None, f"the collection already has diversity qrels by assessor '{who}'",
                                   "Give these judgments a different assessor name"))
-    qrels_id = ingest.one(cur, "INSERT INTO diversity_sets VALUES (nextval('qrels_ids'), ?, ?, ?, now()) "
-                               "RETURNING qrels_id", [cid, who, file])[0]
+    qrels_id = one(cur, "INSERT INTO diversity_sets VALUES (nextval('qrels_ids'), ?, ?, ?, now()) "
+                        "RETURNING qrels_id", [cid, who, file])[0]
     table = parsed.table.append_column("line", pa.array(range(parsed.n_rows), pa.int32()))
-    cur.register("_rb_subtopics", table)
-    try:
-        cur.execute("INSERT INTO subtopic_qrels SELECT ?, line, qid, subtopic, docno, rel FROM _rb_subtopics",
-                    [qrels_id]).fetchall()
-    finally:
-        cur.unregister("_rb_subtopics")
+    with registered(cur, table) as view:
+        cur.execute(statement("INSERT INTO subtopic_qrels SELECT ?, line, qid, subtopic, docno, rel FROM {view}",
+                              view=view), [qrels_id]).fetchall()
     warnings = [SINGLE.format(file=file)] if parsed.single_subtopic() else []
     return ingest.IngestReport(qrels_id, parsed.n_rows, warnings, who, [qrels_id])
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import numbers
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,7 +14,7 @@ import pyarrow.compute as pc
 from core.errors import EvalError, OptionError, Problem, UploadError
 from core.formats import read_documents, read_qrels, read_topics, source_name
 from core.store.prepare import PreparedRun, prepare_run  # noqa: F401  (the loaders' first step, before the store)
-from core.db.sqltext import one, statement
+from core.db.sqltext import one, registered, statement
 from core.formats.lineage import from_header
 from core.store.lineage import write_meta
 from core.store.schema import BY_RUN
@@ -97,12 +96,6 @@ def _unique_name(cur, cid: int, name: str) -> str:
     return f"{name}-{i}"
 
 
-def _register(cur, table: pa.Table) -> str:
-    view = f"upload_{uuid.uuid4().hex}"
-    cur.register(view, table)
-    return view
-
-
 def add_run(cur, cid: int, source, *, filename=None, name=None, on_conflict="error", parsed=None,
             prepared: PreparedRun | None = None, meta: dict[str, str] | None = None) -> IngestReport:
     """Insert one run (parsing it here unless `prepared`); raises UploadError (nothing written) on any problem.
@@ -143,13 +136,7 @@ def add_run(cur, cid: int, source, *, filename=None, name=None, on_conflict="err
 def _insert_run(cur, cid: int, run_id: int, rows: pa.Table | Path, topics: pa.Table) -> None:
     """run_docs (with the canonical rank), run_topics, and the judged rows under every qrels set. `rows`: a table,
     or a Parquet file of one (a spooled run, which DuckDB reads a row group at a time)."""
-    if isinstance(rows, pa.Table):
-        view = _register(cur, rows)
-    else:
-        view = f"upload_{uuid.uuid4().hex}"
-        cur.read_parquet(str(rows)).create_view(view)
-    topics_view = _register(cur, topics)
-    try:
+    with registered(cur, rows) as view, registered(cur, topics) as topics_view:
         # the rows' physical order does not matter (readers order by rank): let both threads write unordered
         cur.execute("SET preserve_insertion_order = false").fetchall()
         try:
@@ -158,12 +145,6 @@ def _insert_run(cur, cid: int, run_id: int, rows: pa.Table | Path, topics: pa.Ta
         finally:
             cur.execute("RESET preserve_insertion_order").fetchall()
         cur.execute(statement(INSERT_RUN_TOPICS, view=topics_view), [run_id]).fetchall()
-    finally:
-        if isinstance(rows, pa.Table):
-            cur.unregister(view)
-        else:
-            cur.execute(statement("DROP VIEW {view}", view=view)).fetchall()
-        cur.unregister(topics_view)
 
 
 def _topic_warnings(cur, cid: int, qids: pa.Array, file: str) -> list[str]:
@@ -204,11 +185,8 @@ def add_qrels(cur, cid: int, source, *, filename=None, assessor=None, judgment_g
         is_default = default_qrels_id(cur, cid) is None
         qid = one(cur, "INSERT INTO qrels_sets VALUES (nextval('qrels_ids'), ?, ?, ?, ?, now()) RETURNING qrels_id",
                           [cid, who, file, is_default])[0]
-        view = _register(cur, table)
-        try:
+        with registered(cur, table) as view:
             cur.execute(statement("INSERT INTO qrels SELECT ?, qid, docno, rel FROM {view}", view=view), [qid]).fetchall()
-        finally:
-            cur.unregister(view)
         cur.execute(INSERT_QRELS_JUDGED, [qid, cid]).fetchall()
         ids.append(qid)
         total += table.num_rows
@@ -218,45 +196,35 @@ def add_qrels(cur, cid: int, source, *, filename=None, assessor=None, judgment_g
 def add_topics(cur, cid: int, source, *, filename=None, frame=None) -> IngestReport:
     """Insert topics (`frame`: already read by read_topics); a qid already present gets its text replaced."""
     df = (frame if frame is not None else read_topics(source, filename=source_name(source, filename)))[["qid", "text"]]
-    return _upsert_text(cur, cid, df, "topics", "qid")
+    return _upsert(cur, cid, pa.Table.from_pandas(df, preserve_index=False), "topics", "qid")
 
 
 def add_documents(cur, cid: int, source, *, filename=None, frame=None, rows: Path | None = None) -> IngestReport:
     """Insert document texts (`frame`: already read; `rows`: a Parquet file of docno, text, which DuckDB reads a row
     group at a time); a docno already present gets its text replaced."""
-    if rows is not None:
-        view = f"upload_{uuid.uuid4().hex}"
-        cur.read_parquet(str(rows)).create_view(view)
-        try:
-            twice = one(cur, statement("SELECT docno, count(*) FROM {view} GROUP BY docno HAVING count(*) > 1 "
-                                       "ORDER BY docno LIMIT 1", view=view))
-            if twice:
-                raise UploadError(Problem(source_name(source, filename), None,
-                                          f"document {twice[0]} appears {twice[1]} times",
-                                          "Each document needs one text: remove the repeated ones"))
-            return _upsert_view(cur, cid, view, "documents", "docno")
-        finally:
-            cur.execute(statement("DROP VIEW {view}", view=view)).fetchall()
-    df = (frame if frame is not None else read_documents(source, filename=source_name(source, filename)))[
-        ["docno", "text"]]
-    return _upsert_text(cur, cid, df, "documents", "docno")
+    if rows is None:
+        df = frame if frame is not None else read_documents(source, filename=source_name(source, filename))
+        rows = pa.Table.from_pandas(df[["docno", "text"]], preserve_index=False)
+        return _upsert(cur, cid, rows, "documents", "docno")
+    with registered(cur, rows) as view:
+        twice = one(cur, statement("SELECT docno, count(*) FROM {view} GROUP BY docno HAVING count(*) > 1 "
+                                   "ORDER BY docno LIMIT 1", view=view))
+    if twice:
+        raise UploadError(Problem(source_name(source, filename), None, f"document {twice[0]} appears {twice[1]} times",
+                                  "Each document needs one text: remove the repeated ones"))
+    return _upsert(cur, cid, rows, "documents", "docno")
 
 
-def _upsert_text(cur, cid: int, df, table: str, key: str) -> IngestReport:
-    view = _register(cur, pa.Table.from_pandas(df, preserve_index=False))
-    try:
-        return _upsert_view(cur, cid, view, table, key)
-    finally:
-        cur.unregister(view)
-
-
-def _upsert_view(cur, cid: int, view: str, table: str, key: str) -> IngestReport:
-    names = {"table": table, "key": key, "view": view}
+def _upsert(cur, cid: int, rows, table: str, key: str) -> IngestReport:
+    """Insert `rows` (key, text: an Arrow table or a Parquet file) into `table`, replacing the texts of keys the
+    collection already holds."""
     in_view = "collection_id = ? AND {key} IN (SELECT {key} FROM {view})"
-    replaced = one(cur, statement("SELECT count(*) FROM {table} WHERE " + in_view, **names), [cid])[0]
-    cur.execute(statement("DELETE FROM {table} WHERE " + in_view, **names), [cid]).fetchall()
-    cur.execute(statement("INSERT INTO {table} SELECT ?, {key}, text FROM {view}", **names), [cid]).fetchall()
-    n = one(cur, statement("SELECT count(*) FROM {view}", view=view))[0]
+    with registered(cur, rows) as view:
+        names = {"table": table, "key": key, "view": view}
+        replaced = one(cur, statement("SELECT count(*) FROM {table} WHERE " + in_view, **names), [cid])[0]
+        cur.execute(statement("DELETE FROM {table} WHERE " + in_view, **names), [cid]).fetchall()
+        cur.execute(statement("INSERT INTO {table} SELECT ?, {key}, text FROM {view}", **names), [cid]).fetchall()
+        n = one(cur, statement("SELECT count(*) FROM {view}", view=view))[0]
     warnings = [f"{replaced} existing {table} were replaced by the new text."] if replaced else []
     return IngestReport(cid, n, warnings)
 

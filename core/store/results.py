@@ -9,6 +9,7 @@ import pandas as pd
 import pyarrow as pa
 
 from core.db.sql import sql
+from core.db.sqltext import registered, statement
 
 __all__ = ["cached_pairs", "read_cached", "write_results"]
 
@@ -48,14 +49,11 @@ def write_results(cur, per_query: pd.DataFrame, ids: dict[str, int], qrels_id: i
     run_id = np.asarray([ids[r] for r in uniq], dtype=np.int32)[codes]
     frame = pa.table({"run_id": run_id, "qid": _text(per_query["qid"]), "measure": _text(per_query["measure"]),
                       "value": per_query["value"].to_numpy(np.float64)})
-    cur.register("_rb_new_results", frame)
-    try:
-        cur.execute("DELETE FROM results WHERE qrels_id = $q AND options = $o AND (run_id, measure) IN "
-                    "(SELECT DISTINCT run_id, measure FROM _rb_new_results)", {"q": qrels_id, "o": key})
-        cur.execute("INSERT INTO results SELECT run_id, $q, $o, qid, measure, value FROM _rb_new_results",
-                    {"q": qrels_id, "o": key})
-    finally:
-        cur.unregister("_rb_new_results")
+    with registered(cur, frame) as view:
+        cur.execute(statement("DELETE FROM results WHERE qrels_id = $q AND options = $o AND (run_id, measure) IN "
+                              "(SELECT DISTINCT run_id, measure FROM {view})", view=view), {"q": qrels_id, "o": key})
+        cur.execute(statement("INSERT INTO results SELECT run_id, $q, $o, qid, measure, value FROM {view}",
+                              view=view), {"q": qrels_id, "o": key})
 
 
 def _text(column: pd.Series) -> pa.Array:
