@@ -68,13 +68,10 @@ def wait(client, futures, progress=None) -> None:
     `progress(done, total)` as tasks finish."""
     from distributed import as_completed
 
-    total, done = len(futures), 0
-    if progress:
-        progress(0, total)
-    for _ in as_completed(futures):
-        done += 1
-        if progress:
-            progress(done, total)
+    tell = progress or (lambda done, total: None)
+    tell(0, len(futures))
+    for done, _ in enumerate(as_completed(futures), 1):
+        tell(done, len(futures))
 
 
 def stderr_progress(done: int, total: int) -> None:

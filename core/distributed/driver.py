@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from core.distributed import tasks
 from core.errors import EvalError
 from core.engine.stage1.tables import arrow_qrels_summary
 from core.engine.finish import no_topic, run_names, skipped, summarise
@@ -63,7 +64,7 @@ def run_distributed(qrels, runs, measures, options: EvalOptions = EvalOptions(),
     with client_for(scheduler, workers) as client:
         shared = client.scatter(qtable, broadcast=True)
         if split == "run":
-            futures = [client.submit(_task("run_task"), p, str(i), shared, names, options, pure=False)
+            futures = [client.submit(tasks.run_task, p, str(i), shared, names, options, pure=False)
                        for i, p in enumerate(paths)]
             wait(client, futures, progress)
             done = client.gather(futures)
@@ -92,22 +93,17 @@ def evaluate_rankings_on_cluster(parts: list[Rankings], measures, options: EvalO
         return merge(client.gather(futures))
 
 
-def _task(name: str):
-    from core.distributed import tasks as dask_tasks
-    return getattr(dask_tasks, name)
-
-
 def _by_topic(client, paths, topics, per_bucket, shared, names, options, progress):
     """The shuffle: a reader per file cuts it into buckets; a kernel task per bucket takes its piece of every file."""
     from core.distributed.cluster import wait
 
     topic_array = pa.array(topics, pa.string())
     n = max(1, (len(topics) + per_bucket - 1) // per_bucket)
-    reads = [client.submit(_task("bucket_task"), p, str(i), topic_array, per_bucket, options.complete, pure=False)
+    reads = [client.submit(tasks.bucket_task, p, str(i), topic_array, per_bucket, options.complete, pure=False)
              for i, p in enumerate(paths)]
-    metas = [client.submit(_task("meta"), r) for r in reads]
-    pieces = [[client.submit(_task("piece"), r, b) for r in reads] for b in range(n)]
-    kernels = [client.submit(_task("topic_task"), shared, names, options, *pieces[b], pure=False) for b in range(n)]
+    metas = [client.submit(tasks.meta, r) for r in reads]
+    pieces = [[client.submit(tasks.piece, r, b) for r in reads] for b in range(n)]
+    kernels = [client.submit(tasks.topic_task, shared, names, options, *pieces[b], pure=False) for b in range(n)]
     del pieces
     wait(client, reads + kernels, progress)
     got = client.gather(metas)

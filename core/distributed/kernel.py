@@ -15,7 +15,6 @@ One DuckDB connection per process (connecting costs ~18 ms, most of a small call
 from __future__ import annotations
 
 import threading
-import uuid
 from dataclasses import replace
 
 import numpy as np
@@ -23,6 +22,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from core.db.sqltext import registered
 from core.measures import EvalOptions
 from core.engine.stage1 import ArrowRun, rankings
 from core.engine.stage1.arrow import concat
@@ -69,16 +69,12 @@ def rankings_of(rows: pa.Table, qrels: pa.Table) -> Rankings:
     """Stage 1 of every run in `rows`, through the stage-1 seam (core.engine.stage1.rankings of an ArrowRun per run, on
     this process's connection), as one `Rankings` (qrels topics the runs lack are not added)."""
     cur = cursor()
-    name = f"_rb_kernel_qrels_{uuid.uuid4().hex[:8]}"
-    cur.register(name, qrels.select(["qid", "docno", "rel"]))
-    try:
+    with registered(cur, qrels.select(["qid", "docno", "rel"])) as name:
         parts = [rankings(ArrowRun(table.select(["qid", "docno", "score"]), name, run, cur))
                  for run, table in _split_runs(rows)]
         if not parts:
             topics, levels = qrels_summary(cur, name)
             return Rankings.empty(levels, [], topics)
-    finally:
-        cur.unregister(name)
     joined = concat(parts)
     joined.runs = [r for p in parts for r in p.runs]
     return joined
@@ -94,16 +90,14 @@ def evaluate_rows(rows: pa.Table, qrels: pa.Table, measures, options: EvalOption
 def long_table(result) -> pa.Table:
     """An EvalResult's per-query values and texts as one Arrow table of the kernel's OUTPUT schema."""
     pq, tx = result.per_query, result.text
-    numeric = pa.table({"run": pa.array(pq["run"].astype(str).tolist(), pa.string()),
-                        "qid": pa.array(pq["qid"].astype(str).tolist(), pa.string()),
-                        "measure": pa.array(pq["measure"].astype(str).tolist(), pa.string()),
-                        "value": pa.array(pq["value"].to_numpy(np.float64)),
-                        "text": pa.nulls(len(pq), pa.string())}, schema=OUTPUT)
+    numeric = _output(pq, pq["value"].to_numpy(np.float64))
     if tx is None or not len(tx):
         return numeric
-    text = pa.table({"run": pa.array(tx["run"].astype(str).tolist(), pa.string()),
-                     "qid": pa.array(tx["qid"].astype(str).tolist(), pa.string()),
-                     "measure": pa.array(tx["measure"].astype(str).tolist(), pa.string()),
-                     "value": pa.array(np.full(len(tx), np.nan)),
-                     "text": pa.array(tx["text"].astype(str).tolist(), pa.string())}, schema=OUTPUT)
-    return pa.concat_tables([numeric, text])
+    return pa.concat_tables([numeric, _output(tx, np.full(len(tx), np.nan), tx["text"])])
+
+
+def _output(frame: pd.DataFrame, value: np.ndarray, text: pd.Series | None = None) -> pa.Table:
+    """run, qid and measure of `frame`, then `value` and `text` (null without it), in the OUTPUT schema."""
+    columns = {c: frame[c].astype(str).tolist() for c in ("run", "qid", "measure")}
+    columns["text"] = pa.nulls(len(frame), pa.string()) if text is None else text.astype(str).tolist()
+    return pa.table({**columns, "value": value}, schema=OUTPUT)

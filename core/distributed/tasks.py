@@ -16,6 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 PARQUET_MARK = b"rankboard.run"          # schema metadata key written by core.distributed.convert: the file was checked
+ROWS = pa.schema([("qid", pa.string()), ("docno", pa.string()), ("score", pa.float64())])
 
 
 def _converted(path):
@@ -44,9 +45,8 @@ def _checked_parquet(path):
     if schema is None:
         return None
     table = pq.read_table(path, columns=[c for c in ("qid", "docno", "score", "tag") if c in schema.names])
-    run = build_run(table.select(["qid", "docno", "score"]), table["tag"] if "tag" in schema.names else None,
-                 None, {}, "parquet")
-    return run
+    return build_run(table.select(["qid", "docno", "score"]), table["tag"] if "tag" in schema.names else None,
+                     None, {}, "parquet")
 
 
 def read_rows(path):
@@ -113,8 +113,7 @@ def bucket_task(path, key: str, topics: pa.Array, per_bucket: int, complete: boo
     from core.formats import is_empty_file
 
     if complete and is_empty_file(path):
-        table, tag, warnings = pa.table({"qid": pa.array([], pa.string()), "docno": pa.array([], pa.string()),
-                                         "score": pa.array([], pa.float64())}), None, []
+        table, tag, warnings = ROWS.empty_table(), None, []
     else:
         table, tag, warnings = _rows_in_pieces(path) or read_rows(path)
     position = pc.index_in(table["qid"], value_set=topics)
@@ -159,7 +158,5 @@ def topic_task(qrels: pa.Table, measures: list[str], options, *pieces: pa.Table)
     """Split by topic, second half: the kernel over one bucket of topics of every run."""
     from core.distributed.kernel import OUTPUT, evaluate_rows
 
-    rows = pa.concat_tables([p for p in pieces if p.num_rows]) if any(p.num_rows for p in pieces) else None
-    if rows is None:
-        return OUTPUT.empty_table()
-    return evaluate_rows(rows, qrels, measures, options)
+    pieces = [p for p in pieces if p.num_rows]
+    return evaluate_rows(pa.concat_tables(pieces), qrels, measures, options) if pieces else OUTPUT.empty_table()
