@@ -13,7 +13,6 @@ from core.store import faults
 from core.store import ingest
 from core.store import nuggets as store_nuggets
 from core.store import lineage, scores
-from core.errors import EvalError
 from core.formats.lineage import check_key, check_value
 from core.formats import read_documents, read_qrels, read_scores, read_topics, source_name
 
@@ -186,12 +185,10 @@ class Catalogue:
         `replace`, the run's metadata becomes exactly `values`. One transaction."""
         checked = {check_key(k): (None if v is None else check_value(k, v)) for k, v in values.items()}
         with self.transaction() as cur:
-            if replace:
-                lineage.replace_meta(cur, run_id, checked)
-            elif ingest.one(cur, "SELECT 1 FROM runs WHERE run_id = ?", [run_id]) is None:
-                raise EvalError(f"Unknown run id {run_id}.")
-            else:
-                lineage.write_meta(cur, run_id, checked)
+            ingest.run_collection(cur, run_id)
+            if replace:      # the Data page's editor saves the whole set
+                cur.execute("DELETE FROM run_meta WHERE run_id = ?", [run_id]).fetchall()
+            lineage.write_meta(cur, run_id, checked)
 
     # -- editing ------------------------------------------------------------------------------------
     def rename_run(self, run_id: int, new_name: str) -> None:

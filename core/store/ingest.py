@@ -229,21 +229,25 @@ def _upsert(cur, cid: int, rows, table: str, key: str) -> IngestReport:
     return IngestReport(cid, n, warnings)
 
 
-def rename_run(cur, run_id: int, new_name: str) -> None:
+def run_collection(cur, run_id: int) -> int:
+    """The id of the run's collection; an unknown run id is an EvalError."""
     row = one(cur, "SELECT collection_id FROM runs WHERE run_id = ?", [run_id])
     if row is None:
         raise EvalError(f"Unknown run id {run_id}.")
+    return row[0]
+
+
+def rename_run(cur, run_id: int, new_name: str) -> None:
+    cid = run_collection(cur, run_id)
     if not new_name.strip():
         raise EvalError("A run needs a non-empty name.")
-    if one(cur, "SELECT 1 FROM runs WHERE collection_id = ? AND name = ? AND run_id <> ?",
-                   [row[0], new_name, run_id]):
+    if one(cur, "SELECT 1 FROM runs WHERE collection_id = ? AND name = ? AND run_id <> ?", [cid, new_name, run_id]):
         raise EvalError(f"A run named '{new_name}' already exists in this collection; choose another name.")
     cur.execute("UPDATE runs SET name = ? WHERE run_id = ?", [new_name, run_id]).fetchall()
 
 
 def delete_run(cur, run_id: int) -> None:
     """Remove a run, its rows, its judged rows and its cached results."""
-    if one(cur, "SELECT 1 FROM runs WHERE run_id = ?", [run_id]) is None:
-        raise EvalError(f"Unknown run id {run_id}.")
+    run_collection(cur, run_id)
     for table in BY_RUN:
         cur.execute(statement("DELETE FROM {table} WHERE run_id = ?", table=table), [run_id]).fetchall()

@@ -13,8 +13,6 @@ import re
 
 import pandas as pd
 
-from core.db.sqltext import one
-from core.errors import EvalError
 from core.formats.lineage import LINEAGE_KEYS, META_KEYS, from_header
 
 # every run of a collection with its metadata, one row per (run, key); runs without metadata once, with NULL key.
@@ -30,14 +28,6 @@ def write_meta(cur, run_id: int, values: dict[str, str | None]) -> None:
         cur.execute("DELETE FROM run_meta WHERE run_id = ? AND key = ?", [run_id, key]).fetchall()
         if value is not None and str(value) != "":
             cur.execute("INSERT INTO run_meta VALUES (?, ?, ?)", [run_id, key, str(value)]).fetchall()
-
-
-def replace_meta(cur, run_id: int, values: dict[str, str]) -> None:
-    """Make the run's metadata exactly `values` (the Data page's editor saves the whole set)."""
-    if one(cur, "SELECT 1 FROM runs WHERE run_id = ?", [run_id]) is None:
-        raise EvalError(f"Unknown run id {run_id}.")
-    cur.execute("DELETE FROM run_meta WHERE run_id = ?", [run_id]).fetchall()
-    write_meta(cur, run_id, values)
 
 
 def run_meta(cur, run_id: int) -> dict[str, str]:
