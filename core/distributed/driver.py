@@ -156,13 +156,11 @@ def _result(per_query, text, keys, names, missing, numeric, ms, options) -> Eval
         key = summary["run"].map(rank).to_numpy(np.int64) * len(numeric) + summary["measure"].map(m_pos).to_numpy()
         summary = summary.iloc[np.argsort(key, kind="stable")].reset_index(drop=True)
     warnings = []
-    by_key = dict(zip(keys, names))
-    for k in keys:
-        run = by_key[k]
-        miss = missing.get(k)
-        if miss and not options.complete:
-            warnings.append(skipped(run, miss))
+    for k, run in zip(keys, names):
+        if missing.get(k) and not options.complete:
+            warnings.append(skipped(run, missing[k]))
         if run not in num_q:
             warnings.append(no_topic(run))
+    by_key = dict(zip(keys, names))
     return EvalResult(per_query, summary, {by_key[k]: v for k, v in missing.items()}, warnings, text,
                       {n: int(num_q[n]) for n in names if n in num_q}, list(ms), [n for n in names if n in num_q])

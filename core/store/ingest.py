@@ -47,16 +47,10 @@ def collection_id(cur, collection, *, create: bool = False) -> int:
     then, if it is all digits, an id (so `load --collection 5` loads into collection 5 when no collection
     is named '5')."""
     is_id = isinstance(collection, numbers.Integral) and not isinstance(collection, bool)  # numpy ints too
-    if not is_id:
-        row = one(cur, "SELECT collection_id FROM collections WHERE name = ?", [str(collection)])
-        if row:
-            return row[0]
-    if is_id or (isinstance(collection, str) and collection.isdigit()):
-        row = one(cur, "SELECT collection_id FROM collections WHERE collection_id = ?", [int(collection)])
-        if row:
-            return row[0]
-    if is_id:
-        row = one(cur, "SELECT collection_id FROM collections WHERE name = ?", [str(collection)])
+    by_name = ("name", str(collection))
+    by_id = [("collection_id", int(collection))] if is_id or str(collection).isdigit() else []
+    for column, value in (by_id + [by_name] if is_id else [by_name] + by_id):
+        row = one(cur, statement("SELECT collection_id FROM collections WHERE {c} = ?", c=column), [value])
         if row:
             return row[0]
     if create and isinstance(collection, str):
