@@ -27,6 +27,11 @@ class Catalogue:
         with self.cursor() as cur:
             return ingest.collection_id(cur, collection)
 
+    def _read(self, collection, read, *args):
+        """`read(cur, the collection's id, *args)` on a cursor of its own."""
+        with self.cursor() as cur:
+            return read(cur, ingest.collection_id(cur, collection), *args)
+
     # -- collections ------------------------------------------------------------------------------
     def collections(self) -> pd.DataFrame:
         return self._query("""
@@ -45,7 +50,12 @@ class Catalogue:
         with self.transaction() as cur:
             return ingest.create_collection(cur, name)
 
-    # -- uploads (each one transaction; the file is parsed before the store is taken) -------------------------------------------------------------
+    # -- uploads (each one transaction; the file is parsed before the store is taken) --------------------------
+    def _into(self, collection, insert, *args, **kwargs):
+        """`insert(cur, the collection's id, *args, **kwargs)` in one transaction; a new collection is created."""
+        with self.transaction() as cur:
+            return insert(cur, ingest.collection_id(cur, collection, create=True), *args, **kwargs)
+
     def add_run(self, collection, source, *, filename=None, name=None, on_conflict="error", meta=None):
         """Load one run file; `meta`: {key: value} lineage and cost metadata over its header's
         (checked here as core.formats.lineage.parse_pairs checks them)."""
@@ -53,31 +63,23 @@ class Catalogue:
         with faults.reading(source_name(source, filename), self.path):   # parse and rank before taking the store
             prepared = ingest.prepare_run(source, filename=filename)
         try:
-            with self.transaction() as cur:
-                cid = ingest.collection_id(cur, collection, create=True)
-                return ingest.add_run(cur, cid, source, filename=filename, name=name, on_conflict=on_conflict,
-                                      prepared=prepared, meta=meta)
+            return self._into(collection, ingest.add_run, source, filename=filename, name=name,
+                              on_conflict=on_conflict, prepared=prepared, meta=meta)
         finally:
             prepared.close()      # a large run waits in a temporary file until it is inserted
 
     def add_qrels(self, collection, source, *, filename=None, assessor=None, judgment_groups=False):
         parsed = read_qrels(source, filename=source_name(source, filename), judgment_groups=judgment_groups)
-        with self.transaction() as cur:
-            cid = ingest.collection_id(cur, collection, create=True)
-            return ingest.add_qrels(cur, cid, source, filename=filename, assessor=assessor,
-                                    judgment_groups=judgment_groups, parsed=parsed)
+        return self._into(collection, ingest.add_qrels, source, filename=filename, assessor=assessor,
+                          judgment_groups=judgment_groups, parsed=parsed)
 
     def add_topics(self, collection, source, *, filename=None):
         frame = read_topics(source, filename=source_name(source, filename))
-        with self.transaction() as cur:
-            return ingest.add_topics(cur, ingest.collection_id(cur, collection, create=True), source,
-                                     filename=filename, frame=frame)
+        return self._into(collection, ingest.add_topics, source, filename=filename, frame=frame)
 
     def add_documents(self, collection, source, *, filename=None):
         frame = read_documents(source, filename=source_name(source, filename))
-        with self.transaction() as cur:
-            return ingest.add_documents(cur, ingest.collection_id(cur, collection, create=True), source,
-                                        filename=filename, frame=frame)
+        return self._into(collection, ingest.add_documents, source, filename=filename, frame=frame)
 
     def add_dataset(self, collection, did: str, *, docs: bool = False, docs_limit: int | None = None, progress=None):
         """The qrels, queries (and with `docs` the documents) of the ir_datasets dataset `did`, read before the
@@ -86,8 +88,7 @@ class Catalogue:
         with faults.reading(f"irds:{did}", self.path):
             prepared = prepare_dataset(did, docs=docs, docs_limit=docs_limit, progress=progress)
         try:
-            with self.transaction() as cur:
-                return insert_dataset(cur, ingest.collection_id(cur, collection, create=True), prepared)
+            return self._into(collection, insert_dataset, prepared)
         finally:
             prepared.close()
 
@@ -96,9 +97,7 @@ class Catalogue:
         stored in one transaction. `label`: where they come from (default: the file's layout, e.g. trec_eval -q).
         `parsed`: scores already read (read_scores) or computed (core.formats.scores_from_frame) instead of a file."""
         parsed = parsed or read_scores(source, filename=source_name(source, filename), name=name)
-        with self.transaction() as cur:
-            return scores.insert_scores(cur, ingest.collection_id(cur, collection, create=True), parsed,
-                                        source=label)
+        return self._into(collection, scores.insert_scores, parsed, source=label)
 
     def add_nuggets(self, collection, nuggets, assignments, *, nuggets_name=None, assignments_name=None):
         """A nuggets file and its assignments file (core.store.nuggets): read, checked against each other and
@@ -107,20 +106,17 @@ class Catalogue:
         from core.measures import score_nugget_files
         names = source_name(nuggets, nuggets_name), source_name(assignments, assignments_name)
         matched, result = score_nugget_files(nuggets, assignments, nuggets_name=names[0], assignments_name=names[1])
-        with self.transaction() as cur:
-            return store_nuggets.insert_nuggets(cur, ingest.collection_id(cur, collection, create=True), matched,
-                                                result, nuggets_file=names[0], assignments_file=names[1])
+        return self._into(collection, store_nuggets.insert_nuggets, matched, result, nuggets_file=names[0],
+                          assignments_file=names[1])
 
     def nugget_topics(self, collection) -> list[str]:
         """The collection's topics that have nuggets."""
-        with self.cursor() as cur:
-            return store_nuggets.nugget_topics(cur, ingest.collection_id(cur, collection))
+        return self._read(collection, store_nuggets.nugget_topics)
 
     def nugget_matrix(self, collection, qid: str) -> pd.DataFrame:
         """Topic `qid`'s nuggets by the runs: nugget, text, importance, run_id, run, assignment
         (core.store.nuggets)."""
-        with self.cursor() as cur:
-            return store_nuggets.nugget_matrix(cur, ingest.collection_id(cur, collection), str(qid))
+        return self._read(collection, store_nuggets.nugget_matrix, str(qid))
 
     def imported_scores(self, run_ids, measures=None) -> pd.DataFrame:
         """Imported per-query rows (run_id, qid, measure, value, source) of these runs."""
@@ -129,8 +125,7 @@ class Catalogue:
 
     def imported_measures(self, collection) -> pd.DataFrame:
         """The collection's imported measures: measure, source, n_runs."""
-        with self.cursor() as cur:
-            return scores.imported_measures(cur, ingest.collection_id(cur, collection))
+        return self._read(collection, scores.imported_measures)
 
     # -- reading ------------------------------------------------------------------------------------
     def runs(self, collection) -> pd.DataFrame:
@@ -145,8 +140,7 @@ class Catalogue:
             GROUP BY ALL ORDER BY s.qrels_id""", [self._cid(collection)])
 
     def default_qrels_id(self, collection) -> int | None:
-        with self.cursor() as cur:
-            return ingest.default_qrels_id(cur, ingest.collection_id(cur, collection))
+        return self._read(collection, ingest.default_qrels_id)
 
     def qrels(self, qrels_id: int) -> pd.DataFrame:
         return self._query("SELECT qid, docno, rel FROM qrels WHERE qrels_id = ? ORDER BY qid, docno", [qrels_id])
@@ -172,8 +166,7 @@ class Catalogue:
         floats, NaN when a run lacks it; `gpu` as text), then the free keys (text), alphabetically. Rows are in
         version order: by system (runs without one last), then timestamp, then the natural order of version
         ('v2' before 'v10'), then run id."""
-        with self.cursor() as cur:
-            return lineage.read_lineage(cur, ingest.collection_id(cur, collection))
+        return self._read(collection, lineage.read_lineage)
 
     def run_meta(self, run_id: int) -> dict[str, str]:
         """The run's stored metadata, {key: value} as text."""
