@@ -1,17 +1,8 @@
-"""Evaluate many runs on a Dask cluster, with the same kernel and the same numbers as `evaluate_files`.
-
-    evaluate_distributed(qrels, runs, measures, options, scheduler=None, split="run")  -> EvalResult
-
-The driver reads the qrels once and sends them to every worker once (a broadcast). The workers read the run files
-(every worker must see the paths) and run stage 1 + evaluate_rankings on them (core.distributed.tasks; the kernel,
-core.distributed.kernel.evaluate_rows, over whole rankings in memory). The global steps stay here: missing topics, -c, the
-summary, and (in the CLI) the trec_eval layout, so every output format prints exactly what the local engine prints.
-
-- split="run" (default): one task per run file.
-- split="topic": for runs too large for one worker. Each file is read by one task that cuts it into buckets of
-  `per_bucket` qrels topics (by the topic's position in the sorted qrels topics); one kernel task per bucket then
-  takes that bucket from every file (a shuffle on qid). Buckets hold hundreds of topics: a kernel call has a fixed
-  cost of ~20 ms, so one call per topic would spend most of its time starting.
+"""Evaluate many runs on a Dask cluster, with the same kernel and the same numbers as `evaluate_files`
+(docs/distributed.md). The driver reads the qrels once and broadcasts them; the workers read the run files
+(core.distributed.tasks); the global steps stay here (missing topics, -c, the summary), so every output format
+prints exactly what the local engine prints. split="topic" buckets hold hundreds of topics: a kernel call has a
+fixed cost of ~20 ms, so one call per topic would spend most of its time starting.
 """
 from __future__ import annotations
 

@@ -1,16 +1,11 @@
 """The kernel of the Dask engine's topic buckets (and of converted Parquet runs): whole rankings in, per-query
-values out. A run file split by run goes through stage 1's file providers instead (core.distributed.tasks).
-
-    evaluate_rows(rows, qrels, measures, options) -> Arrow table (run, qid, measure, value, text)
-
-`rows` (Arrow: run, qid, docno, score) holds whole rankings (every line of a run and topic) of any number of runs,
-in any order; `qrels` (Arrow: qid, docno, rel) the judgments of at least those topics. It does no I/O: the same
-stage 1 (`core.engine.stage1.rankings(ArrowRun(...))`) and the same stage 2 (`core.engine.stage2.evaluate_rankings`) as `evaluate_files`
-run over the rows. Only the topics a run has are evaluated: missing topics, -c, the summary and the trec_eval
-layout are global steps, done once by the driver (core.distributed.driver). `text` is null except for string measures
-(relstring), whose `value` is NaN.
-
-One DuckDB connection per process (connecting costs ~18 ms, most of a small call), one cursor per thread.
+values out, with no I/O. `evaluate_rows(rows, qrels, measures, options)`: `rows` (Arrow: run, qid, docno, score)
+holds whole rankings (every line of a run and topic) of any number of runs, in any order; `qrels` (Arrow: qid,
+docno, rel) the judgments of at least those topics. The same stage 1 (`rankings(ArrowRun(...))`) and stage 2
+(`evaluate_rankings`) as `evaluate_files` run over them, for the topics each run has: the global steps are the
+driver's. Out: Arrow (run, qid, measure, value, text); `text` is null except for string measures (relstring),
+whose `value` is NaN. One DuckDB connection per process (connecting costs ~18 ms, most of a small call), one
+cursor per thread.
 """
 from __future__ import annotations
 

@@ -108,7 +108,7 @@ def bucket_task(path, key: str, topics: pa.Array, per_bucket: int, complete: boo
     """Split by topic, first half: one run file -> (tag, warnings, [rows of bucket 0, 1, ...]). A qrels topic's
     bucket is its position in the sorted qrels topics // per_bucket; topics without judgments are dropped here
     (no engine evaluates them), so they cost no transfer. With `complete` (-c), a blank file is a run that
-    retrieved nothing, as evaluate_files reads it (the driver scores its topics 0). A run file of STREAM_BYTES or
+    retrieved nothing, as evaluate_files reads it (the driver scores its topics 0). A run file of WHOLE_MAX_BYTES or
     more is read a piece at a time (core.engine.stage1.files.file_rows): its rows, not ~3-8x their text at once."""
     from core.formats import is_empty_file
 
@@ -128,7 +128,7 @@ def bucket_task(path, key: str, topics: pa.Array, per_bucket: int, complete: boo
 
 
 def _rows_in_pieces(path):
-    """read_rows' answer for a run file of STREAM_BYTES or more (not a converted Parquet one), read in pieces;
+    """read_rows' answer for a run file of WHOLE_MAX_BYTES or more (not a converted Parquet one), read in pieces;
     else None. (Below that a clean run is read faster whole: 186 MB in 2.1-2.7 s and 0.85-0.88 GB, against
     3.3-3.6 s and 1.0 GB through the DuckDB table.)"""
     from core.engine.stage1 import files

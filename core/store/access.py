@@ -109,12 +109,9 @@ class Access:
         if fd is None:
             return False
         try:
-            if _try_lock(fd, fcntl.LOCK_EX):
-                fcntl.flock(fd, fcntl.LOCK_UN)
-                return False
-            return True
+            return not _try_lock(fd, fcntl.LOCK_EX)
         finally:
-            os.close(fd)
+            os.close(fd)        # which releases the lock when it was free
 
     def _take_file(self, deadline: float, waited: list) -> duckdb.DuckDBPyConnection:
         """Wait at the gate, then for the lock file, then connect (retrying while DuckDB's own lock is held by

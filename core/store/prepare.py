@@ -1,14 +1,9 @@
 """A run parsed, checked and ranked before the store is taken (`prepare_run`), so a loader holds the store only
-for the insert; a large run is the store's sink of the one large-file reader (core.formats.pieces), so a load holds
-a bounded amount of memory whatever the file's size.
-
-A run whose text is at least pieces_min_bytes() ($RANKBOARD_STREAM_MIN_MB, default 32) is read a piece at a time:
-a clean run written topic by topic in pieces of whole topics, each ranked (its topics are whole, so its ranks are
-the canonical ranks of the whole file) and appended to a temporary Parquet file; any other in a DuckDB table that
-spills (`RunSource.fill`), ranked there in SQL and written to the same file; all before the store is taken. The
-store then inserts from that file, which DuckDB reads a row group at a time, inside the load's one transaction
-(`core.store.ingest`). A smaller run is parsed whole by `read_run`. Either way the store ends up with the same rows,
-warnings and metadata (tests/store/test_ingest_stream.py loads files both ways and compares every stored table).
+for the insert. A run of pieces_min_bytes() of text or more is the store's sink of the one large-file reader
+(core.formats.pieces, docs/architecture.md): ranked into a temporary Parquet file, in pieces of whole topics (whose
+ranks are those of the whole file) or through a DuckDB table that spills, which the insert reads a row group at a
+time; so a load holds bounded memory whatever the file's size. A smaller run is parsed whole by `read_run`. Either
+way the store ends up with the same rows, warnings and metadata (tests/store/test_ingest_stream.py compares them).
 """
 from __future__ import annotations
 

@@ -1,20 +1,12 @@
-"""The store: one DuckDB file holding collections, runs, qrels sets, topics, documents and notes.
+"""The store: one DuckDB file holding collections, runs, qrels sets, topics, documents and notes
+(docs/architecture.md).
 
-This module opens the file and owns its connection and transactions; the schema and its migrations
-are in `core/store/schema.py`, and what the store holds (collections, runs, notes, ...) is read and edited
-through the `Catalogue` methods (`core/store/catalogue.py`) that `Store` inherits.
-
-Processes take turns on the file (core/store/access.py): each holds it only inside a session, so the
-dashboard, the command line and scripts all use one store, and a writer waits its turn. Take a `cursor()`
-per thread (a DuckDB connection is not thread-safe). Every write runs in one transaction and bumps
-`data_version`, so a failed upload leaves nothing behind and readers know when to read afresh. Run rows carry the canonical trec_eval rank, computed at ingest, and every
-write also keeps `run_topics` and `judged_rows` (what stored evaluation reads) up to date.
-
-A store that can only be read (its file or folder is not writable, or its disk is read-only) opens read-only, under
-an in-memory database (core/store/connections.py `overlay`): everything that reads works, the results cache included
-(fresh values are kept in memory while the file is held, never in the file), and every other write refuses with
-"the store is read-only: <what to do>" (core/store/faults.py words that, and a full disk). A write that fails for
-want of space gives the space back (core/store/health.py `trim`).
+This module opens the file and owns its connection and transactions; what the store holds is read and edited
+through the `Catalogue` methods (`core/store/catalogue.py`) that `Store` inherits. Processes take turns on the file
+(core/store/access.py). Take a `cursor()` per thread (a DuckDB connection is not thread-safe). Every write runs in
+one transaction and bumps `data_version`, so a failed upload leaves nothing behind and readers know when to read
+afresh. A store that can only be read opens under an in-memory database (core/store/connections.py `overlay`),
+where the results cache lives in memory while the file is held and every other write refuses (core/store/faults.py).
 """
 from __future__ import annotations
 
