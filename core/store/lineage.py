@@ -54,10 +54,11 @@ def natural_key(version) -> tuple:
     return (0, tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in parts if p))
 
 
-def lineage_frame(long: pd.DataFrame) -> pd.DataFrame:
-    """The long (run_id, run, uploaded_at, key, value) rows -> one row per run: run_id, run, system, version,
-    timestamp (the run's, else its upload time), then the cost keys present (numbers as floats) in META_KEYS order,
-    then the free keys in alphabetical order; in version order (`order_versions`)."""
+def read_lineage(cur, cid: int) -> pd.DataFrame:
+    """One row per run of collection `cid`: run_id, run, system, version, timestamp (the run's, else its upload
+    time), then the cost keys present (numbers as floats) in META_KEYS order, then the free keys in alphabetical
+    order; in version order (`order_versions`)."""
+    long = cur.execute(READ, [cid]).df()
     runs = long.drop_duplicates("run_id")[["run_id", "run", "uploaded_at"]].set_index("run_id")
     wide = long.dropna(subset=["key"]).pivot(index="run_id", columns="key", values="value")
     out = runs.join(wide, how="left")
@@ -85,8 +86,3 @@ def order_versions(frame: pd.DataFrame) -> pd.DataFrame:
         str(frame["system"].iat[i]) if pd.notna(frame["system"].iat[i]) else "\uffff",
         frame["timestamp"].iat[i], keys.iat[i], int(frame["run_id"].iat[i])))
     return frame.iloc[order].reset_index(drop=True)
-
-
-def read_lineage(cur, cid: int) -> pd.DataFrame:
-    """One row per run of the collection (see `lineage_frame`)."""
-    return lineage_frame(cur.execute(READ, [cid]).df())

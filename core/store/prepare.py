@@ -113,12 +113,12 @@ class SpooledRun:
             self._cleanup()
 
 
-def spool_run(source, file: str, *, progress=None, min_bytes: int | None = None):
+def spool_run(source, file: str, *, progress=None):
     """Read a large run in pieces and rank it into a temporary Parquet file: a SpooledRun. Otherwise None (read the
-    source whole), or, for a gzip source whose text turned out smaller than `min_bytes` (default
-    pieces_min_bytes()), that text as bytes (parse it whole instead of gunzipping it again). Raises what the reader
-    refuses (UploadError: the text or line limit, binary data at the start) and what the tolerant parser finds."""
-    min_bytes = limits.pieces_min_bytes() if min_bytes is None else min_bytes
+    source whole), or, for a gzip source whose text turned out smaller than pieces_min_bytes(), that text as bytes
+    (parse it whole instead of gunzipping it again). Raises what the reader refuses (UploadError: the text or line
+    limit, binary data at the start) and what the tolerant parser finds."""
+    min_bytes = limits.pieces_min_bytes()
     reader = RunSource.open(source, file, progress=progress, head_bytes=max(min_bytes, limits.PIECE_BYTES),
                             min_bytes=min_bytes)
     if reader is None:
