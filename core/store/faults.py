@@ -151,11 +151,10 @@ def reading_fault(exc: BaseException, file: str, store: Path | None = None) -> S
     if code is None:
         return None
     spool, variable = spool_folder()
-    if where is not None and store is not None and _within(Path(where), store.parent) and not _within(Path(where),
-                                                                                                        spool):
-        return disk_full(store, store.parent) if code == FULL else None
     if where is not None and not _within(Path(where), spool):
         temp = Path(tempfile.gettempdir())
+        if store is not None and _within(Path(where), store.parent):
+            return disk_full(store, store.parent) if code == FULL else None
         if _within(Path(where), temp):
             spool, variable = temp, "TMPDIR"
         elif code == MISSING:

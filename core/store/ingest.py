@@ -120,9 +120,9 @@ def add_run(cur, cid: int, source, *, filename=None, name=None, on_conflict="err
     warnings += _topic_warnings(cur, cid, topics["qid"], file)
     run_id = one(cur, "SELECT nextval('run_ids')")[0]
     _insert_run(cur, cid, run_id, rows, topics)
-    n_topics, depth = topics.num_rows, (pc.max(topics["n"]).as_py() if topics.num_rows else None)
     cur.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, now())",
-                [run_id, cid, name, run.tag, file, json.dumps(run.metadata), run.n_rows, n_topics, depth]).fetchall()
+                [run_id, cid, name, run.tag, file, json.dumps(run.metadata), run.n_rows, topics.num_rows,
+                 pc.max(topics["n"]).as_py()]).fetchall()      # the depth: None for a run with no rows
     write_meta(cur, run_id, lineage)
     return IngestReport(run_id, run.n_rows, warnings, name, [run_id])
 
