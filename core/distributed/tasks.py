@@ -75,12 +75,8 @@ def _scratch(path):
     from core.db.scratch import scratch, temp_directory
     from core.engine.stage1.files import size
 
-    with temp_directory() as tmp:
-        con = scratch(tmp, size(path))
-        try:
-            yield con
-        finally:
-            con.close()
+    with temp_directory() as tmp, scratch(tmp, size(path)) as con:
+        yield con
 
 
 def run_task(path, key: str, qrels: pa.Table, measures: list[str], options):

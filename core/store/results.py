@@ -9,7 +9,7 @@ import pandas as pd
 import pyarrow as pa
 
 from core.db.sql import sql
-from core.db.sqltext import registered, statement
+from core.db.sqltext import ident, registered, statement
 
 __all__ = ["cached_pairs", "read_cached", "write_results"]
 
@@ -31,12 +31,9 @@ def read_cached(cur, qrels_id: int, key: str, pairs: list[tuple[int, str]], name
         return pd.DataFrame({"run": [], "qid": [], "measure": [], "value": []})
     want = pa.table({"run_id": pa.array([p[0] for p in pairs], pa.int32()), "measure": [p[1] for p in pairs],
                      "name": [names[p[0]] for p in pairs]})
-    cur.register("_rb_cached_pairs", want)
-    try:
-        return cur.sql(sql("stored_results"), params={"q": qrels_id, "o": key, "ms": measures}).to_arrow_table() \
-            .to_pandas()
-    finally:
-        cur.unregister("_rb_cached_pairs")
+    with registered(cur, want) as view:
+        query = sql("stored_results", pairs=ident(view))
+        return cur.sql(query, params={"q": qrels_id, "o": key, "ms": measures}).to_arrow_table().to_pandas()
 
 
 def write_results(cur, per_query: pd.DataFrame, ids: dict[str, int], qrels_id: int, key: str) -> None:
