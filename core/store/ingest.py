@@ -204,8 +204,8 @@ def add_documents(cur, cid: int, source, *, filename=None, frame=None, rows: Pat
         twice = one(cur, statement("SELECT docno, count(*) FROM {view} GROUP BY docno HAVING count(*) > 1 "
                                    "ORDER BY docno LIMIT 1", view=view))
     if twice:
-        raise UploadError(Problem(source_name(source, filename), None, f"document {twice[0]} appears {twice[1]} times",
-                                  "Each document needs one text: remove the repeated ones"))
+        raise UploadError(Problem(source_name(source, filename), None, f"document {twice[0]} appears {twice[1]} "
+                                  "times", "Each document needs one text: remove the repeated ones"))
     return _upsert(cur, cid, rows, "documents", "docno")
 
 
