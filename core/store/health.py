@@ -1,12 +1,6 @@
-"""A damaged store file: recognising it, saying what to do, and the copies that can replace it.
-
-DuckDB reports a damaged file in a few ways: a file that is not a database ("not a valid DuckDB database
-file"), a block whose checksum fails ("Corrupt database file"), and a truncated file ("Could not read enough
-bytes"). Each becomes a StoreDamagedError that says the file is damaged and names the way back: the last
-good copy (one is written before every schema migration, `<store>.v<N>-backup`) or a new store.
-
-`trim` gives back the space a write that failed for want of it left at the end of the file: DuckDB's header does
-not count those blocks, but the file keeps them, so a full disk would stay full.
+"""A damaged store file: recognising it (DuckDB's words for it are in DAMAGE), saying what to do, and the copies
+that can replace it (one is written before every schema migration, `<store>.v<N>-backup`). And `trim`, which gives
+back the space a write that failed for want of it left at the end of the file.
 """
 from __future__ import annotations
 

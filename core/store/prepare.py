@@ -28,6 +28,7 @@ from core.formats import read_run, source_name
 from core.formats import pieces as limits
 from core.formats.pieces import NotClean, NotContiguous, RunSource
 from core.formats.runs import build_run
+from core.store import faults
 
 SCRATCH_BYTES = 1 << 30      # the spilling table's DuckDB memory limit at most, so a load stays near 2 GB
 ROWS = pa.schema([("topic", pa.int32()), ("docno", pa.string()), ("score", pa.float64()), ("rank", pa.int32())])
@@ -133,7 +134,7 @@ def _spool(reader: RunSource, file: str) -> SpooledRun | None:
     """Rank the run's rows into a temporary Parquet file: in pieces of whole topics when it is clean and written
     topic by topic, else through the reader's DuckDB table (`_spill`). None (and no file) when the reader declines
     it (a CSV or TSV with a header line, Parquet, UTF-16: the whole-file parser reads those)."""
-    folder = os.environ.get("RANKBOARD_SPOOL_DIR") or tempfile.gettempdir()
+    folder = str(faults.spool_folder()[0])
     sweep(folder)
     fd, path = tempfile.mkstemp(prefix=f"rankboard-run-{os.getpid()}-", suffix=".parquet", dir=folder)
     os.close(fd)
