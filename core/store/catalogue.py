@@ -51,11 +51,6 @@ class Catalogue:
             return ingest.create_collection(cur, name)
 
     # -- uploads (each one transaction; the file is parsed before the store is taken) --------------------------
-    def _into(self, collection, insert, *args, **kwargs):
-        """`insert(cur, the collection's id, *args, **kwargs)` in one transaction; a new collection is created."""
-        with self.transaction() as cur:
-            return insert(cur, ingest.collection_id(cur, collection, create=True), *args, **kwargs)
-
     def add_run(self, collection, source, *, filename=None, name=None, on_conflict="error", meta=None):
         """Load one run file; `meta`: {key: value} lineage and cost metadata over its header's
         (checked here as core.formats.lineage.parse_pairs checks them)."""
@@ -63,23 +58,31 @@ class Catalogue:
         with faults.reading(source_name(source, filename), self.path):   # parse and rank before taking the store
             prepared = ingest.prepare_run(source, filename=filename)
         try:
-            return self._into(collection, ingest.add_run, source, filename=filename, name=name,
-                              on_conflict=on_conflict, prepared=prepared, meta=meta)
+            with self.transaction() as cur:
+                cid = ingest.collection_id(cur, collection, create=True)
+                return ingest.add_run(cur, cid, source, filename=filename, name=name, on_conflict=on_conflict,
+                                      prepared=prepared, meta=meta)
         finally:
             prepared.close()      # a large run waits in a temporary file until it is inserted
 
     def add_qrels(self, collection, source, *, filename=None, assessor=None, judgment_groups=False):
         parsed = read_qrels(source, filename=source_name(source, filename), judgment_groups=judgment_groups)
-        return self._into(collection, ingest.add_qrels, source, filename=filename, assessor=assessor,
-                          judgment_groups=judgment_groups, parsed=parsed)
+        with self.transaction() as cur:
+            cid = ingest.collection_id(cur, collection, create=True)
+            return ingest.add_qrels(cur, cid, source, filename=filename, assessor=assessor,
+                                    judgment_groups=judgment_groups, parsed=parsed)
 
     def add_topics(self, collection, source, *, filename=None):
         frame = read_topics(source, filename=source_name(source, filename))
-        return self._into(collection, ingest.add_topics, source, filename=filename, frame=frame)
+        with self.transaction() as cur:
+            return ingest.add_topics(cur, ingest.collection_id(cur, collection, create=True), source,
+                                     filename=filename, frame=frame)
 
     def add_documents(self, collection, source, *, filename=None):
         frame = read_documents(source, filename=source_name(source, filename))
-        return self._into(collection, ingest.add_documents, source, filename=filename, frame=frame)
+        with self.transaction() as cur:
+            return ingest.add_documents(cur, ingest.collection_id(cur, collection, create=True), source,
+                                        filename=filename, frame=frame)
 
     def add_dataset(self, collection, did: str, *, docs: bool = False, docs_limit: int | None = None, progress=None):
         """The qrels, queries (and with `docs` the documents) of the ir_datasets dataset `did`, read before the
@@ -88,7 +91,8 @@ class Catalogue:
         with faults.reading(f"irds:{did}", self.path):
             prepared = prepare_dataset(did, docs=docs, docs_limit=docs_limit, progress=progress)
         try:
-            return self._into(collection, insert_dataset, prepared)
+            with self.transaction() as cur:
+                return insert_dataset(cur, ingest.collection_id(cur, collection, create=True), prepared)
         finally:
             prepared.close()
 
@@ -97,7 +101,9 @@ class Catalogue:
         stored in one transaction. `label`: where they come from (default: the file's layout, e.g. trec_eval -q).
         `parsed`: scores already read (read_scores) or computed (core.formats.scores_from_frame) instead of a file."""
         parsed = parsed or read_scores(source, filename=source_name(source, filename), name=name)
-        return self._into(collection, scores.insert_scores, parsed, source=label)
+        with self.transaction() as cur:
+            return scores.insert_scores(cur, ingest.collection_id(cur, collection, create=True), parsed,
+                                        source=label)
 
     def add_nuggets(self, collection, nuggets, assignments, *, nuggets_name=None, assignments_name=None):
         """A nuggets file and its assignments file (core.store.nuggets): read, checked against each other and
@@ -106,8 +112,9 @@ class Catalogue:
         from core.measures import score_nugget_files
         names = source_name(nuggets, nuggets_name), source_name(assignments, assignments_name)
         matched, result = score_nugget_files(nuggets, assignments, nuggets_name=names[0], assignments_name=names[1])
-        return self._into(collection, store_nuggets.insert_nuggets, matched, result, nuggets_file=names[0],
-                          assignments_file=names[1])
+        with self.transaction() as cur:
+            return store_nuggets.insert_nuggets(cur, ingest.collection_id(cur, collection, create=True), matched,
+                                                result, nuggets_file=names[0], assignments_file=names[1])
 
     def nugget_topics(self, collection) -> list[str]:
         """The collection's topics that have nuggets."""

@@ -30,7 +30,8 @@ def add_diversity_qrels(store, collection, source, *, filename: str | None = Non
     transaction; the report's id is its qrels id. A bad file raises UploadError and changes nothing."""
     file = source_name(source, filename)
     parsed = read_subtopic_qrels(source, filename=file)
-    return store._into(collection, insert_diversity_qrels, parsed, file, assessor)
+    with store.transaction() as cur:
+        return insert_diversity_qrels(cur, ingest.collection_id(cur, collection, create=True), parsed, file, assessor)
 
 
 def insert_diversity_qrels(cur, cid: int, parsed: ParsedSubtopics, file: str,
