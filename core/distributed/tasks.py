@@ -52,8 +52,7 @@ def _checked_parquet(path):
 def read_rows(path):
     """(qid, docno, score) of a run file (TREC text, gzip or not, CSV/TSV, or Parquet), its tag and warnings:
     what evaluate_files reads, with the same errors (a repeated document raises the parser's exact message)."""
-    from core.formats import read_run
-    from core.formats import unique
+    from core.formats import read_run, unique
 
     name = Path(str(path)).name
     parsed = _checked_parquet(path)

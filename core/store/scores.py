@@ -68,15 +68,11 @@ def insert_scores(cur, cid: int, parsed: ParsedScores, *, source: str | None = N
     for name in parsed.runs:                   # one lookup per run of the file (a handful), not per row
         row = one(cur, "SELECT run_id FROM runs WHERE collection_id = ? AND name = ?", [cid, name])
         if row is None:
-            rid = int(one(cur, "SELECT nextval('run_ids')")[0])
-            n_topics = int(topics[name])
-            cur.execute("INSERT INTO runs VALUES (?, ?, ?, NULL, ?, ?, 0, ?, NULL, now())",
-                        [rid, cid, name, parsed.file, json.dumps({"scores_only": True, "source": source}),
-                         n_topics]).fetchall()
+            header = json.dumps({"scores_only": True, "source": source})
+            row = one(cur, "INSERT INTO runs VALUES (nextval('run_ids'), ?, ?, NULL, ?, ?, 0, ?, NULL, now()) "
+                           "RETURNING run_id", [cid, name, parsed.file, header, int(topics[name])])
             new_runs.append(name)
-        else:
-            rid = int(row[0])
-        runs[name] = rid
+        runs[name] = int(row[0])
     codes, uniq = pd.factorize(frame["run"])
     measure = frame["measure"].replace(renamed) if renamed else frame["measure"]
     table = pa.table({"run_id": np.asarray([runs[r] for r in uniq], np.int32)[codes],
