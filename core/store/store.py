@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Callable
 from pathlib import Path
 
@@ -216,10 +216,8 @@ class Store(Catalogue):
                     cur.execute(BUMP).fetchall()
                 cur.commit()
             except BaseException as exc:
-                try:
+                with suppress(duckdb.Error):  # a COMMIT that failed has already ended the transaction
                     cur.rollback()
-                except duckdb.Error:  # a COMMIT that failed has already ended the transaction
-                    pass
                 self._raise_fault(exc)
                 if isinstance(exc, SAVE_ERRORS) and not store_health.is_damage(exc):
                     raise RankboardError(f"{self.path}: the store could not save this change ({exc}). Nothing "
