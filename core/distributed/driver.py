@@ -127,7 +127,7 @@ def assemble(tables: list[pa.Table], keys: list[str], names: list[str], topics: 
     r = long["run"].map(run_pos).to_numpy(np.int64)
     order = np.lexsort((long["qid"].map(q_pos).to_numpy(np.int64), long["measure"].map(m_pos).to_numpy(np.int64), r))
     long = long.iloc[order].reset_index(drop=True)
-    long["run"] = np.asarray(names, dtype=object)[long["run"].map(run_pos).to_numpy(np.int64)]
+    long["run"] = np.asarray(names, dtype=object)[r[order]]
     is_text = long["text"].notna().to_numpy()
     per_query = long.loc[~is_text, ["run", "qid", "measure", "value"]].reset_index(drop=True)
     text = long.loc[is_text, ["run", "qid", "measure", "text"]].reset_index(drop=True)
