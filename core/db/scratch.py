@@ -1,9 +1,9 @@
 """The scratch DuckDB connection that evaluating files (and checking a parsed run) works in: both cores, a memory
 limit, and a temporary directory to spill to. RANKBOARD_THREADS / RANKBOARD_MEMORY_LIMIT override, as for the store.
 
-The temporary directories are named `rankboard-<pid>-XXXXXXXX` (`temp_folder`, `temp_directory`), so that one left
-behind by a process killed before it could remove it is removed by the next one (`sweep`), as core/store/prepare.py
-does for its spooled runs."""
+The temporary directories are named `rankboard-<pid>-XXXXXXXX` (`temp_folder`, `temp_directory`), and a load's spooled
+run `rankboard-run-<pid>-XXXXXXXX.parquet` (core/store/prepare.py), so that one left behind by a process killed
+before it could remove it is removed by the next one (`sweep`)."""
 from __future__ import annotations
 
 import atexit
@@ -27,21 +27,24 @@ def scratch(temp_directory: str, run_bytes: int = 0) -> duckdb.DuckDBPyConnectio
                                   "temp_directory": temp_directory, "preserve_insertion_order": False})
 
 
-_OWNED = re.compile(r"rankboard-(\d+)-.+$")
+_OWNED = re.compile(r"rankboard-(?:run-)?(\d+)-.+$")
 
 
 def sweep(folder: str | None = None) -> int:
-    """Remove the `rankboard-<pid>-*` folders in `folder` (the temporary folder) whose process is gone; the number
-    removed. A folder of a live process, or of another user's, is left alone."""
+    """Remove the `rankboard-<pid>-*` folders and `rankboard-run-<pid>-*` files in `folder` (the temporary folder)
+    whose process is gone; the number removed. Those of a live process, or of another user's, are left alone."""
     removed = 0
     for old in Path(folder or tempfile.gettempdir()).glob("rankboard-*-*"):
         match = _OWNED.match(old.name)
-        if not match or not old.is_dir() or int(match.group(1)) == os.getpid():
+        if not match or int(match.group(1)) == os.getpid():
             continue
         try:
             os.kill(int(match.group(1)), 0)
         except ProcessLookupError:
-            shutil.rmtree(old, ignore_errors=True)
+            if old.is_dir():
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                old.unlink(missing_ok=True)
             removed += not old.exists()
         except (OSError, OverflowError):
             pass

@@ -7,7 +7,10 @@ so no text, ours or a user's, can end the identifier and start SQL of its own.
 """
 from __future__ import annotations
 
+import os
+import uuid
 from collections.abc import Iterable
+from contextlib import contextmanager
 
 
 def ident(name: object) -> str:
@@ -35,3 +38,15 @@ def one(cur, sql: str, params=()):
     """The first row of a query (or None), fetching the whole result so the cursor is free again."""
     rows = cur.execute(sql, list(params)).fetchall()
     return rows[0] if rows else None
+
+
+@contextmanager
+def registered(cur, rows):
+    """`rows` (an Arrow table or a DataFrame, or the path of a Parquet file, which DuckDB then reads a row group at
+    a time) under a fresh name on `cur` for the block; yields the name, which enters SQL through `statement`."""
+    name = f"_rb_{uuid.uuid4().hex}"
+    cur.register(name, cur.read_parquet(str(rows)) if isinstance(rows, (str, os.PathLike)) else rows)
+    try:
+        yield name
+    finally:
+        cur.unregister(name)

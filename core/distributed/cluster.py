@@ -36,21 +36,13 @@ def client_for(scheduler=None, workers: int | None = None):
         yield scheduler
         return
     if scheduler:
-        client = connect(distributed, str(scheduler))
-        try:
+        with connect(distributed, str(scheduler)) as client:
             yield client
-        finally:
-            client.close()
         return
-    n = workers or os.cpu_count() or 1
-    cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
-                                       silence_logs=40)
-    client = distributed.Client(cluster)
-    try:
+    cluster = distributed.LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
+                                       processes=True, dashboard_address=None, silence_logs=40)
+    with cluster, distributed.Client(cluster) as client:
         yield client
-    finally:
-        client.close()
-        cluster.close()
 
 
 def connect(distributed, address: str):
@@ -68,13 +60,10 @@ def wait(client, futures, progress=None) -> None:
     `progress(done, total)` as tasks finish."""
     from distributed import as_completed
 
-    total, done = len(futures), 0
-    if progress:
-        progress(0, total)
-    for _ in as_completed(futures):
-        done += 1
-        if progress:
-            progress(done, total)
+    tell = progress or (lambda done, total: None)
+    tell(0, len(futures))
+    for done, _ in enumerate(as_completed(futures), 1):
+        tell(done, len(futures))
 
 
 def stderr_progress(done: int, total: int) -> None:

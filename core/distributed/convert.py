@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from core.distributed.tasks import PARQUET_MARK
+from core.distributed.tasks import PARQUET_MARK, ROWS
 
 
 def parquet_name(path) -> str:
@@ -31,8 +31,7 @@ def to_parquet(path, out_dir, *, row_group: int = 1 << 20) -> Path:
     from core.formats import read_run
 
     parsed = read_run(path, filename=Path(str(path)).name)
-    table = parsed.table.select(["qid", "docno", "score"]).cast(
-        pa.schema([("qid", pa.string()), ("docno", pa.string()), ("score", pa.float64())]))
+    table = parsed.table.select(["qid", "docno", "score"]).cast(ROWS)
     if parsed.tag is not None:
         table = table.append_column("tag", pa.array([parsed.tag] * table.num_rows, pa.string()).dictionary_encode())
     table = table.replace_schema_metadata({PARQUET_MARK: b"1"})

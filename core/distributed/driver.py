@@ -1,17 +1,8 @@
-"""Evaluate many runs on a Dask cluster, with the same kernel and the same numbers as `evaluate_files`.
-
-    evaluate_distributed(qrels, runs, measures, options, scheduler=None, split="run")  -> EvalResult
-
-The driver reads the qrels once and sends them to every worker once (a broadcast). The workers read the run files
-(every worker must see the paths) and run stage 1 + evaluate_rankings on them (core.distributed.tasks; the kernel,
-core.distributed.kernel.evaluate_rows, over whole rankings in memory). The global steps stay here: missing topics, -c, the
-summary, and (in the CLI) the trec_eval layout, so every output format prints exactly what the local engine prints.
-
-- split="run" (default): one task per run file.
-- split="topic": for runs too large for one worker. Each file is read by one task that cuts it into buckets of
-  `per_bucket` qrels topics (by the topic's position in the sorted qrels topics); one kernel task per bucket then
-  takes that bucket from every file (a shuffle on qid). Buckets hold hundreds of topics: a kernel call has a fixed
-  cost of ~20 ms, so one call per topic would spend most of its time starting.
+"""Evaluate many runs on a Dask cluster, with the same kernel and the same numbers as `evaluate_files`
+(docs/distributed.md). The driver reads the qrels once and broadcasts them; the workers read the run files
+(core.distributed.tasks); the global steps stay here (missing topics, -c, the summary), so every output format
+prints exactly what the local engine prints. split="topic" buckets hold hundreds of topics: a kernel call has a
+fixed cost of ~20 ms, so one call per topic would spend most of its time starting.
 """
 from __future__ import annotations
 
@@ -22,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from core.distributed import tasks
 from core.errors import EvalError
 from core.engine.stage1.tables import arrow_qrels_summary
 from core.engine.finish import no_topic, run_names, skipped, summarise
@@ -63,7 +55,7 @@ def run_distributed(qrels, runs, measures, options: EvalOptions = EvalOptions(),
     with client_for(scheduler, workers) as client:
         shared = client.scatter(qtable, broadcast=True)
         if split == "run":
-            futures = [client.submit(_task("run_task"), p, str(i), shared, names, options, pure=False)
+            futures = [client.submit(tasks.run_task, p, str(i), shared, names, options, pure=False)
                        for i, p in enumerate(paths)]
             wait(client, futures, progress)
             done = client.gather(futures)
@@ -92,22 +84,17 @@ def evaluate_rankings_on_cluster(parts: list[Rankings], measures, options: EvalO
         return merge(client.gather(futures))
 
 
-def _task(name: str):
-    from core.distributed import tasks as dask_tasks
-    return getattr(dask_tasks, name)
-
-
 def _by_topic(client, paths, topics, per_bucket, shared, names, options, progress):
     """The shuffle: a reader per file cuts it into buckets; a kernel task per bucket takes its piece of every file."""
     from core.distributed.cluster import wait
 
     topic_array = pa.array(topics, pa.string())
     n = max(1, (len(topics) + per_bucket - 1) // per_bucket)
-    reads = [client.submit(_task("bucket_task"), p, str(i), topic_array, per_bucket, options.complete, pure=False)
+    reads = [client.submit(tasks.bucket_task, p, str(i), topic_array, per_bucket, options.complete, pure=False)
              for i, p in enumerate(paths)]
-    metas = [client.submit(_task("meta"), r) for r in reads]
-    pieces = [[client.submit(_task("piece"), r, b) for r in reads] for b in range(n)]
-    kernels = [client.submit(_task("topic_task"), shared, names, options, *pieces[b], pure=False) for b in range(n)]
+    metas = [client.submit(tasks.meta, r) for r in reads]
+    pieces = [[client.submit(tasks.piece, r, b) for r in reads] for b in range(n)]
+    kernels = [client.submit(tasks.topic_task, shared, names, options, *pieces[b], pure=False) for b in range(n)]
     del pieces
     wait(client, reads + kernels, progress)
     got = client.gather(metas)
@@ -140,7 +127,7 @@ def assemble(tables: list[pa.Table], keys: list[str], names: list[str], topics: 
     r = long["run"].map(run_pos).to_numpy(np.int64)
     order = np.lexsort((long["qid"].map(q_pos).to_numpy(np.int64), long["measure"].map(m_pos).to_numpy(np.int64), r))
     long = long.iloc[order].reset_index(drop=True)
-    long["run"] = np.asarray(names, dtype=object)[long["run"].map(run_pos).to_numpy(np.int64)]
+    long["run"] = np.asarray(names, dtype=object)[r[order]]
     is_text = long["text"].notna().to_numpy()
     per_query = long.loc[~is_text, ["run", "qid", "measure", "value"]].reset_index(drop=True)
     text = long.loc[is_text, ["run", "qid", "measure", "text"]].reset_index(drop=True)
@@ -160,13 +147,11 @@ def _result(per_query, text, keys, names, missing, numeric, ms, options) -> Eval
         key = summary["run"].map(rank).to_numpy(np.int64) * len(numeric) + summary["measure"].map(m_pos).to_numpy()
         summary = summary.iloc[np.argsort(key, kind="stable")].reset_index(drop=True)
     warnings = []
-    by_key = dict(zip(keys, names))
-    for k in keys:
-        run = by_key[k]
-        miss = missing.get(k)
-        if miss and not options.complete:
-            warnings.append(skipped(run, miss))
+    for k, run in zip(keys, names):
+        if missing.get(k) and not options.complete:
+            warnings.append(skipped(run, missing[k]))
         if run not in num_q:
             warnings.append(no_topic(run))
+    by_key = dict(zip(keys, names))
     return EvalResult(per_query, summary, {by_key[k]: v for k, v in missing.items()}, warnings, text,
                       {n: int(num_q[n]) for n in names if n in num_q}, list(ms), [n for n in names if n in num_q])

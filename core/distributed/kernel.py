@@ -1,21 +1,15 @@
 """The kernel of the Dask engine's topic buckets (and of converted Parquet runs): whole rankings in, per-query
-values out. A run file split by run goes through stage 1's file providers instead (core.distributed.tasks).
-
-    evaluate_rows(rows, qrels, measures, options) -> Arrow table (run, qid, measure, value, text)
-
-`rows` (Arrow: run, qid, docno, score) holds whole rankings (every line of a run and topic) of any number of runs,
-in any order; `qrels` (Arrow: qid, docno, rel) the judgments of at least those topics. It does no I/O: the same
-stage 1 (`core.engine.stage1.rankings(ArrowRun(...))`) and the same stage 2 (`core.engine.stage2.evaluate_rankings`) as `evaluate_files`
-run over the rows. Only the topics a run has are evaluated: missing topics, -c, the summary and the trec_eval
-layout are global steps, done once by the driver (core.distributed.driver). `text` is null except for string measures
-(relstring), whose `value` is NaN.
-
-One DuckDB connection per process (connecting costs ~18 ms, most of a small call), one cursor per thread.
+values out, with no I/O. `evaluate_rows(rows, qrels, measures, options)`: `rows` (Arrow: run, qid, docno, score)
+holds whole rankings (every line of a run and topic) of any number of runs, in any order; `qrels` (Arrow: qid,
+docno, rel) the judgments of at least those topics. The same stage 1 (`rankings(ArrowRun(...))`) and stage 2
+(`evaluate_rankings`) as `evaluate_files` run over them, for the topics each run has: the global steps are the
+driver's. Out: Arrow (run, qid, measure, value, text); `text` is null except for string measures (relstring),
+whose `value` is NaN. One DuckDB connection per process (connecting costs ~18 ms, most of a small call), one
+cursor per thread.
 """
 from __future__ import annotations
 
 import threading
-import uuid
 from dataclasses import replace
 
 import numpy as np
@@ -23,6 +17,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from core.db.sqltext import registered
 from core.measures import EvalOptions
 from core.engine.stage1 import ArrowRun, rankings
 from core.engine.stage1.arrow import concat
@@ -54,31 +49,22 @@ def cursor():
 
 def _split_runs(rows: pa.Table) -> list[tuple[str, pa.Table]]:
     """(run, its rows) for each run in `rows`, in order of name; a run's rows keep their order."""
-    names = pc.unique(rows["run"]).to_pylist()
+    names = sorted(pc.unique(rows["run"]).to_pylist())
     if len(names) == 1:
         return [(names[0], rows)]
-    order = pc.sort_indices(rows, sort_keys=[("run", "ascending")])   # stable: lines keep their order in a run
-    rows = rows.take(order)
-    runs = rows["run"].to_numpy(zero_copy_only=False)
-    starts = np.flatnonzero(np.r_[True, runs[1:] != runs[:-1]])
-    ends = np.r_[starts[1:], len(runs)]
-    return [(str(runs[a]), rows.slice(a, b - a)) for a, b in zip(starts, ends)]
+    return [(name, rows.filter(pc.equal(rows["run"], name))) for name in names]
 
 
 def rankings_of(rows: pa.Table, qrels: pa.Table) -> Rankings:
     """Stage 1 of every run in `rows`, through the stage-1 seam (core.engine.stage1.rankings of an ArrowRun per run, on
     this process's connection), as one `Rankings` (qrels topics the runs lack are not added)."""
     cur = cursor()
-    name = f"_rb_kernel_qrels_{uuid.uuid4().hex[:8]}"
-    cur.register(name, qrels.select(["qid", "docno", "rel"]))
-    try:
+    with registered(cur, qrels.select(["qid", "docno", "rel"])) as name:
         parts = [rankings(ArrowRun(table.select(["qid", "docno", "score"]), name, run, cur))
                  for run, table in _split_runs(rows)]
         if not parts:
             topics, levels = qrels_summary(cur, name)
             return Rankings.empty(levels, [], topics)
-    finally:
-        cur.unregister(name)
     joined = concat(parts)
     joined.runs = [r for p in parts for r in p.runs]
     return joined
@@ -94,16 +80,14 @@ def evaluate_rows(rows: pa.Table, qrels: pa.Table, measures, options: EvalOption
 def long_table(result) -> pa.Table:
     """An EvalResult's per-query values and texts as one Arrow table of the kernel's OUTPUT schema."""
     pq, tx = result.per_query, result.text
-    numeric = pa.table({"run": pa.array(pq["run"].astype(str).tolist(), pa.string()),
-                        "qid": pa.array(pq["qid"].astype(str).tolist(), pa.string()),
-                        "measure": pa.array(pq["measure"].astype(str).tolist(), pa.string()),
-                        "value": pa.array(pq["value"].to_numpy(np.float64)),
-                        "text": pa.nulls(len(pq), pa.string())}, schema=OUTPUT)
+    numeric = _output(pq, pq["value"].to_numpy(np.float64))
     if tx is None or not len(tx):
         return numeric
-    text = pa.table({"run": pa.array(tx["run"].astype(str).tolist(), pa.string()),
-                     "qid": pa.array(tx["qid"].astype(str).tolist(), pa.string()),
-                     "measure": pa.array(tx["measure"].astype(str).tolist(), pa.string()),
-                     "value": pa.array(np.full(len(tx), np.nan)),
-                     "text": pa.array(tx["text"].astype(str).tolist(), pa.string())}, schema=OUTPUT)
-    return pa.concat_tables([numeric, text])
+    return pa.concat_tables([numeric, _output(tx, np.full(len(tx), np.nan), tx["text"])])
+
+
+def _output(frame: pd.DataFrame, value: np.ndarray, text: pd.Series | None = None) -> pa.Table:
+    """run, qid and measure of `frame`, then `value` and `text` (null without it), in the OUTPUT schema."""
+    columns = {c: frame[c].astype(str).tolist() for c in ("run", "qid", "measure")}
+    columns["text"] = pa.nulls(len(frame), pa.string()) if text is None else text.astype(str).tolist()
+    return pa.table({**columns, "value": value}, schema=OUTPUT)

@@ -16,6 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 PARQUET_MARK = b"rankboard.run"          # schema metadata key written by core.distributed.convert: the file was checked
+ROWS = pa.schema([("qid", pa.string()), ("docno", pa.string()), ("score", pa.float64())])
 
 
 def _converted(path):
@@ -44,16 +45,14 @@ def _checked_parquet(path):
     if schema is None:
         return None
     table = pq.read_table(path, columns=[c for c in ("qid", "docno", "score", "tag") if c in schema.names])
-    run = build_run(table.select(["qid", "docno", "score"]), table["tag"] if "tag" in schema.names else None,
-                 None, {}, "parquet")
-    return run
+    return build_run(table.select(["qid", "docno", "score"]), table["tag"] if "tag" in schema.names else None,
+                     None, {}, "parquet")
 
 
 def read_rows(path):
     """(qid, docno, score) of a run file (TREC text, gzip or not, CSV/TSV, or Parquet), its tag and warnings:
     what evaluate_files reads, with the same errors (a repeated document raises the parser's exact message)."""
-    from core.formats import read_run
-    from core.formats import unique
+    from core.formats import read_run, unique
 
     name = Path(str(path)).name
     parsed = _checked_parquet(path)
@@ -75,12 +74,8 @@ def _scratch(path):
     from core.db.scratch import scratch, temp_directory
     from core.engine.stage1.files import size
 
-    with temp_directory() as tmp:
-        con = scratch(tmp, size(path))
-        try:
-            yield con
-        finally:
-            con.close()
+    with temp_directory() as tmp, scratch(tmp, size(path)) as con:
+        yield con
 
 
 def run_task(path, key: str, qrels: pa.Table, measures: list[str], options):
@@ -108,13 +103,12 @@ def bucket_task(path, key: str, topics: pa.Array, per_bucket: int, complete: boo
     """Split by topic, first half: one run file -> (tag, warnings, [rows of bucket 0, 1, ...]). A qrels topic's
     bucket is its position in the sorted qrels topics // per_bucket; topics without judgments are dropped here
     (no engine evaluates them), so they cost no transfer. With `complete` (-c), a blank file is a run that
-    retrieved nothing, as evaluate_files reads it (the driver scores its topics 0). A run file of STREAM_BYTES or
+    retrieved nothing, as evaluate_files reads it (the driver scores its topics 0). A run file of WHOLE_MAX_BYTES or
     more is read a piece at a time (core.engine.stage1.files.file_rows): its rows, not ~3-8x their text at once."""
     from core.formats import is_empty_file
 
     if complete and is_empty_file(path):
-        table, tag, warnings = pa.table({"qid": pa.array([], pa.string()), "docno": pa.array([], pa.string()),
-                                         "score": pa.array([], pa.float64())}), None, []
+        table, tag, warnings = ROWS.empty_table(), None, []
     else:
         table, tag, warnings = _rows_in_pieces(path) or read_rows(path)
     position = pc.index_in(table["qid"], value_set=topics)
@@ -129,7 +123,7 @@ def bucket_task(path, key: str, topics: pa.Array, per_bucket: int, complete: boo
 
 
 def _rows_in_pieces(path):
-    """read_rows' answer for a run file of STREAM_BYTES or more (not a converted Parquet one), read in pieces;
+    """read_rows' answer for a run file of WHOLE_MAX_BYTES or more (not a converted Parquet one), read in pieces;
     else None. (Below that a clean run is read faster whole: 186 MB in 2.1-2.7 s and 0.85-0.88 GB, against
     3.3-3.6 s and 1.0 GB through the DuckDB table.)"""
     from core.engine.stage1 import files
@@ -159,7 +153,5 @@ def topic_task(qrels: pa.Table, measures: list[str], options, *pieces: pa.Table)
     """Split by topic, second half: the kernel over one bucket of topics of every run."""
     from core.distributed.kernel import OUTPUT, evaluate_rows
 
-    rows = pa.concat_tables([p for p in pieces if p.num_rows]) if any(p.num_rows for p in pieces) else None
-    if rows is None:
-        return OUTPUT.empty_table()
-    return evaluate_rows(rows, qrels, measures, options)
+    pieces = [p for p in pieces if p.num_rows]
+    return evaluate_rows(pa.concat_tables(pieces), qrels, measures, options) if pieces else OUTPUT.empty_table()

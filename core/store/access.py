@@ -1,18 +1,10 @@
-"""Taking turns on the store file: every process opens it only for as long as it works on it.
-
-DuckDB lets one process at a time hold a database file for writing, and it refuses (rather than waits for)
-anyone else. So a process holds the file only inside a *session*: a process's outermost session takes the
-file, and the file is let go when the last one ends (after `linger` seconds of idleness, or at once when
-another process is waiting). Two lock files beside the store decide who is next:
-
-- `<store>.lock`: held shared by read-only sessions (many at once, e.g. a distributed engine's workers) and
-  exclusively by read-write sessions; it mirrors DuckDB's own lock but can be waited on;
-- `<store>.gate`: held by whoever is waiting for the store. A process already inside checks it before
-  letting a new session join; when someone waits, new sessions queue until the file is free, so a busy
-  dashboard cannot starve a loader.
-
-A waiter says so once ("waiting for the store...") through `notice`, and gives up after `timeout` seconds
-with a StoreBusyError. Closing the last connection checkpoints DuckDB's write-ahead log into the file.
+"""Taking turns on the store file (docs/team.md, "One store, many processes"): a process's outermost session takes
+the file, and the file is let go when the last one ends (after `linger` seconds of idleness, or at once when
+another process is waiting), since DuckDB refuses, rather than makes wait, a second process that opens it.
+`<store>.lock` mirrors DuckDB's own lock but can be waited on (shared by read-only sessions, exclusive for
+read-write ones); `<store>.gate` is held by whoever waits, and a process already inside checks it before letting
+a new session join, so a busy dashboard cannot starve a loader. A waiter says so once through `notice`, and gives
+up after `timeout` seconds with a StoreBusyError. Closing the last connection checkpoints DuckDB's write-ahead log.
 
 A store that can only be read (core/store/faults.py `unwritable`) is opened read-only; when its folder cannot hold
 the lock files, they are opened for reading where they exist (flock works on them), and left out where they do not
@@ -56,12 +48,8 @@ def set_default_timeout(seconds: float | None) -> None:
     _TIMEOUT = seconds
 
 
-def _log_notice(message: str) -> None:
-    LOG.info(message)
-
-
 # What a waiting process says; the command line prints it to stderr (core.cli sets it).
-notice: Callable[[str], None] = _log_notice
+notice: Callable[[str], None] = LOG.info
 
 
 def set_notice(fn: Callable[[str], None]) -> None:
@@ -113,12 +101,9 @@ class Access:
         if fd is None:
             return False
         try:
-            if _try_lock(fd, fcntl.LOCK_EX):
-                fcntl.flock(fd, fcntl.LOCK_UN)
-                return False
-            return True
+            return not _try_lock(fd, fcntl.LOCK_EX)
         finally:
-            os.close(fd)
+            os.close(fd)        # which releases the lock when it was free
 
     def _take_file(self, deadline: float, waited: list) -> duckdb.DuckDBPyConnection:
         """Wait at the gate, then for the lock file, then connect (retrying while DuckDB's own lock is held by
@@ -187,10 +172,6 @@ class Access:
             yield con
         finally:
             self._exit(me)
-
-    def in_session(self) -> bool:
-        with self._cond:
-            return self._depth.get(threading.get_ident(), 0) > 0
 
     def _enter(self, timeout: float) -> duckdb.DuckDBPyConnection:
         me, deadline, waited = threading.get_ident(), time.monotonic() + timeout, []

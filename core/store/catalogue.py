@@ -13,7 +13,6 @@ from core.store import faults
 from core.store import ingest
 from core.store import nuggets as store_nuggets
 from core.store import lineage, scores
-from core.errors import EvalError
 from core.formats.lineage import check_key, check_value
 from core.formats import read_documents, read_qrels, read_scores, read_topics, source_name
 
@@ -25,11 +24,13 @@ class Catalogue:
     """Store methods by collection name or id; mixed into `core.store.store.Store`."""
 
     def _cid(self, collection) -> int:
-        cur = self.cursor()
-        try:
+        with self.cursor() as cur:
             return ingest.collection_id(cur, collection)
-        finally:
-            cur.close()
+
+    def _read(self, collection, read, *args):
+        """`read(cur, the collection's id, *args)` on a cursor of its own."""
+        with self.cursor() as cur:
+            return read(cur, ingest.collection_id(cur, collection), *args)
 
     # -- collections ------------------------------------------------------------------------------
     def collections(self) -> pd.DataFrame:
@@ -49,7 +50,7 @@ class Catalogue:
         with self.transaction() as cur:
             return ingest.create_collection(cur, name)
 
-    # -- uploads (each one transaction; the file is parsed before the store is taken) -------------------------------------------------------------
+    # -- uploads (each one transaction; the file is parsed before the store is taken) --------------------------
     def add_run(self, collection, source, *, filename=None, name=None, on_conflict="error", meta=None):
         """Load one run file; `meta`: {key: value} lineage and cost metadata over its header's
         (checked here as core.formats.lineage.parse_pairs checks them)."""
@@ -117,36 +118,21 @@ class Catalogue:
 
     def nugget_topics(self, collection) -> list[str]:
         """The collection's topics that have nuggets."""
-        cur = self.cursor()
-        try:
-            return store_nuggets.nugget_topics(cur, ingest.collection_id(cur, collection))
-        finally:
-            cur.close()
+        return self._read(collection, store_nuggets.nugget_topics)
 
     def nugget_matrix(self, collection, qid: str) -> pd.DataFrame:
         """Topic `qid`'s nuggets by the runs: nugget, text, importance, run_id, run, assignment
         (core.store.nuggets)."""
-        cur = self.cursor()
-        try:
-            return store_nuggets.nugget_matrix(cur, ingest.collection_id(cur, collection), str(qid))
-        finally:
-            cur.close()
+        return self._read(collection, store_nuggets.nugget_matrix, str(qid))
 
     def imported_scores(self, run_ids, measures=None) -> pd.DataFrame:
         """Imported per-query rows (run_id, qid, measure, value, source) of these runs."""
-        cur = self.cursor()
-        try:
+        with self.cursor() as cur:
             return scores.read_imported(cur, run_ids, measures)
-        finally:
-            cur.close()
 
     def imported_measures(self, collection) -> pd.DataFrame:
         """The collection's imported measures: measure, source, n_runs."""
-        cur = self.cursor()
-        try:
-            return scores.imported_measures(cur, ingest.collection_id(cur, collection))
-        finally:
-            cur.close()
+        return self._read(collection, scores.imported_measures)
 
     # -- reading ------------------------------------------------------------------------------------
     def runs(self, collection) -> pd.DataFrame:
@@ -161,11 +147,7 @@ class Catalogue:
             GROUP BY ALL ORDER BY s.qrels_id""", [self._cid(collection)])
 
     def default_qrels_id(self, collection) -> int | None:
-        cur = self.cursor()
-        try:
-            return ingest.default_qrels_id(cur, ingest.collection_id(cur, collection))
-        finally:
-            cur.close()
+        return self._read(collection, ingest.default_qrels_id)
 
     def qrels(self, qrels_id: int) -> pd.DataFrame:
         return self._query("SELECT qid, docno, rel FROM qrels WHERE qrels_id = ? ORDER BY qid, docno", [qrels_id])
@@ -191,31 +173,22 @@ class Catalogue:
         floats, NaN when a run lacks it; `gpu` as text), then the free keys (text), alphabetically. Rows are in
         version order: by system (runs without one last), then timestamp, then the natural order of version
         ('v2' before 'v10'), then run id."""
-        cur = self.cursor()
-        try:
-            return lineage.read_lineage(cur, ingest.collection_id(cur, collection))
-        finally:
-            cur.close()
+        return self._read(collection, lineage.read_lineage)
 
     def run_meta(self, run_id: int) -> dict[str, str]:
         """The run's stored metadata, {key: value} as text."""
-        cur = self.cursor()
-        try:
+        with self.cursor() as cur:
             return lineage.run_meta(cur, run_id)
-        finally:
-            cur.close()
 
     def set_run_meta(self, run_id: int, values: dict[str, str | None], *, replace: bool = False) -> None:
         """Set keys of a run's metadata (values checked by core.formats.lineage; '' or None removes a key); with
         `replace`, the run's metadata becomes exactly `values`. One transaction."""
         checked = {check_key(k): (None if v is None else check_value(k, v)) for k, v in values.items()}
         with self.transaction() as cur:
-            if replace:
-                lineage.replace_meta(cur, run_id, checked)
-            elif ingest.one(cur, "SELECT 1 FROM runs WHERE run_id = ?", [run_id]) is None:
-                raise EvalError(f"Unknown run id {run_id}.")
-            else:
-                lineage.write_meta(cur, run_id, checked)
+            ingest.run_collection(cur, run_id)
+            if replace:      # the Data page's editor saves the whole set
+                cur.execute("DELETE FROM run_meta WHERE run_id = ?", [run_id]).fetchall()
+            lineage.write_meta(cur, run_id, checked)
 
     # -- editing ------------------------------------------------------------------------------------
     def rename_run(self, run_id: int, new_name: str) -> None:

@@ -14,7 +14,8 @@ LOG = logging.getLogger("rankboard.store")
 
 
 class SessionCursor:
-    """A DuckDB cursor taken outside a session: it holds its own session until it is closed."""
+    """A DuckDB cursor taken outside a session: it holds its own session until it is closed (or its `with` block
+    ends)."""
 
     def __init__(self, session):
         self._session = session
@@ -29,6 +30,12 @@ class SessionCursor:
             out = attr(*args, **kwargs)
             return self if out is self._cur else out
         return call
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
     def close(self) -> None:
         session, self._session = self._session, None

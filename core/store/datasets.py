@@ -73,13 +73,13 @@ def prepare_dataset(did: str, *, docs: bool = False, docs_limit: int | None = No
         total = datasets.documents_count(did)
         total = docs_limit if total is None else (total if docs_limit is None else min(total, docs_limit))
         prepared.docs = _spool_docs(did, docs_limit, lambda done: tell("documents", done, total))
-        prepared._cleanup = weakref.finalize(prepared, _unlink, str(prepared.docs))
+        prepared._cleanup = weakref.finalize(prepared, prepared.docs.unlink, missing_ok=True)
     return prepared
 
 
 def _spool_docs(did: str, limit: int | None, tell: Callable[[int], None]) -> Path:
     """The documents, batch by batch, into a temporary Parquet file of the spool folder (named as a spooled run's,
-    so core.store.prepare sweeps it when its process is gone)."""
+    so core.db.sweep removes it when its process is gone)."""
     folder = faults.spool_folder()[0]
     fd, path = tempfile.mkstemp(prefix=f"rankboard-run-{os.getpid()}-docs-", suffix=".parquet", dir=folder)
     os.close(fd)
@@ -92,16 +92,9 @@ def _spool_docs(did: str, limit: int | None, tell: Callable[[int], None]) -> Pat
                 done += batch.num_rows
                 tell(done)
     except BaseException:
-        _unlink(path)
+        Path(path).unlink(missing_ok=True)
         raise
     return Path(path)
-
-
-def _unlink(path: str) -> None:
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
 
 
 def insert_dataset(cur, cid: int, prepared: PreparedDataset) -> list[tuple[str, ingest.IngestReport]]:

@@ -19,6 +19,7 @@ from core.errors import Problem, UploadError
 from core.formats import source_name
 from core.formats.subtopics import ParsedSubtopics, read_subtopic_qrels
 from core.store import ingest
+from core.db.sqltext import one, registered, statement
 
 __all__ = ["add_diversity_qrels", "insert_diversity_qrels", "diversity_sets", "frame"]
 
@@ -38,36 +39,26 @@ def insert_diversity_qrels(cur, cid: int, parsed: ParsedSubtopics, file: str,
     """Insert an already parsed subtopic qrels file as a diversity set of collection `cid`, on a cursor inside the
     caller's transaction (`python -m core load --diversity-qrels` loads it with the other files)."""
     who = assessor or Path(file).name.removesuffix(".gz")
-    if ingest.one(cur, "SELECT 1 FROM diversity_sets WHERE collection_id = ? AND assessor = ?", [cid, who]):
+    if one(cur, "SELECT 1 FROM diversity_sets WHERE collection_id = ? AND assessor = ?", [cid, who]):
         raise UploadError(Problem(file, None, f"the collection already has diversity qrels by assessor '{who}'",
                                   "Give these judgments a different assessor name"))
-    qrels_id = ingest.one(cur, "INSERT INTO diversity_sets VALUES (nextval('qrels_ids'), ?, ?, ?, now()) "
-                               "RETURNING qrels_id", [cid, who, file])[0]
+    qrels_id = one(cur, "INSERT INTO diversity_sets VALUES (nextval('qrels_ids'), ?, ?, ?, now()) "
+                        "RETURNING qrels_id", [cid, who, file])[0]
     table = parsed.table.append_column("line", pa.array(range(parsed.n_rows), pa.int32()))
-    cur.register("_rb_subtopics", table)
-    try:
-        cur.execute("INSERT INTO subtopic_qrels SELECT ?, line, qid, subtopic, docno, rel FROM _rb_subtopics",
-                    [qrels_id]).fetchall()
-    finally:
-        cur.unregister("_rb_subtopics")
+    with registered(cur, table) as view:
+        cur.execute(statement("INSERT INTO subtopic_qrels SELECT ?, line, qid, subtopic, docno, rel FROM {view}",
+                              view=view), [qrels_id]).fetchall()
     warnings = [SINGLE.format(file=file)] if parsed.single_subtopic() else []
     return ingest.IngestReport(qrels_id, parsed.n_rows, warnings, who, [qrels_id])
 
 
 def frame(store, sql: str, params) -> pd.DataFrame:
-    cur = store.cursor()
-    try:
-        return cur.execute(sql, list(params)).df()
-    finally:
-        cur.close()
+    return store._query(sql, params)
 
 
 def diversity_sets(store, collection) -> pd.DataFrame:
     """qrels_id, assessor, filename, n_judgments, n_topics, n_subtopics (distinct (topic, subtopic) pairs)."""
-    cid = store._cid(collection)
-    return frame(store, """SELECT s.qrels_id, s.assessor, s.filename, count(q.qid) AS n_judgments,
+    return store._query("""SELECT s.qrels_id, s.assessor, s.filename, count(q.qid) AS n_judgments,
             count(DISTINCT q.qid) AS n_topics, count(DISTINCT (q.qid, q.subtopic)) AS n_subtopics
         FROM diversity_sets s LEFT JOIN subtopic_qrels q USING (qrels_id) WHERE s.collection_id = ?
-        GROUP BY ALL ORDER BY s.qrels_id""", [cid])
-
-
+        GROUP BY ALL ORDER BY s.qrels_id""", [store._cid(collection)])

@@ -6,10 +6,9 @@ A name that does not exist is an EvalError that says which names do.
 """
 from __future__ import annotations
 
-from core.db.sqltext import statement
+from core.db.sqltext import one, statement
 from core.errors import EvalError
 from core.store import ingest
-from core.db.sqltext import one
 from core.store.schema import BY_COLLECTION, BY_QRELS, BY_RUN
 
 
@@ -41,11 +40,10 @@ def rename_collection(cur, cid: int, new_name: str) -> None:
 
 def collection_counts(cur, cid: int) -> dict[str, int]:
     """What a collection holds: runs, qrels sets, topics, documents and notes."""
-    counts = {}
-    for label, table in (("runs", "runs"), ("qrels sets", "qrels_sets"), ("topics", "topics"),
-                         ("documents", "documents"), ("notes", "query_notes")):
-        counts[label] = int(one(cur, statement("SELECT count(*) FROM {t} WHERE collection_id = ?", t=table), [cid])[0])
-    return counts
+    tables = {"runs": "runs", "qrels sets": "qrels_sets", "topics": "topics", "documents": "documents",
+              "notes": "query_notes"}
+    return {label: int(one(cur, statement("SELECT count(*) FROM {t} WHERE collection_id = ?", t=table), [cid])[0])
+            for label, table in tables.items()}
 
 
 def delete_collection(cur, cid: int) -> dict[str, int]:

@@ -1,12 +1,8 @@
 """Faults of the machine, in words: a store that cannot be written, a full disk, a spool folder that is missing,
 full or not writable. Each becomes a ServerFault (core/errors.py) whose message says what happened, names the
 folder or the variable to set, and what to do, in one line; its `public` text says the same without a path,
-for a dashboard visitor.
-
-Where the fault is caught decides what it is about: `store_fault` for a write of the store (its disk),
-`reading_fault` for a file being read and spooled before the store is taken (the spool folder,
-$RANKBOARD_SPOOL_DIR, else the temporary folder, $TMPDIR), and `describe` for any other operating-system error
-the command line meets. DuckDB reports these as text ("No space left on device"), Python as an errno; both count.
+for a dashboard visitor. Where the fault is caught decides what it is about (`store_fault`, `reading_fault`,
+`describe`). DuckDB reports these as text ("No space left on device"), Python as an errno; both count.
 """
 from __future__ import annotations
 
@@ -151,11 +147,10 @@ def reading_fault(exc: BaseException, file: str, store: Path | None = None) -> S
     if code is None:
         return None
     spool, variable = spool_folder()
-    if where is not None and store is not None and _within(Path(where), store.parent) and not _within(Path(where),
-                                                                                                        spool):
-        return disk_full(store, store.parent) if code == FULL else None
     if where is not None and not _within(Path(where), spool):
         temp = Path(tempfile.gettempdir())
+        if store is not None and _within(Path(where), store.parent):
+            return disk_full(store, store.parent) if code == FULL else None
         if _within(Path(where), temp):
             spool, variable = temp, "TMPDIR"
         elif code == MISSING:

@@ -1,12 +1,6 @@
-"""A damaged store file: recognising it, saying what to do, and the copies that can replace it.
-
-DuckDB reports a damaged file in a few ways: a file that is not a database ("not a valid DuckDB database
-file"), a block whose checksum fails ("Corrupt database file"), and a truncated file ("Could not read enough
-bytes"). Each becomes a StoreDamagedError that says the file is damaged and names the way back: the last
-good copy (one is written before every schema migration, `<store>.v<N>-backup`) or a new store.
-
-`trim` gives back the space a write that failed for want of it left at the end of the file: DuckDB's header does
-not count those blocks, but the file keeps them, so a full disk would stay full.
+"""A damaged store file: recognising it (DuckDB's words for it are in DAMAGE), saying what to do, and the copies
+that can replace it (one is written before every schema migration, `<store>.v<N>-backup`). And `trim`, which gives
+back the space a write that failed for want of it left at the end of the file.
 """
 from __future__ import annotations
 
@@ -68,13 +62,7 @@ def trim(path: Path, config: dict) -> int:
     for want of space, the last one often half written), with the file held by this process alone and no
     connection open; returns the bytes given back. Where DuckDB's first block starts is measured once on a small
     file in the temporary folder (DuckDB 2.0: 12,288 bytes), so a change of file layout never cuts a used block."""
-    con = duckdb.connect(str(path), config=config)
-    try:
-        con.execute("CHECKPOINT").fetchall()
-        blocks, block_size = con.execute(SIZE).fetchone()
-    finally:
-        con.close()
-    valid, size = header_bytes() + int(blocks) * int(block_size), os.path.getsize(path)
+    valid, size = header_bytes() + _block_bytes(path, config), os.path.getsize(path)
     if size <= valid:
         return 0
     os.truncate(path, valid)
@@ -83,16 +71,19 @@ def trim(path: Path, config: dict) -> int:
     return size - valid
 
 
+def _block_bytes(path, config: dict) -> int:
+    """The bytes of the blocks DuckDB's header counts in the file at `path`, checkpointed (the connection closed)."""
+    with duckdb.connect(str(path), config=config) as con:
+        con.execute("CHECKPOINT").fetchall()
+        blocks, block_size = con.execute(SIZE).fetchone()
+    return int(blocks) * int(block_size)
+
+
 @functools.cache
 def header_bytes() -> int:
     """Where DuckDB's first block starts: a checkpointed file's length less its blocks."""
     with tempfile.TemporaryDirectory(prefix="rankboard-probe-") as tmp:
         probe = os.path.join(tmp, "probe.duckdb")
-        con = duckdb.connect(probe)
-        try:
+        with duckdb.connect(probe) as con:
             con.execute("CREATE TABLE t AS SELECT range AS i FROM range(1000)").fetchall()
-            con.execute("CHECKPOINT").fetchall()
-            blocks, block_size = con.execute(SIZE).fetchone()
-        finally:
-            con.close()
-        return os.path.getsize(probe) - int(blocks) * int(block_size)
+        return os.path.getsize(probe) - _block_bytes(probe, {})

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import numbers
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,7 +14,7 @@ import pyarrow.compute as pc
 from core.errors import EvalError, OptionError, Problem, UploadError
 from core.formats import read_documents, read_qrels, read_topics, source_name
 from core.store.prepare import PreparedRun, prepare_run  # noqa: F401  (the loaders' first step, before the store)
-from core.db.sqltext import one, statement
+from core.db.sqltext import one, registered, statement
 from core.formats.lineage import from_header
 from core.store.lineage import write_meta
 from core.store.schema import BY_RUN
@@ -48,16 +47,10 @@ def collection_id(cur, collection, *, create: bool = False) -> int:
     then, if it is all digits, an id (so `load --collection 5` loads into collection 5 when no collection
     is named '5')."""
     is_id = isinstance(collection, numbers.Integral) and not isinstance(collection, bool)  # numpy ints too
-    if not is_id:
-        row = one(cur, "SELECT collection_id FROM collections WHERE name = ?", [str(collection)])
-        if row:
-            return row[0]
-    if is_id or (isinstance(collection, str) and collection.isdigit()):
-        row = one(cur, "SELECT collection_id FROM collections WHERE collection_id = ?", [int(collection)])
-        if row:
-            return row[0]
-    if is_id:
-        row = one(cur, "SELECT collection_id FROM collections WHERE name = ?", [str(collection)])
+    by_name = ("name", str(collection))
+    by_id = [("collection_id", int(collection))] if is_id or str(collection).isdigit() else []
+    for column, value in (by_id + [by_name] if is_id else [by_name] + by_id):
+        row = one(cur, statement("SELECT collection_id FROM collections WHERE {c} = ?", c=column), [value])
         if row:
             return row[0]
     if create and isinstance(collection, str):
@@ -97,12 +90,6 @@ def _unique_name(cur, cid: int, name: str) -> str:
     return f"{name}-{i}"
 
 
-def _register(cur, table: pa.Table) -> str:
-    view = f"upload_{uuid.uuid4().hex}"
-    cur.register(view, table)
-    return view
-
-
 def add_run(cur, cid: int, source, *, filename=None, name=None, on_conflict="error", parsed=None,
             prepared: PreparedRun | None = None, meta: dict[str, str] | None = None) -> IngestReport:
     """Insert one run (parsing it here unless `prepared`); raises UploadError (nothing written) on any problem.
@@ -133,9 +120,9 @@ def add_run(cur, cid: int, source, *, filename=None, name=None, on_conflict="err
     warnings += _topic_warnings(cur, cid, topics["qid"], file)
     run_id = one(cur, "SELECT nextval('run_ids')")[0]
     _insert_run(cur, cid, run_id, rows, topics)
-    n_topics, depth = topics.num_rows, (pc.max(topics["n"]).as_py() if topics.num_rows else None)
     cur.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, now())",
-                [run_id, cid, name, run.tag, file, json.dumps(run.metadata), run.n_rows, n_topics, depth]).fetchall()
+                [run_id, cid, name, run.tag, file, json.dumps(run.metadata), run.n_rows, topics.num_rows,
+                 pc.max(topics["n"]).as_py()]).fetchall()      # the depth: None for a run with no rows
     write_meta(cur, run_id, lineage)
     return IngestReport(run_id, run.n_rows, warnings, name, [run_id])
 
@@ -143,13 +130,7 @@ def add_run(cur, cid: int, source, *, filename=None, name=None, on_conflict="err
 def _insert_run(cur, cid: int, run_id: int, rows: pa.Table | Path, topics: pa.Table) -> None:
     """run_docs (with the canonical rank), run_topics, and the judged rows under every qrels set. `rows`: a table,
     or a Parquet file of one (a spooled run, which DuckDB reads a row group at a time)."""
-    if isinstance(rows, pa.Table):
-        view = _register(cur, rows)
-    else:
-        view = f"upload_{uuid.uuid4().hex}"
-        cur.read_parquet(str(rows)).create_view(view)
-    topics_view = _register(cur, topics)
-    try:
+    with registered(cur, rows) as view, registered(cur, topics) as topics_view:
         # the rows' physical order does not matter (readers order by rank): let both threads write unordered
         cur.execute("SET preserve_insertion_order = false").fetchall()
         try:
@@ -158,12 +139,6 @@ def _insert_run(cur, cid: int, run_id: int, rows: pa.Table | Path, topics: pa.Ta
         finally:
             cur.execute("RESET preserve_insertion_order").fetchall()
         cur.execute(statement(INSERT_RUN_TOPICS, view=topics_view), [run_id]).fetchall()
-    finally:
-        if isinstance(rows, pa.Table):
-            cur.unregister(view)
-        else:
-            cur.execute(statement("DROP VIEW {view}", view=view)).fetchall()
-        cur.unregister(topics_view)
 
 
 def _topic_warnings(cur, cid: int, qids: pa.Array, file: str) -> list[str]:
@@ -204,11 +179,8 @@ def add_qrels(cur, cid: int, source, *, filename=None, assessor=None, judgment_g
         is_default = default_qrels_id(cur, cid) is None
         qid = one(cur, "INSERT INTO qrels_sets VALUES (nextval('qrels_ids'), ?, ?, ?, ?, now()) RETURNING qrels_id",
                           [cid, who, file, is_default])[0]
-        view = _register(cur, table)
-        try:
+        with registered(cur, table) as view:
             cur.execute(statement("INSERT INTO qrels SELECT ?, qid, docno, rel FROM {view}", view=view), [qid]).fetchall()
-        finally:
-            cur.unregister(view)
         cur.execute(INSERT_QRELS_JUDGED, [qid, cid]).fetchall()
         ids.append(qid)
         total += table.num_rows
@@ -218,64 +190,58 @@ def add_qrels(cur, cid: int, source, *, filename=None, assessor=None, judgment_g
 def add_topics(cur, cid: int, source, *, filename=None, frame=None) -> IngestReport:
     """Insert topics (`frame`: already read by read_topics); a qid already present gets its text replaced."""
     df = (frame if frame is not None else read_topics(source, filename=source_name(source, filename)))[["qid", "text"]]
-    return _upsert_text(cur, cid, df, "topics", "qid")
+    return _upsert(cur, cid, pa.Table.from_pandas(df, preserve_index=False), "topics", "qid")
 
 
 def add_documents(cur, cid: int, source, *, filename=None, frame=None, rows: Path | None = None) -> IngestReport:
     """Insert document texts (`frame`: already read; `rows`: a Parquet file of docno, text, which DuckDB reads a row
     group at a time); a docno already present gets its text replaced."""
-    if rows is not None:
-        view = f"upload_{uuid.uuid4().hex}"
-        cur.read_parquet(str(rows)).create_view(view)
-        try:
-            twice = one(cur, statement("SELECT docno, count(*) FROM {view} GROUP BY docno HAVING count(*) > 1 "
-                                       "ORDER BY docno LIMIT 1", view=view))
-            if twice:
-                raise UploadError(Problem(source_name(source, filename), None,
-                                          f"document {twice[0]} appears {twice[1]} times",
-                                          "Each document needs one text: remove the repeated ones"))
-            return _upsert_view(cur, cid, view, "documents", "docno")
-        finally:
-            cur.execute(statement("DROP VIEW {view}", view=view)).fetchall()
-    df = (frame if frame is not None else read_documents(source, filename=source_name(source, filename)))[
-        ["docno", "text"]]
-    return _upsert_text(cur, cid, df, "documents", "docno")
+    if rows is None:
+        df = frame if frame is not None else read_documents(source, filename=source_name(source, filename))
+        rows = pa.Table.from_pandas(df[["docno", "text"]], preserve_index=False)
+        return _upsert(cur, cid, rows, "documents", "docno")
+    with registered(cur, rows) as view:
+        twice = one(cur, statement("SELECT docno, count(*) FROM {view} GROUP BY docno HAVING count(*) > 1 "
+                                   "ORDER BY docno LIMIT 1", view=view))
+    if twice:
+        raise UploadError(Problem(source_name(source, filename), None, f"document {twice[0]} appears {twice[1]} "
+                                  "times", "Each document needs one text: remove the repeated ones"))
+    return _upsert(cur, cid, rows, "documents", "docno")
 
 
-def _upsert_text(cur, cid: int, df, table: str, key: str) -> IngestReport:
-    view = _register(cur, pa.Table.from_pandas(df, preserve_index=False))
-    try:
-        return _upsert_view(cur, cid, view, table, key)
-    finally:
-        cur.unregister(view)
-
-
-def _upsert_view(cur, cid: int, view: str, table: str, key: str) -> IngestReport:
-    names = {"table": table, "key": key, "view": view}
+def _upsert(cur, cid: int, rows, table: str, key: str) -> IngestReport:
+    """Insert `rows` (key, text: an Arrow table or a Parquet file) into `table`, replacing the texts of keys the
+    collection already holds."""
     in_view = "collection_id = ? AND {key} IN (SELECT {key} FROM {view})"
-    replaced = one(cur, statement("SELECT count(*) FROM {table} WHERE " + in_view, **names), [cid])[0]
-    cur.execute(statement("DELETE FROM {table} WHERE " + in_view, **names), [cid]).fetchall()
-    cur.execute(statement("INSERT INTO {table} SELECT ?, {key}, text FROM {view}", **names), [cid]).fetchall()
-    n = one(cur, statement("SELECT count(*) FROM {view}", view=view))[0]
+    with registered(cur, rows) as view:
+        names = {"table": table, "key": key, "view": view}
+        replaced = one(cur, statement("SELECT count(*) FROM {table} WHERE " + in_view, **names), [cid])[0]
+        cur.execute(statement("DELETE FROM {table} WHERE " + in_view, **names), [cid]).fetchall()
+        cur.execute(statement("INSERT INTO {table} SELECT ?, {key}, text FROM {view}", **names), [cid]).fetchall()
+        n = one(cur, statement("SELECT count(*) FROM {view}", view=view))[0]
     warnings = [f"{replaced} existing {table} were replaced by the new text."] if replaced else []
     return IngestReport(cid, n, warnings)
 
 
-def rename_run(cur, run_id: int, new_name: str) -> None:
+def run_collection(cur, run_id: int) -> int:
+    """The id of the run's collection; an unknown run id is an EvalError."""
     row = one(cur, "SELECT collection_id FROM runs WHERE run_id = ?", [run_id])
     if row is None:
         raise EvalError(f"Unknown run id {run_id}.")
+    return row[0]
+
+
+def rename_run(cur, run_id: int, new_name: str) -> None:
+    cid = run_collection(cur, run_id)
     if not new_name.strip():
         raise EvalError("A run needs a non-empty name.")
-    if one(cur, "SELECT 1 FROM runs WHERE collection_id = ? AND name = ? AND run_id <> ?",
-                   [row[0], new_name, run_id]):
+    if one(cur, "SELECT 1 FROM runs WHERE collection_id = ? AND name = ? AND run_id <> ?", [cid, new_name, run_id]):
         raise EvalError(f"A run named '{new_name}' already exists in this collection; choose another name.")
     cur.execute("UPDATE runs SET name = ? WHERE run_id = ?", [new_name, run_id]).fetchall()
 
 
 def delete_run(cur, run_id: int) -> None:
     """Remove a run, its rows, its judged rows and its cached results."""
-    if one(cur, "SELECT 1 FROM runs WHERE run_id = ?", [run_id]) is None:
-        raise EvalError(f"Unknown run id {run_id}.")
+    run_collection(cur, run_id)
     for table in BY_RUN:
         cur.execute(statement("DELETE FROM {table} WHERE run_id = ?", table=table), [run_id]).fetchall()

@@ -13,8 +13,6 @@ import re
 
 import pandas as pd
 
-from core.db.sqltext import one
-from core.errors import EvalError
 from core.formats.lineage import LINEAGE_KEYS, META_KEYS, from_header
 
 # every run of a collection with its metadata, one row per (run, key); runs without metadata once, with NULL key.
@@ -30,14 +28,6 @@ def write_meta(cur, run_id: int, values: dict[str, str | None]) -> None:
         cur.execute("DELETE FROM run_meta WHERE run_id = ? AND key = ?", [run_id, key]).fetchall()
         if value is not None and str(value) != "":
             cur.execute("INSERT INTO run_meta VALUES (?, ?, ?)", [run_id, key, str(value)]).fetchall()
-
-
-def replace_meta(cur, run_id: int, values: dict[str, str]) -> None:
-    """Make the run's metadata exactly `values` (the Data page's editor saves the whole set)."""
-    if one(cur, "SELECT 1 FROM runs WHERE run_id = ?", [run_id]) is None:
-        raise EvalError(f"Unknown run id {run_id}.")
-    cur.execute("DELETE FROM run_meta WHERE run_id = ?", [run_id]).fetchall()
-    write_meta(cur, run_id, values)
 
 
 def run_meta(cur, run_id: int) -> dict[str, str]:
@@ -64,10 +54,11 @@ def natural_key(version) -> tuple:
     return (0, tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in parts if p))
 
 
-def lineage_frame(long: pd.DataFrame) -> pd.DataFrame:
-    """The long (run_id, run, uploaded_at, key, value) rows -> one row per run: run_id, run, system, version,
-    timestamp (the run's, else its upload time), then the cost keys present (numbers as floats) in META_KEYS order,
-    then the free keys in alphabetical order; in version order (`order_versions`)."""
+def read_lineage(cur, cid: int) -> pd.DataFrame:
+    """One row per run of collection `cid`: run_id, run, system, version, timestamp (the run's, else its upload
+    time), then the cost keys present (numbers as floats) in META_KEYS order, then the free keys in alphabetical
+    order; in version order (`order_versions`)."""
+    long = cur.execute(READ, [cid]).df()
     runs = long.drop_duplicates("run_id")[["run_id", "run", "uploaded_at"]].set_index("run_id")
     wide = long.dropna(subset=["key"]).pivot(index="run_id", columns="key", values="value")
     out = runs.join(wide, how="left")
@@ -95,8 +86,3 @@ def order_versions(frame: pd.DataFrame) -> pd.DataFrame:
         str(frame["system"].iat[i]) if pd.notna(frame["system"].iat[i]) else "\uffff",
         frame["timestamp"].iat[i], keys.iat[i], int(frame["run_id"].iat[i])))
     return frame.iloc[order].reset_index(drop=True)
-
-
-def read_lineage(cur, cid: int) -> pd.DataFrame:
-    """One row per run of the collection (see `lineage_frame`)."""
-    return lineage_frame(cur.execute(READ, [cid]).df())

@@ -10,13 +10,12 @@ transaction, so a failed load changes nothing.
 """
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass, field
 
 import pandas as pd
 import pyarrow as pa
 
-from core.db.sqltext import statement
+from core.db.sqltext import registered, statement
 from core.errors import Problem, UploadError
 from core.formats import MatchedNuggets, ParsedScores
 from core.measures import NUGGET_SOURCE, NuggetResult
@@ -59,7 +58,7 @@ def insert_nuggets(cur, cid: int, matched: MatchedNuggets, result: NuggetResult,
                       "assignment": pa.array(a["assignment"], pa.string())})
     runs = [int(r) for r in report.runs.values()]
     cur.execute("DELETE FROM nugget_assignments WHERE list_contains(?, run_id)", [runs]).fetchall()
-    with _view(cur, table) as view:
+    with registered(cur, table) as view:
         cur.execute(statement("INSERT INTO nugget_assignments SELECT * FROM {view}", view=view)).fetchall()
     return NuggetsReport(report.runs, new_topics, kept, matched.lines, len(a), report.new_runs,
                          list(result.warnings) + report.warnings)
@@ -70,7 +69,7 @@ def _add_topics(cur, cid: int, nuggets: pd.DataFrame, file: str) -> tuple[list[s
                       "text": pa.array(nuggets["text"], pa.string()),
                       "importance": pa.array(nuggets["importance"], pa.string())})
     topics = list(dict.fromkeys(nuggets["qid"]))
-    with _view(cur, table) as view:
+    with registered(cur, table) as view:
         differ = [r[0] for r in cur.execute(statement(DIFFERING, view=view), [cid]).fetchall()]
         if differ:
             first = nuggets.drop_duplicates("qid").set_index("qid")["line"]
@@ -82,20 +81,6 @@ def _add_topics(cur, cid: int, nuggets: pd.DataFrame, file: str) -> tuple[list[s
                               "WHERE qid NOT IN (SELECT qid FROM nuggets WHERE collection_id = ?)", view=view),
                     [cid, cid]).fetchall()
     return [q for q in topics if q not in have], [q for q in topics if q in have]
-
-
-class _view:
-    """An Arrow table registered on the cursor under a fresh name for the block."""
-
-    def __init__(self, cur, table: pa.Table):
-        self.cur, self.table, self.name = cur, table, f"_rb_nuggets_{uuid.uuid4().hex}"
-
-    def __enter__(self) -> str:
-        self.cur.register(self.name, self.table)
-        return self.name
-
-    def __exit__(self, *exc) -> None:
-        self.cur.unregister(self.name)
 
 
 def nugget_topics(cur, cid: int) -> list[str]:

@@ -1,14 +1,9 @@
 """A run parsed, checked and ranked before the store is taken (`prepare_run`), so a loader holds the store only
-for the insert; a large run is the store's sink of the one large-file reader (core.formats.pieces), so a load holds
-a bounded amount of memory whatever the file's size.
-
-A run whose text is at least pieces_min_bytes() ($RANKBOARD_STREAM_MIN_MB, default 32) is read a piece at a time:
-a clean run written topic by topic in pieces of whole topics, each ranked (its topics are whole, so its ranks are
-the canonical ranks of the whole file) and appended to a temporary Parquet file; any other in a DuckDB table that
-spills (`RunSource.fill`), ranked there in SQL and written to the same file; all before the store is taken. The
-store then inserts from that file, which DuckDB reads a row group at a time, inside the load's one transaction
-(`core.store.ingest`). A smaller run is parsed whole by `read_run`. Either way the store ends up with the same rows,
-warnings and metadata (tests/store/test_ingest_stream.py loads files both ways and compares every stored table).
+for the insert. A run of pieces_min_bytes() of text or more is the store's sink of the one large-file reader
+(core.formats.pieces, docs/architecture.md): ranked into a temporary Parquet file, in pieces of whole topics (whose
+ranks are those of the whole file) or through a DuckDB table that spills, which the insert reads a row group at a
+time; so a load holds bounded memory whatever the file's size. A smaller run is parsed whole by `read_run`. Either
+way the store ends up with the same rows, warnings and metadata (tests/store/test_ingest_stream.py compares them).
 """
 from __future__ import annotations
 
@@ -33,6 +28,7 @@ from core.formats import read_run, source_name
 from core.formats import pieces as limits
 from core.formats.pieces import NotClean, NotContiguous, RunSource
 from core.formats.runs import build_run
+from core.store import faults
 
 SCRATCH_BYTES = 1 << 30      # the spilling table's DuckDB memory limit at most, so a load stays near 2 GB
 ROWS = pa.schema([("topic", pa.int32()), ("docno", pa.string()), ("score", pa.float64()), ("rank", pa.int32())])
@@ -62,8 +58,8 @@ def prepare_run(source, *, filename=None, parsed=None, progress=None) -> Prepare
         if isinstance(got, SpooledRun):
             return got
         parsed = read_run(source if got is None else got, filename=file)  # the parser checks for repeated documents
-    rows, topics = _ranked(parsed.table)
-    return PreparedRun(file, parsed, rows, topics)
+    rows, qids, counts = _ranked(parsed.table)
+    return PreparedRun(file, parsed, rows, _topics(qids, counts))
 
 
 def _import_pandas_meanwhile() -> None:
@@ -73,18 +69,24 @@ def _import_pandas_meanwhile() -> None:
         threading.Thread(target=importlib.import_module, args=("pandas",)).start()
 
 
-def _ranked(table: pa.Table) -> tuple[pa.Table, pa.Table]:
-    """(the run's rows with their topic number and canonical trec_eval rank: topic, docno, score, rank; its
-    topics: qid, n = rows, topic = 0, 1, ...). A function of its own so that the numpy temporaries are freed
-    before the rows are written."""
+def _ranked(table: pa.Table, first_topic: int = 0) -> tuple[pa.Table, pa.Array, np.ndarray]:
+    """(rows: topic, docno, score, rank; the distinct qids; rows per qid) of whole topics (a run, or a piece of
+    one), the topics numbered from `first_topic` in the order they first appear, each row with its canonical
+    trec_eval rank. A function of its own so that the numpy temporaries are freed before the rows are written."""
     if not table.num_rows:
         codes, qids = np.zeros(0, np.int32), pa.array([], pa.string())
     else:
         codes, qids = topic_codes(table["qid"])
     rank = canonical_ranks(codes, table["score"].to_numpy(), table["docno"]).astype(np.int32)
-    rows = pa.table({"topic": codes, "docno": table["docno"], "score": table["score"], "rank": rank})
     counts = np.bincount(codes, minlength=len(qids)).astype(np.int32)
-    return rows, pa.table({"qid": qids, "n": counts, "topic": np.arange(len(qids), dtype=np.int32)})
+    rows = pa.table({"topic": codes + np.int32(first_topic), "docno": table["docno"], "score": table["score"],
+                     "rank": rank}, schema=ROWS)
+    return rows, qids, counts
+
+
+def _topics(qids: pa.Array, counts: np.ndarray) -> pa.Table:
+    """A run's topics: qid, n (its rows), topic (0, 1, ...)."""
+    return pa.table({"qid": qids, "n": counts, "topic": np.arange(len(counts), dtype=np.int32)})
 
 
 @dataclass
@@ -112,19 +114,12 @@ class SpooledRun:
             self._cleanup()
 
 
-def _unlink(path: str) -> None:
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
-
-
-def spool_run(source, file: str, *, progress=None, min_bytes: int | None = None):
+def spool_run(source, file: str, *, progress=None):
     """Read a large run in pieces and rank it into a temporary Parquet file: a SpooledRun. Otherwise None (read the
-    source whole), or, for a gzip source whose text turned out smaller than `min_bytes` (default
-    pieces_min_bytes()), that text as bytes (parse it whole instead of gunzipping it again). Raises what the reader
-    refuses (UploadError: the text or line limit, binary data at the start) and what the tolerant parser finds."""
-    min_bytes = limits.pieces_min_bytes() if min_bytes is None else min_bytes
+    source whole), or, for a gzip source whose text turned out smaller than pieces_min_bytes(), that text as bytes
+    (parse it whole instead of gunzipping it again). Raises what the reader refuses (UploadError: the text or line
+    limit, binary data at the start) and what the tolerant parser finds."""
+    min_bytes = limits.pieces_min_bytes()
     reader = RunSource.open(source, file, progress=progress, head_bytes=max(min_bytes, limits.PIECE_BYTES),
                             min_bytes=min_bytes)
     if reader is None:
@@ -139,8 +134,7 @@ def _spool(reader: RunSource, file: str) -> SpooledRun | None:
     """Rank the run's rows into a temporary Parquet file: in pieces of whole topics when it is clean and written
     topic by topic, else through the reader's DuckDB table (`_spill`). None (and no file) when the reader declines
     it (a CSV or TSV with a header line, Parquet, UTF-16: the whole-file parser reads those)."""
-    folder = os.environ.get("RANKBOARD_SPOOL_DIR") or tempfile.gettempdir()
-    _sweep(folder)
+    folder = str(faults.spool_folder()[0])
     sweep(folder)
     fd, path = tempfile.mkstemp(prefix=f"rankboard-run-{os.getpid()}-", suffix=".parquet", dir=folder)
     os.close(fd)
@@ -154,13 +148,13 @@ def _spool(reader: RunSource, file: str) -> SpooledRun | None:
             got = _spill(reader, path, folder, clean=False)
     finally:
         if got is None:
-            _unlink(path)
+            Path(path).unlink(missing_ok=True)
     if got is None:
         return None
     parsed, topics, n_rows = got
     spooled = SpooledRun(file, RunInfo(parsed.tag, parsed.metadata, parsed.warnings, parsed.format, n_rows),
                          Path(path), topics)
-    spooled._cleanup = weakref.finalize(spooled, _unlink, path)
+    spooled._cleanup = weakref.finalize(spooled, Path(path).unlink, missing_ok=True)
     return spooled
 
 
@@ -174,7 +168,7 @@ def _pieces(reader: RunSource, path: str) -> tuple[object, pa.Table, int] | None
             tags.append(batch_tags)
             if not batch.num_rows:
                 continue
-            rows, batch_qids, batch_counts = _ranked_piece(batch, n_topics)
+            rows, batch_qids, batch_counts = _ranked(batch, n_topics)
             writer.write_table(rows)
             qids.append(batch_qids)
             counts.append(batch_counts)
@@ -183,10 +177,8 @@ def _pieces(reader: RunSource, path: str) -> tuple[object, pa.Table, int] | None
             del batch, rows
     if not n_rows:
         return None
-    counts = np.concatenate(counts)
-    return build_run(None, tags, None, reader.meta, reader.fmt), pa.table({
-        "qid": pa.chunked_array(qids, pa.string()).combine_chunks(), "n": counts,
-        "topic": np.arange(len(counts), dtype=np.int32)}), n_rows
+    topics = _topics(pa.chunked_array(qids, pa.string()).combine_chunks(), np.concatenate(counts))
+    return build_run(None, tags, None, reader.meta, reader.fmt), topics, n_rows
 
 
 # Topics numbered in the order they first appear (as _ranked numbers a whole file's), each ranked in trec_eval's
@@ -217,25 +209,3 @@ def _spill(reader: RunSource, path: str, folder: str, *, clean: bool):
     finally:
         con.close()
         shutil.rmtree(tmp, ignore_errors=True)
-
-
-def _sweep(folder: str) -> None:
-    """Remove the temporary files of loads whose process is gone (killed before it could remove its own)."""
-    for old in Path(folder).glob("rankboard-run-*-*.parquet"):
-        try:
-            os.kill(int(old.name.split("-")[2]), 0)
-        except ProcessLookupError:
-            _unlink(str(old))
-        except (ValueError, OSError):
-            pass
-
-
-def _ranked_piece(batch: pa.Table, first_topic: int) -> tuple[pa.Table, pa.Array, np.ndarray]:
-    """(rows: topic, docno, score, rank; the piece's qids; rows per qid) of a piece of whole topics, its topics
-    numbered from `first_topic` in the order they first appear (as _ranked numbers a whole file's)."""
-    codes, qids = topic_codes(batch["qid"])
-    rank = canonical_ranks(codes, batch["score"].to_numpy(), batch["docno"]).astype(np.int32)
-    counts = np.bincount(codes, minlength=len(qids)).astype(np.int32)
-    rows = pa.table({"topic": codes + np.int32(first_topic), "docno": batch["docno"], "score": batch["score"],
-                     "rank": rank}, schema=ROWS)
-    return rows, qids, counts

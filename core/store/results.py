@@ -9,6 +9,7 @@ import pandas as pd
 import pyarrow as pa
 
 from core.db.sql import sql
+from core.db.sqltext import ident, registered, statement
 
 __all__ = ["cached_pairs", "read_cached", "write_results"]
 
@@ -30,12 +31,9 @@ def read_cached(cur, qrels_id: int, key: str, pairs: list[tuple[int, str]], name
         return pd.DataFrame({"run": [], "qid": [], "measure": [], "value": []})
     want = pa.table({"run_id": pa.array([p[0] for p in pairs], pa.int32()), "measure": [p[1] for p in pairs],
                      "name": [names[p[0]] for p in pairs]})
-    cur.register("_rb_cached_pairs", want)
-    try:
-        return cur.sql(sql("stored_results"), params={"q": qrels_id, "o": key, "ms": measures}).to_arrow_table() \
-            .to_pandas()
-    finally:
-        cur.unregister("_rb_cached_pairs")
+    with registered(cur, want) as view:
+        query = sql("stored_results", pairs=ident(view))
+        return cur.sql(query, params={"q": qrels_id, "o": key, "ms": measures}).to_arrow_table().to_pandas()
 
 
 def write_results(cur, per_query: pd.DataFrame, ids: dict[str, int], qrels_id: int, key: str) -> None:
@@ -48,14 +46,11 @@ def write_results(cur, per_query: pd.DataFrame, ids: dict[str, int], qrels_id: i
     run_id = np.asarray([ids[r] for r in uniq], dtype=np.int32)[codes]
     frame = pa.table({"run_id": run_id, "qid": _text(per_query["qid"]), "measure": _text(per_query["measure"]),
                       "value": per_query["value"].to_numpy(np.float64)})
-    cur.register("_rb_new_results", frame)
-    try:
-        cur.execute("DELETE FROM results WHERE qrels_id = $q AND options = $o AND (run_id, measure) IN "
-                    "(SELECT DISTINCT run_id, measure FROM _rb_new_results)", {"q": qrels_id, "o": key})
-        cur.execute("INSERT INTO results SELECT run_id, $q, $o, qid, measure, value FROM _rb_new_results",
-                    {"q": qrels_id, "o": key})
-    finally:
-        cur.unregister("_rb_new_results")
+    with registered(cur, frame) as view:
+        cur.execute(statement("DELETE FROM results WHERE qrels_id = $q AND options = $o AND (run_id, measure) IN "
+                              "(SELECT DISTINCT run_id, measure FROM {view})", view=view), {"q": qrels_id, "o": key})
+        cur.execute(statement("INSERT INTO results SELECT run_id, $q, $o, qid, measure, value FROM {view}",
+                              view=view), {"q": qrels_id, "o": key})
 
 
 def _text(column: pd.Series) -> pa.Array:

@@ -100,10 +100,17 @@ CREATE TABLE IF NOT EXISTS query_notes(collection_id INTEGER, qid VARCHAR, note 
 """ + "\n".join(DIVERSITY_TABLES + LINEAGE_TABLES + SCORES_TABLES + NUGGET_TABLES)
 
 
+def _creating(tables: list[str]):
+    """A migration that adds these tables."""
+    def add(cur) -> None:
+        for create in tables:
+            cur.execute(create).fetchall()
+    return add
+
+
 def _v1_to_v2(cur) -> None:
     """Add run_topics and judged_rows, filled from the stored run rows (their rank is already canonical)."""
-    for create in V2_TABLES:
-        cur.execute(create).fetchall()
+    _creating(V2_TABLES)(cur)
     cur.execute("INSERT INTO run_topics SELECT run_id, qid, count(*) FROM run_rows GROUP BY run_id, qid").fetchall()
     cur.execute("""INSERT INTO judged_rows SELECT r.run_id, q.qrels_id, r.qid, r.rank, q.rel
         FROM run_rows r JOIN runs USING (run_id) JOIN qrels_sets s ON s.collection_id = runs.collection_id
@@ -123,35 +130,17 @@ def _v2_to_v3(cur) -> None:
     cur.execute(RUN_TABLES[3]).fetchall()
 
 
-def _v3_to_v4(cur) -> None:
-    """Add the subtopic (diversity) qrels tables."""
-    for create in DIVERSITY_TABLES:
-        cur.execute(create).fetchall()
-
-
-def add_run_meta(cur) -> None:
+def _add_run_meta(cur) -> None:
     """Add run_meta, the runs' lineage and cost metadata, filled from each stored run's ir_metadata header (kept in
     runs.metadata); a run's timestamp defaults to its upload time when read."""
-    for create in LINEAGE_TABLES:
-        cur.execute(create).fetchall()
+    _creating(LINEAGE_TABLES)(cur)
     fill_from_headers(cur)
 
 
-def _add_scores(cur) -> None:
-    """Add the table of imported per-query scores."""
-    for create in SCORES_TABLES:
-        cur.execute(create).fetchall()
-
-
-def _add_nuggets(cur) -> None:
-    """Add the tables of RAG nuggets and their assignments."""
-    for create in NUGGET_TABLES:
-        cur.execute(create).fetchall()
-
-
-# MIGRATIONS[v] upgrades a store at schema version v to v + 1 (run inside the open transaction).
-MIGRATIONS: dict[int, callable] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4, 4: add_run_meta, 5: _add_scores,
-                                  6: _add_nuggets}
+# MIGRATIONS[v] upgrades a store at schema version v to v + 1 (run inside the open transaction): schema 4 adds the
+# diversity tables, 6 the imported scores, 7 the nuggets.
+MIGRATIONS: dict[int, callable] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _creating(DIVERSITY_TABLES), 4: _add_run_meta,
+                                  5: _creating(SCORES_TABLES), 6: _creating(NUGGET_TABLES)}
 
 
 def check_version(cur, path) -> int:

@@ -11,7 +11,6 @@ transaction, so a failed load changes nothing.
 from __future__ import annotations
 
 import json
-import uuid
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -21,7 +20,7 @@ import pyarrow as pa
 from core.errors import RankboardError
 from core.formats.scores import ParsedScores
 from core.measures import parse_measure
-from core.db.sqltext import one, statement
+from core.db.sqltext import one, registered, statement
 
 __all__ = ["PREFIX", "ScoresReport", "insert_scores", "imported_name", "read_imported", "imported_measures"]
 
@@ -69,30 +68,22 @@ def insert_scores(cur, cid: int, parsed: ParsedScores, *, source: str | None = N
     for name in parsed.runs:                   # one lookup per run of the file (a handful), not per row
         row = one(cur, "SELECT run_id FROM runs WHERE collection_id = ? AND name = ?", [cid, name])
         if row is None:
-            rid = int(one(cur, "SELECT nextval('run_ids')")[0])
-            n_topics = int(topics[name])
-            cur.execute("INSERT INTO runs VALUES (?, ?, ?, NULL, ?, ?, 0, ?, NULL, now())",
-                        [rid, cid, name, parsed.file, json.dumps({"scores_only": True, "source": source}),
-                         n_topics]).fetchall()
+            header = json.dumps({"scores_only": True, "source": source})
+            row = one(cur, "INSERT INTO runs VALUES (nextval('run_ids'), ?, ?, NULL, ?, ?, 0, ?, NULL, now()) "
+                           "RETURNING run_id", [cid, name, parsed.file, header, int(topics[name])])
             new_runs.append(name)
-        else:
-            rid = int(row[0])
-        runs[name] = rid
+        runs[name] = int(row[0])
     codes, uniq = pd.factorize(frame["run"])
     measure = frame["measure"].replace(renamed) if renamed else frame["measure"]
     table = pa.table({"run_id": np.asarray([runs[r] for r in uniq], np.int32)[codes],
                       "qid": pa.array(frame["qid"].astype(str), pa.string()),
                       "measure": pa.array(measure.astype(str), pa.string()),
                       "value": frame["value"].to_numpy(np.float64)})
-    view = f"_rb_scores_{uuid.uuid4().hex}"
-    cur.register(view, table)
-    try:
+    with registered(cur, table) as view:
         replaced = one(cur, statement(COUNT_REPLACED, view=view))[0]
         cur.execute(statement(DELETE_REPLACED, view=view)).fetchall()
         cur.execute(statement("INSERT INTO imported_scores SELECT run_id, qid, measure, value, ? FROM {view}",
                               view=view), [source]).fetchall()
-    finally:
-        cur.unregister(view)
     warnings = [f"Rankboard computes a measure named '{m}' itself, so the imported one is stored as '{s}'."
                 for m, s in renamed.items()]
     if replaced:

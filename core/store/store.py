@@ -1,27 +1,19 @@
-"""The store: one DuckDB file holding collections, runs, qrels sets, topics, documents and notes.
+"""The store: one DuckDB file holding collections, runs, qrels sets, topics, documents and notes
+(docs/architecture.md).
 
-This module opens the file and owns its connection and transactions; the schema and its migrations
-are in `core/store/schema.py`, and what the store holds (collections, runs, notes, ...) is read and edited
-through the `Catalogue` methods (`core/store/catalogue.py`) that `Store` inherits.
-
-Processes take turns on the file (core/store/access.py): each holds it only inside a session, so the
-dashboard, the command line and scripts all use one store, and a writer waits its turn. Take a `cursor()`
-per thread (a DuckDB connection is not thread-safe). Every write runs in one transaction and bumps
-`data_version`, so a failed upload leaves nothing behind and readers know when to read afresh. Run rows carry the canonical trec_eval rank, computed at ingest, and every
-write also keeps `run_topics` and `judged_rows` (what stored evaluation reads) up to date.
-
-A store that can only be read (its file or folder is not writable, or its disk is read-only) opens read-only, under
-an in-memory database (core/store/connections.py `overlay`): everything that reads works, the results cache included
-(fresh values are kept in memory while the file is held, never in the file), and every other write refuses with
-"the store is read-only: <what to do>" (core/store/faults.py words that, and a full disk). A write that fails for
-want of space gives the space back (core/store/health.py `trim`).
+This module opens the file and owns its connection and transactions; what the store holds is read and edited
+through the `Catalogue` methods (`core/store/catalogue.py`) that `Store` inherits. Processes take turns on the file
+(core/store/access.py). Take a `cursor()` per thread (a DuckDB connection is not thread-safe). Every write runs in
+one transaction and bumps `data_version`, so a failed upload leaves nothing behind and readers know when to read
+afresh. A store that can only be read opens under an in-memory database (core/store/connections.py `overlay`),
+where the results cache lives in memory while the file is held and every other write refuses (core/store/faults.py).
 """
 from __future__ import annotations
 
 import json
 import os
 import tempfile
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Callable
 from pathlib import Path
 
@@ -179,13 +171,6 @@ class Store(Catalogue):
                 raise store_health.damaged(self.path, exc) from None
             raise
 
-    @property
-    def con(self) -> duckdb.DuckDBPyConnection:
-        """The connection of the session this thread is in."""
-        if not self._access.in_session():
-            raise RuntimeError("Store.con is only valid inside `with store.session():`")
-        return self._access.con
-
     def cursor(self):
         """A fresh cursor, which holds the store (a session of its own) until it is closed: close it promptly."""
         return SessionCursor(self.session())
@@ -193,12 +178,8 @@ class Store(Catalogue):
     def data_version(self, timeout: float | None = None) -> int:
         """A number that every committed write (not the results cache) increases: key caches on it. `timeout`:
         the seconds to wait for the store (default: the store's wait); past it, StoreBusyError."""
-        with self.session(timeout) as con:
-            cur = con.cursor()
-            try:
-                row = one(cur, "SELECT value FROM meta WHERE key = 'data_version'")
-            finally:
-                cur.close()
+        with self.session(timeout) as con, con.cursor() as cur:
+            row = one(cur, "SELECT value FROM meta WHERE key = 'data_version'")
         return int(row[0]) if row else 0
 
     def close(self) -> None:
@@ -235,10 +216,8 @@ class Store(Catalogue):
                     cur.execute(BUMP).fetchall()
                 cur.commit()
             except BaseException as exc:
-                try:
+                with suppress(duckdb.Error):  # a COMMIT that failed has already ended the transaction
                     cur.rollback()
-                except duckdb.Error:  # a COMMIT that failed has already ended the transaction
-                    pass
                 self._raise_fault(exc)
                 if isinstance(exc, SAVE_ERRORS) and not store_health.is_damage(exc):
                     raise RankboardError(f"{self.path}: the store could not save this change ({exc}). Nothing "
@@ -266,9 +245,5 @@ class Store(Catalogue):
         raise fault from exc
 
     def _query(self, sql: str, params=()) -> pd.DataFrame:
-        with self.session() as con:
-            cur = con.cursor()
-            try:
-                return cur.execute(sql, list(params)).df()
-            finally:
-                cur.close()
+        with self.cursor() as cur:
+            return cur.execute(sql, list(params)).df()
