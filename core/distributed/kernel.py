@@ -49,10 +49,15 @@ def cursor():
 
 def _split_runs(rows: pa.Table) -> list[tuple[str, pa.Table]]:
     """(run, its rows) for each run in `rows`, in order of name; a run's rows keep their order."""
-    names = sorted(pc.unique(rows["run"]).to_pylist())
+    names = pc.unique(rows["run"]).to_pylist()
     if len(names) == 1:
         return [(names[0], rows)]
-    return [(name, rows.filter(pc.equal(rows["run"], name))) for name in names]
+    order = pc.sort_indices(rows, sort_keys=[("run", "ascending")])   # stable: lines keep their order in a run
+    rows = rows.take(order)
+    runs = rows["run"].to_numpy(zero_copy_only=False)
+    starts = np.flatnonzero(np.r_[True, runs[1:] != runs[:-1]])
+    ends = np.r_[starts[1:], len(runs)]
+    return [(str(runs[a]), rows.slice(a, b - a)) for a, b in zip(starts, ends)]
 
 
 def rankings_of(rows: pa.Table, qrels: pa.Table) -> Rankings:
