@@ -20,8 +20,7 @@ from core.errors import EvalError
 from core.measures import EvalOptions, parse_measures
 from core.measures.diversity import FAMILIES, too_deep
 from core.measures.subtopics import DEPTH, SubtopicData
-from core.engine.stage2 import _assemble, _missing
-from core.engine.finish import no_topic
+from core.engine.stage2 import _assemble, ordered_groups
 from core.engine.kinds import Kind, check, read_runs, register
 from core.engine.stage1 import Tables, rankings
 from core.engine.types import EvalResult
@@ -77,16 +76,10 @@ def _evaluate(con, ms, options: EvalOptions, runs: list[str], warnings: list[str
         CAST(dense_rank() OVER (PARTITION BY qid ORDER BY docno DESC) - 1 AS BIGINT) AS doc FROM _rb_div_q""")
     rk = rankings(Tables(con, "_rb_div_r", "dq", ties="asc", key="sub"), options)
     rk.runs = runs
-    missing, extra, notes = _missing(rk, options)
-    groups = pd.concat([rk.groups] + extra, ignore_index=True)
-    order = groups.sort_values(["run", "qid"], kind="stable").index.to_numpy()
-    inverse = np.empty_like(order)
-    inverse[order] = np.arange(len(order))
-    groups = groups.iloc[order].reset_index(drop=True)
+    groups, _, inverse, missing, notes = ordered_groups(rk, options)
     g = inverse[rk.g]
     rows = np.lexsort((rk.key, rk.rank, g))                 # by ranking, rank, subtopic
-    present = set(groups["run"])
-    warnings += notes + [no_topic(r) for r in runs if r not in present]
+    warnings += notes
     q = con.execute("SELECT t, doc, sub, rel FROM dq").fetchnumpy()
     topic = pd.Index(rk.topics).get_indexer(groups["qid"])  # t numbers the qrels topics in order, as rk.topics lists them
     data = SubtopicData(topic.astype(np.int64), len(rk.topics), g[rows], rk.rank[rows],
