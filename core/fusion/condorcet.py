@@ -31,9 +31,7 @@ def copeland(v: Votes, weights: np.ndarray) -> np.ndarray:
     """1 + the number of other candidates each fused document goes before (ties in the votes count for both)."""
     s = v.stack
     out = np.zeros(len(v.start))
-    place = np.full((s.n_runs, len(v.start)), UNRANKED, np.int64)       # each run's place of each fused document
-    group = np.repeat(np.arange(len(v.start)), v.count)
-    place[s.run[v.order], group] = s.pos[v.order]
+    place = v.by_run(s.pos, np.full((s.n_runs, len(v.start)), UNRANKED, np.int64))   # run x fused document
     bounds = np.flatnonzero(np.r_[True, v.topic[1:] != v.topic[:-1]]) if len(v.topic) else np.zeros(0, int)
     for a, b in zip(bounds, np.r_[bounds[1:], len(v.topic)]):          # one topic: fused documents a..b-1
         topic = place[:, a:b]

@@ -57,10 +57,8 @@ def borda_points(v: Votes, weights: np.ndarray) -> np.ndarray:
     n_run = np.zeros((s.n_runs, s.n_topics))
     if len(start):
         n_run[s.run[start], s.topic[start]] = np.diff(np.r_[start, len(s.run)])
-    points = ((n_cand[None, :] - n_run + 1) / 2)[:, v.topic]            # run x fused document: not retrieved
-    group = np.repeat(np.arange(len(v.start)), v.count)
-    rows = v.order
-    points[s.run[rows], group] = n_cand[s.topic[rows]] - s.pos[rows]
+    unretrieved = ((n_cand[None, :] - n_run + 1) / 2)[:, v.topic]       # run x fused document
+    points = v.by_run(n_cand[s.topic] - s.pos, unretrieved)
     total = np.zeros(len(v.start))
     for r in range(s.n_runs):
         total += weights[r] * points[r]
