@@ -17,6 +17,7 @@ without ranking them (the Dask engine's topic split).
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, TypeVar
 
@@ -136,40 +137,42 @@ def pieces(src, options: EvalOptions) -> Rankings | None:
     return rk
 
 
+@contextmanager
+def _filled(path, con) -> Iterator[ParsedRun | None]:
+    """The run file's rows in DuckDB table rb_run_stream on `con` (which spills), dropped afterwards, and its
+    ParsedRun (tag, warnings, no rows); None for a file the reader declines (a CSV or TSV with a header line,
+    Parquet, UTF-16): `read_run` reads it."""
+    reader = RunSource.open(path, Path(str(path)).name)
+    if reader is None:
+        yield None
+        return
+    try:
+        with reader:
+            info = reader.fill(con, "rb_run_stream")
+        yield info
+    finally:
+        con.execute(statement("DROP TABLE IF EXISTS {t}", t="rb_run_stream")).fetchall()
+
+
 def table(src, options: EvalOptions) -> Rankings | None:
     """Any file the reader takes, its rows in a DuckDB table (rb_run_stream, which spills), ranked in SQL; None
     for a file the tolerant parser reads another way (a CSV or TSV with a header line, Parquet, UTF-16)."""
-    reader = RunSource.open(src.path, Path(str(src.path)).name)
-    if reader is None:
-        return None
-    try:
-        with reader:
-            info = reader.fill(src.con, "rb_run_stream")
+    with _filled(src.path, src.con) as info:
         if info is None:
             return None
         rk = table_rankings(src.con, "rb_run_stream", src.qrels_table, options, run_name=_name(info, src.path))
-    finally:
-        src.con.execute(statement("DROP TABLE IF EXISTS {t}", t="rb_run_stream")).fetchall()
     rk.warnings = list(info.warnings)
     return rk
 
 
 def file_rows(path, con) -> tuple[pa.Table, ParsedRun] | None:
     """(qid, docno, score) of every line of a run file in file order, and its ParsedRun (tag, warnings, no rows),
-    read as `table` reads it (through a DuckDB table on `con`, which spills): a large run in bounded memory besides
-    its rows, with the same errors as `read_run`. None for a file that reader declines (a CSV or TSV with a header
-    line, Parquet, UTF-16): `read_run` reads it."""
-    reader = RunSource.open(path, Path(str(path)).name)
-    if reader is None:
-        return None
-    try:
-        with reader:
-            info = reader.fill(con, "rb_run_stream")
+    read as `table` reads it: a large run in bounded memory besides its rows, with the same errors as `read_run`.
+    None for a file that reader declines."""
+    with _filled(path, con) as info:
         if info is None:
             return None
         return con.sql("SELECT qid, docno, score FROM rb_run_stream ORDER BY pos").to_arrow_table(), info
-    finally:
-        con.execute(statement("DROP TABLE IF EXISTS {t}", t="rb_run_stream")).fetchall()
 
 
 def read_whole(path) -> bool:
