@@ -16,10 +16,9 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from core.errors import EvalError
 from core.measures import EvalOptions, parse_measures
-from core.measures.diversity import FAMILIES, too_deep
-from core.measures.subtopics import DEPTH, SubtopicData
+from core.measures.diversity import FAMILIES, refuse_deep
+from core.measures.subtopics import SubtopicData
 from core.engine.stage2 import _assemble, ordered_groups
 from core.engine.kinds import Kind, check, read_runs, register
 from core.engine.stage1 import Tables, rankings
@@ -36,14 +35,6 @@ SINGLE = ("{file}: no topic has more than one subtopic, so these look like ordin
 
 def is_diversity(measure) -> bool:
     return measure.family.name in FAMILIES
-
-
-def _depth(ms) -> None:
-    """ndeval computes its measures down to DEPTH only."""
-    deep = [m.name for m in ms if too_deep(m)]
-    if deep:
-        raise EvalError(f"{', '.join(deep)}: ndeval computes the diversity measures down to rank {DEPTH} only "
-                        f"(ir_measures refuses deeper cutoffs too). Use a cutoff from 1 to {DEPTH}.")
 
 
 def evaluate_diversity(qrels: pd.DataFrame, run: pd.DataFrame, measures, options: EvalOptions = EvalOptions(),
@@ -110,4 +101,4 @@ def evaluate_diversity_files(qrels_path, run_paths, measures, options: EvalOptio
 KIND = register(Kind("diversity", evaluate_diversity_files, frozenset(FAMILIES),
                      f"Subtopic qrels (--qrels-kind diversity) give the diversity measures only "
                      f"({', '.join(sorted(FAMILIES))})", " Evaluate those against ordinary qrels in a second call.",
-                     tuple(NDEVAL_DEFAULT), _depth, trec=False))
+                     tuple(NDEVAL_DEFAULT), refuse_deep, trec=False))

@@ -32,9 +32,12 @@ NRBP_TAIL = 1e-17               # the greedy ideal stops where beta^i * S / (1 -
 ANY_DEPTH = {"alpha_DCG_raw"}    # textbook forms: not limited to ndeval's DEPTH
 
 
-def too_deep(m) -> bool:
-    """An ndeval measure cut deeper than ndeval's DEPTH (ir_measures refuses it too)."""
-    return m.cutoff is not None and m.cutoff > DEPTH and m.family.name not in ANY_DEPTH
+def refuse_deep(ms) -> None:
+    """Refuse ndeval measures cut deeper than ndeval's DEPTH (ir_measures refuses them too), naming them."""
+    deep = [m.name for m in ms if m.cutoff is not None and m.cutoff > DEPTH and m.family.name not in ANY_DEPTH]
+    if deep:
+        raise EvalError(f"{', '.join(deep)}: ndeval computes the diversity measures down to rank {DEPTH} only "
+                        f"(ir_measures refuses deeper cutoffs too). Use a cutoff from 1 to {DEPTH}.")
 
 
 def _ctx(ctx, m) -> SubtopicCtx:
@@ -44,9 +47,7 @@ def _ctx(ctx, m) -> SubtopicCtx:
     if m.family.param("alpha") is not None and m.get("alpha") > 1.0:
         raise EvalError(f"{m.name}: alpha is the chance a subtopic already seen is not wanted again, from 0 to 1; "
                         f"{m.get('alpha')!r} would make repeated subtopics count negatively.")
-    if too_deep(m):
-        raise EvalError(f"{m.name}: ndeval computes the diversity measures down to rank {DEPTH} only (ir_measures "
-                        f"refuses deeper cutoffs too). Use a cutoff from 1 to {DEPTH}.")
+    refuse_deep([m])
     return ctx
 
 
