@@ -100,10 +100,7 @@ class Family:
     rel_param: bool = False                     # accepts rel=<level> overriding -l
 
     def param(self, name):
-        for p in self.params:
-            if p.name == name:
-                return p
-        return None
+        return next((p for p in self.params if p.name == name), None)
 
 
 @dataclass(frozen=True)
@@ -113,9 +110,9 @@ class Measure:
     cutoff: float | int | None = None
 
     def get(self, name):
-        for k, v in self.params:
-            if k == name:
-                return v
+        given = dict(self.params)
+        if name in given:
+            return given[name]
         p = self.family.param(name)
         return p.default if p else None
 
