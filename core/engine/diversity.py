@@ -16,11 +16,11 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from core.measures import EvalOptions, parse_measures
+from core.measures import EvalOptions
 from core.measures.diversity import FAMILIES, refuse_deep
 from core.measures.subtopics import SubtopicData
 from core.engine.stage2 import _assemble, ordered_groups
-from core.engine.kinds import Kind, check, read_runs, register
+from core.engine.kinds import Kind, read_runs, register
 from core.engine.stage1 import Tables, rankings
 from core.engine.types import EvalResult
 
@@ -42,8 +42,7 @@ def evaluate_diversity(qrels: pd.DataFrame, run: pd.DataFrame, measures, options
     """qrels: qid, subtopic, docno, rel (in file order: subtopics are numbered by first appearance, as pyndeval
     does); run: [run,] qid, docno, score (a rank column is ignored). `runs`: every run asked for, in order (default:
     those in `run`)."""
-    ms = parse_measures(measures, compat=options.compat)
-    check(KIND, ms)
+    ms = KIND.measures(measures, options)
     run = run.assign(run="run") if "run" not in run.columns else run
     run = run[["run", "qid", "docno", "score"]].astype({"run": str, "qid": str, "docno": str, "score": float})
     qrels = qrels[["qid", "subtopic", "docno", "rel"]].astype({"qid": str, "subtopic": str, "docno": str,
@@ -91,8 +90,7 @@ def read_subtopic_frame(path) -> tuple[pd.DataFrame, list[str]]:
 
 def evaluate_diversity_files(qrels_path, run_paths, measures, options: EvalOptions = EvalOptions()) -> EvalResult:
     """`evaluate --qrels-kind diversity`: a subtopic qrels file and run files."""
-    ms = parse_measures(measures, compat=options.compat)
-    check(KIND, ms)
+    ms = KIND.measures(measures, options)
     qrels, warnings = read_subtopic_frame(qrels_path)
     run, names, more = read_runs(run_paths, options)
     return evaluate_diversity(qrels, run, ms, options, warnings + more, runs=names)

@@ -12,7 +12,7 @@ import pandas as pd
 import pyarrow as pa
 
 from core.engine.finish import summarise
-from core.engine.kinds import Kind, check, read_runs, register
+from core.engine.kinds import Kind, read_runs, register
 from core.engine.relevance import evaluate_frames
 from core.engine.types import EvalResult
 from core.measures import EvalOptions, parse_measures
@@ -25,8 +25,7 @@ def evaluate_jg_files(qrels_path, run_paths, measures, options: EvalOptions = Ev
     """trec_eval -R qrels_jg: `qrels_path` is `qid jg docno rel`; the measures are the *_avgjg families."""
     from core.formats import read_qrels
 
-    ms = parse_measures(measures, compat=options.compat)
-    check(KIND, ms)
+    ms = KIND.measures(measures, options)
     parsed = read_qrels(qrels_path, filename=Path(str(qrels_path)).name, judgment_groups=True)
     groups = parsed.groups if parsed.groups is not None else pa.array(["0"] * parsed.n_rows)
     qrels = pd.DataFrame({"qid": parsed.table["qid"].to_pandas(), "jg": groups.to_pandas(),
