@@ -108,11 +108,11 @@ def fuse(runs: list[pd.DataFrame], method: str = "wsum", *, norm: str | None = N
     return Fused(table, provenance(m, norm_name, values, w if m.weighted else None, names or []))
 
 
-def provenance(method: Method, norm: str, params: dict, weights, names: list[str]) -> dict:
+def provenance(method: Method, norm: str, params: dict, weights, names: list[str], **more) -> dict:
+    """The fused run's provenance: method, norm, params and weights when given, `more` (tuning), then the runs."""
     out = {"method": method.name, "norm": norm}
     if params:
         out["params"] = {k: params[k] for k in sorted(params)}
     if weights is not None:
         out["weights"] = [float(x) for x in weights]
-    out["runs"] = list(names)
-    return out
+    return out | more | {"runs": list(names)}

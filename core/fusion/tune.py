@@ -93,11 +93,9 @@ def tune(runs: list[pd.DataFrame], method: str, qrels: pd.DataFrame, *, measure:
     else:
         from core.fusion.tune_learned import learned
         fold_rows, overall, overall_score, held, table = learned(m, s, configs, fused, qrels, measure, folds, seed)
-    prov = provenance(m, norm_named(norm or m.default_norm).name, {}, None, names or [])
-    runs_list = prov.pop("runs")
-    prov["tune"] = {"qrels": qrels_name, "measure": measure, "folds": folds, "seed": seed}
-    prov["fold_params"] = {str(i): f.params for i, f in enumerate(fold_rows, 1)}
-    prov["runs"] = runs_list
+    prov = provenance(m, norm_named(norm or m.default_norm).name, {}, None, names or [],
+                      tune={"qrels": qrels_name, "measure": measure, "folds": folds, "seed": seed},
+                      fold_params={str(i): f.params for i, f in enumerate(fold_rows, 1)})
     return Tuning(m.name, measure, fold_rows, configs[overall], overall_score, float(np.mean(held)), len(configs),
                   Fused(table, prov))
 
