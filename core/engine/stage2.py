@@ -7,7 +7,7 @@ import pandas as pd
 import pyarrow as pa
 
 from core.measures import EvalOptions, Measure, parse_measures
-from core.measures.context import Data
+from core.measures.context import Data, closed_up
 from core.engine.finish import missing_topics, no_topic, skipped, summarise
 from core.engine.types import EvalResult, Rankings
 
@@ -41,12 +41,7 @@ def _cut(rk: Rankings, options: EvalOptions) -> tuple[np.ndarray, np.ndarray, np
         num_ret, g, rank, rel = np.minimum(num_ret, int(options.max_depth)), g[keep], rank[keep], rel[keep]
     if options.judged_only:
         order = by_ranking(g, rank)
-        g, rel = g[order], rel[order]
-        keep = rel >= 0
-        g, rel = g[keep], rel[keep]
-        num_ret = np.bincount(g, minlength=len(rk.groups)).astype(np.int64)
-        starts = np.r_[0, np.cumsum(num_ret)[:-1]]
-        rank = np.arange(len(g)) - starts[g] + 1
+        num_ret, g, rank, rel = closed_up(g[order], rel[order], len(rk.groups))
     return num_ret, g, rank, rel
 
 
