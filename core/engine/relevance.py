@@ -1,12 +1,7 @@
-"""Evaluation against relevance qrels (the kind `relevance`): (runs, qrels, measures, options) -> per-query long
-table plus the summary.
-
-Stage 1 (core/engine/stage1/) turns a run plus qrels into `Rankings`: trec_eval's ranking (score desc, docno desc)
-joined to the qrels, keeping only the judged rows (~6% of a run) plus the number retrieved per ranking.
-Stage 2 (core/engine/stage2.py) computes every measure as a vectorised aggregate over those columns.
-This module only wires sources to the two stages: files (`evaluate_relevance_files`, what
-`core.engine.evaluate.evaluate_files` calls for this kind), DataFrames (`evaluate_frames`), parsed files
-(`evaluate_parsed`) and DuckDB tables (`evaluate`).
+"""Evaluation against relevance qrels (the kind `relevance`): this module wires each kind of source to stage 1
+and stage 2 (docs/architecture.md): files (`evaluate_relevance_files`, what `core.engine.evaluate.evaluate_files`
+calls for this kind), DataFrames (`evaluate_frames`), parsed files (`evaluate_parsed`) and DuckDB tables
+(`evaluate`).
 """
 from __future__ import annotations
 
