@@ -15,13 +15,11 @@ from core.engine import diversity, jg, relevance  # noqa: F401  (each registers 
 from core.engine.kinds import KINDS
 from core.engine.prefs import evaluate as prefs  # noqa: F401  (registers prefs and qrels_prefs)
 from core.engine.relevance import evaluate_frames
-from core.engine.stage2 import evaluate_rankings
-from core.engine.types import EvalResult, Rankings, merge
+from core.engine.types import EvalResult, Rankings
 from core.errors import EvalError
 from core.measures import EvalOptions
 
-__all__ = ["evaluate_files", "evaluate_frames", "evaluate_rankings", "kind_of", "EvalOptions", "EvalResult",
-           "Rankings", "merge", "KINDS"]
+__all__ = ["evaluate_files", "evaluate_frames", "kind_of", "EvalOptions", "EvalResult", "Rankings", "KINDS"]
 
 
 def kind_of(name: str):
