@@ -41,11 +41,11 @@ def nickname(name: str, compat: int = 9) -> list[str] | None:
 
 @lru_cache(maxsize=None)
 def _trec_table():
-    return [(rx, t, f) for f in REGISTRY for rx, t in trec_patterns(f)]
+    return [(rx, f) for f in REGISTRY for rx in trec_patterns(f)]
 
 
 def _from_trec(name: str) -> Measure | None:
-    for rx, template, fam in _trec_table():
+    for rx, fam in _trec_table():
         mt = rx.match(name)
         if not mt:
             continue
@@ -163,7 +163,7 @@ def _unknown(text: str) -> str:
     return f"Unknown measure {text!r}.{hint}"
 
 
-def _expand_trec(text: str, compat: int) -> list[str] | None:
+def _expand_trec(text: str) -> list[str] | None:
     """trec_eval's `-m P` (default cutoffs) and `-m P.5,10` forms."""
     base, _, params = text.partition(".")
     if params and _from_trec(f"{base}_{params}") is not None and base in (
@@ -202,7 +202,7 @@ def _expand(n: str, compat: int) -> tuple[list[str], bool]:
         parse_measure(n)
         return [n.strip()], False
     except EvalError:
-        expanded = _expand_trec(n.strip(), compat)
+        expanded = _expand_trec(n.strip())
         if expanded is None:
             raise
         return expanded, True
