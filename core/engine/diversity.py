@@ -48,13 +48,10 @@ def evaluate_diversity(qrels: pd.DataFrame, run: pd.DataFrame, measures, options
     qrels = qrels[["qid", "subtopic", "docno", "rel"]].astype({"qid": str, "subtopic": str, "docno": str,
                                                                "rel": "int64"})
     qrels = qrels.assign(sord=pd.factorize(qrels["subtopic"])[0])
-    con = duckdb.connect()
-    try:
+    with duckdb.connect() as con:
         con.register("_rb_div_q", qrels)
         con.register("_rb_div_r", run)
         return _evaluate(con, ms, options, list(runs or pd.unique(run["run"])), list(warnings))
-    finally:
-        con.close()
 
 
 def _evaluate(con, ms, options: EvalOptions, runs: list[str], warnings: list[str]) -> EvalResult:

@@ -44,15 +44,12 @@ def evaluate_frames(qrels_df: pd.DataFrame, run_df: pd.DataFrame, measures,
         run_df["run"] = "run"
     run_df = run_df.astype({"run": str, "qid": str, "docno": str, "score": float})
     qrels_df = qrels_df[["qid", "docno", "rel"]].astype({"qid": str, "docno": str, "rel": "int64"})
-    con = duckdb.connect()
-    try:
+    with duckdb.connect() as con:
         con.register("_rb_run_src", run_df[["run", "qid", "docno", "score"]])
         con.register("_rb_qrels_src", qrels_df)
         con.execute("CREATE TEMP TABLE rb_run AS SELECT * FROM _rb_run_src")
         con.execute("CREATE TEMP TABLE rb_qrels AS SELECT * FROM _rb_qrels_src")
         return evaluate(con, "rb_run", "rb_qrels", measures, options, run_name="run" if single else None)
-    finally:
-        con.close()
 
 
 def evaluate_relevance_files(qrels_path, run_paths, measures, options: EvalOptions = EvalOptions()) -> EvalResult:
