@@ -33,8 +33,8 @@ class Kind:
     trec: bool = True                       # trec_eval's measures: --compat and its refusals apply
 
     def measures(self, names, options: EvalOptions) -> list:
-        """`names` (names, sets or Measures) parsed under options.compat; a measure the kind does not compute is
-        refused, naming it and what the kind does compute."""
+        """`names` (names, sets or Measures) parsed under options.compat; a measure the kind does not compute
+        is refused, naming it and what the kind does compute."""
         ms = parse_measures(names, compat=options.compat)
         other = [m.name for m in ms if self.families is not None and m.family.name not in self.families]
         if other:

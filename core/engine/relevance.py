@@ -1,7 +1,7 @@
-"""Evaluation against relevance qrels (the kind `relevance`): this module wires each kind of source to stage 1
-and stage 2 (docs/architecture.md): files (`evaluate_relevance_files`, what `core.engine.evaluate.evaluate_files`
-calls for this kind), DataFrames (`evaluate_frames`), parsed files (`evaluate_parsed`) and DuckDB tables
-(`evaluate`).
+"""Evaluation against relevance qrels (the kind `relevance`): this module wires each kind of source to stage
+1 and stage 2 (docs/architecture.md): files (`evaluate_relevance_files`, what
+`core.engine.evaluate.evaluate_files` calls for this kind), DataFrames (`evaluate_frames`), parsed files
+(`evaluate_parsed`) and DuckDB tables (`evaluate`).
 """
 from __future__ import annotations
 

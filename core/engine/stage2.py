@@ -57,9 +57,10 @@ def _level_matrix(levels: pd.DataFrame, qids) -> np.ndarray:
 
 
 def ordered_groups(rk: Rankings, options: EvalOptions):
-    """(groups, order, inverse, missing, warnings): the rankings plus those -c adds for the qrels topics a run
-    lacks, sorted by (run, qid), with `order` (new row -> old) and `inverse` (old row -> new); the topics each run
-    lacks; the warnings that they were skipped (without -c) and that a run shares no topic with the qrels."""
+    """(groups, order, inverse, missing, warnings): the rankings plus those -c adds for the qrels topics a
+    run lacks, sorted by (run, qid), with `order` (new row -> old) and `inverse` (old row -> new); the topics
+    each run lacks; the warnings that they were skipped (without -c) and that a run shares no topic with the
+    qrels."""
     missing = missing_topics(rk.groups, rk.runs, rk.topics)
     groups, warnings = rk.groups, []
     if not options.complete:
@@ -71,7 +72,7 @@ def ordered_groups(rk: Rankings, options: EvalOptions):
     inverse = np.empty_like(order)
     inverse[order] = np.arange(len(order))
     groups = groups.iloc[order].reset_index(drop=True)
-    present = set(groups["run"].unique())       # not set(groups["run"]): that iterates the Arrow column value by value
+    present = set(groups["run"].unique())       # set(groups["run"]) would iterate the Arrow column value by value
     warnings += [no_topic(r) for r in rk.runs if r not in present]
     return groups, order, inverse, missing, warnings
 

@@ -30,8 +30,8 @@ UNRANKED = np.iinfo(np.int64).max
 
 
 def copeland(v: Votes, weighted: bool) -> np.ndarray:
-    """1 + the number of other candidates each fused document goes before (ties in the votes count for both); each
-    run's vote weighs its weight (`weighted`) or 1."""
+    """1 + the number of other candidates each fused document goes before (ties in the votes count for both);
+    each run's vote weighs its weight (`weighted`) or 1."""
     s = v.stack
     weights = v.weights if weighted else np.ones(s.n_runs)
     out = np.zeros(len(v.start))
@@ -56,8 +56,8 @@ def copeland(v: Votes, weighted: bool) -> np.ndarray:
 
 register(Method("condorcet", partial(copeland, weighted=False),
                 r"1 + |\{e \ne d : |\{r : p_r(d) < p_r(e)\}| \ge |\{r : p_r(d) \not< p_r(e)\}|\}|",
-                "Condorcet fusion: documents ordered by pairwise majority (the number of documents each beats; see "
-                "below for cycles).", MONTAGUE, ranx="condorcet"))
+                "Condorcet fusion: documents ordered by pairwise majority (the number of documents each beats; "
+                "see below for cycles).", MONTAGUE, ranx="condorcet"))
 register(Method("w_condorcet", partial(copeland, weighted=True),
                 r"1 + |\{e \ne d : \sum_{r : p_r(d) < p_r(e)} w_r \ge \sum_{r : p_r(d) \not< p_r(e)} w_r\}|",
                 "Weighted Condorcet fusion.", MONTAGUE, weighted=True, aliases=("weighted_condorcet",),

@@ -109,7 +109,7 @@ def fuse(runs: list[pd.DataFrame], method: str = "wsum", *, norm: str | None = N
 
 
 def provenance(method: Method, norm: str, params: dict, weights, names: list[str], **more) -> dict:
-    """The fused run's provenance: method, norm, params and weights when given, `more` (tuning), then the runs."""
+    """The fused run's provenance: method, norm, params and weights when given, `more` (tuning), the runs."""
     out = {"method": method.name, "norm": norm}
     if params:
         out["params"] = {k: params[k] for k in sorted(params)}

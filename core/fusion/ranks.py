@@ -50,10 +50,10 @@ def _logn_isr(v: Votes, sigma: float) -> np.ndarray:
 
 
 def borda_points(v: Votes, weighted: bool) -> np.ndarray:
-    """sum_r w_r points_r(d) (w_r the run's weight when `weighted`, else 1): N - p for a retrieved document (N the
-    topic's candidates), (N - n_r + 1)/2 for one the run did not retrieve (n_r its number of documents for the
-    topic; 0 for a topic it lacks). The runs' points are added in the runs' order, as ranx adds them, so that equal
-    sums stay equal to the last bit."""
+    """sum_r w_r points_r(d) (w_r the run's weight when `weighted`, else 1): N - p for a retrieved document (N
+    the topic's candidates), (N - n_r + 1)/2 for one the run did not retrieve (n_r its number of documents for
+    the topic; 0 for a topic it lacks). The runs' points are added in the runs' order, as ranx adds them, so
+    that equal sums stay equal to the last bit."""
     s = v.stack
     weights = v.weights if weighted else np.ones(s.n_runs)
     n_cand = np.bincount(v.topic, minlength=s.n_topics).astype(float)

@@ -45,8 +45,8 @@ class Votes:
         return (v[low] + v[high]) / 2
 
     def by_run(self, values: np.ndarray, out: np.ndarray) -> np.ndarray:
-        """`out` (runs x fused documents) with each run's per-row `values` (in stack order) put in its row at the
-        fused documents it retrieved; the other cells keep what `out` held."""
+        """`out` (runs x fused documents) with each run's per-row `values` (in stack order) put in its row at
+        the fused documents it retrieved; the other cells keep what `out` held."""
         out[self.stack.run[self.order], self.group] = np.asarray(values)[self.order]
         return out
 

@@ -11,8 +11,9 @@ from core.measures import ap, avgjg, cwl, diversity, gain, misc, peers, precisio
 from core.measures.base import REGISTRY, EvalOptions, Family, Measure
 from core.measures.parse import ALL_TREC_9, ALL_TREC_10, OFFICIAL, labelled, parse_measure, parse_measures
 from core.measures.sources import DIFFERENCES, sources
-from core.measures.nuggets import NUGGET_SCORES, NUGGET_SOURCE, NuggetResult, nugget_scores, score_nugget_files
+from core.measures.nuggets import (NUGGET_SCORES, NUGGET_SOURCE, NuggetResult, nugget_scores,
+                                   score_nugget_files)
 
-__all__ = ["REGISTRY", "EvalOptions", "Family", "Measure", "parse_measure", "parse_measures", "labelled", "OFFICIAL",
-           "ALL_TREC_9", "ALL_TREC_10", "DIFFERENCES", "sources", "NUGGET_SCORES", "NUGGET_SOURCE", "NuggetResult",
-           "nugget_scores", "score_nugget_files"]
+__all__ = ["REGISTRY", "EvalOptions", "Family", "Measure", "parse_measure", "parse_measures", "labelled",
+           "OFFICIAL", "ALL_TREC_9", "ALL_TREC_10", "DIFFERENCES", "sources", "NUGGET_SCORES", "NUGGET_SOURCE",
+           "NuggetResult", "nugget_scores", "score_nugget_files"]

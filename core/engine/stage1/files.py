@@ -1,8 +1,8 @@
-"""Stage 1 of run files: the engine's sink of the one large-file reader (core.formats.pieces). The providers
-`empty`, `pieces`, `table` and `whole` are tried in that order by `core.engine.stage1.choose` (only `empty` and
-`whole` for a file smaller than pieces_min_bytes() or already parsed; not `table` for one smaller than
-WHOLE_MAX_BYTES); all but `whole` decline (return None) what they cannot serve. `file_rows` reads a run file's rows
-as `table` does, without ranking them (the Dask engine's topic split).
+"""Stage 1 of run files: the engine's sink of the one large-file reader (core.formats.pieces). The
+providers `empty`, `pieces`, `table` and `whole` are tried in that order by `core.engine.stage1.choose` (only
+`empty` and `whole` for a file smaller than pieces_min_bytes() or already parsed; not `table` for one smaller
+than WHOLE_MAX_BYTES); all but `whole` decline (return None) what they cannot serve. `file_rows` reads a run
+file's rows as `table` does, without ranking them (the Dask engine's topic split).
 """
 from __future__ import annotations
 
@@ -104,9 +104,9 @@ def _gzip(path) -> bool:
 
 
 def pieces(src, options: EvalOptions) -> Rankings | None:
-    """A clean file written topic by topic, a piece of whole topics at a time, each ranked in Arrow (memory stays
-    bounded however long the file); the next piece is read and checked on a second thread (`ahead`) while this
-    one is ranked. None otherwise."""
+    """A clean file written topic by topic, a piece of whole topics at a time, each ranked in Arrow (memory
+    stays bounded however long the file); the next piece is read and checked on a second thread (`ahead`)
+    while this one is ranked. None otherwise."""
     summary, parts, tags = src.summary or qrels_summary(src.con, src.qrels_table), [], []
     reader = RunSource.open(src.path, Path(str(src.path)).name)
     if reader is None:
@@ -148,9 +148,9 @@ def _filled(path, con) -> Iterator[ParsedRun | None]:
 
 
 def table(src, options: EvalOptions) -> Rankings | None:
-    """Any file the reader takes (clean in any order, or one the tolerant parser must read), its rows in a DuckDB
-    table (rb_run_stream, which spills), ranked in SQL, raising what `whole` would raise; None for a file the
-    tolerant parser reads another way (a CSV or TSV with a header line, Parquet, UTF-16)."""
+    """Any file the reader takes (clean in any order, or one the tolerant parser must read), its rows in a
+    DuckDB table (rb_run_stream, which spills), ranked in SQL, raising what `whole` would raise; None for a
+    file the tolerant parser reads another way (a CSV or TSV with a header line, Parquet, UTF-16)."""
     with _filled(src.path, src.con) as info:
         if info is None:
             return None
@@ -161,8 +161,8 @@ def table(src, options: EvalOptions) -> Rankings | None:
 
 def file_rows(path, con) -> tuple[pa.Table, ParsedRun] | None:
     """(qid, docno, score) of every line of a run file in file order, and its ParsedRun (tag, warnings, no rows),
-    read as `table` reads it: a large run in bounded memory besides its rows, with the same errors as `read_run`.
-    None for a file that reader declines."""
+    read as `table` reads it: a large run in bounded memory besides its rows, with the same errors as
+    `read_run`. None for a file that reader declines."""
     with _filled(path, con) as info:
         if info is None:
             return None
