@@ -7,27 +7,28 @@ import re
 from functools import lru_cache
 
 from core.errors import EvalError, UnknownMeasureError
+from core.measures.ap import IPREC_CUTS
 from core.measures.base import REGISTRY, Measure, all_names, family_named, make, trec_patterns
+from core.measures.precision import CUTS
 from core.measures.prefs import ALL_PREFS, PREFS_OFFICIAL
 
 _IR = re.compile(r"(?P<name>\w+)\s*(?:\((?P<params>[^)]*)\))?\s*(?:@\s*(?P<cutoff>[0-9]*\.?[0-9]+))?\Z")
 _PARAM = re.compile(r"\s*(?P<key>[A-Za-z_]\w*)\s*=\s*(?P<value>'[^']*'|\"[^\"]*\"|\{[^}]*\}|[^,]+?)\s*(?:,|\Z)")
 
-_IPREC = [f"iprec_at_recall_{x:.2f}" for x in (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)]
-_CUT = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+_IPREC = [f"iprec_at_recall_{x:.2f}" for x in IPREC_CUTS]
 MULTS = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)      # trec_eval's default Rprec_mult values
 OFFICIAL = (["num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank"]
-            + _IPREC + [f"P_{k}" for k in _CUT])
-ALL_TREC_9 = (OFFICIAL + ["relstring"] + [f"recall_{k}" for k in _CUT]
+            + _IPREC + [f"P_{k}" for k in CUTS])
+ALL_TREC_9 = (OFFICIAL + ["relstring"] + [f"recall_{k}" for k in CUTS]
               + ["infAP", "gm_bpref"] + [f"Rprec_mult_{x:.2f}" for x in MULTS]
               + ["utility", "11pt_avg", "binG", "G", "ndcg", "ndcg_rel", "Rndcg"]
-              + [f"ndcg_cut_{k}" for k in _CUT] + [f"map_cut_{k}" for k in _CUT]
-              + [f"relative_P_{k}" for k in _CUT] + ["success_1", "success_5", "success_10"]
+              + [f"ndcg_cut_{k}" for k in CUTS] + [f"map_cut_{k}" for k in CUTS]
+              + [f"relative_P_{k}" for k in CUTS] + ["success_1", "success_5", "success_10"]
               + ["set_P", "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret"])
 ALL_TREC_10 = ALL_TREC_9 + ["rbp", "rbp_resid", "unj_5", "unj_10", "unj_20"]
 # trec_eval's `set` nickname (measures.c set_names; runid and num_q are the header lines), in its output order
 SET = ["num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_relative_P", "set_recall", "set_map", "set_F"]
-QRELS_JG = (["map_avgjg"] + [f"P_avgjg_{k}" for k in _CUT] + [f"Rprec_mult_avgjg_{x:.2f}" for x in MULTS])
+QRELS_JG = (["map_avgjg"] + [f"P_avgjg_{k}" for k in CUTS] + [f"Rprec_mult_avgjg_{x:.2f}" for x in MULTS])
 # the nicknames -m accepts (all_trec: ALL_TREC_10 under --compat 10); all_prefs and prefs go with -R prefs
 NICKNAMES = {"official": OFFICIAL, "all_trec": ALL_TREC_9, "set": SET, "qrels_jg": QRELS_JG,
              "all_prefs": ALL_PREFS, "prefs": PREFS_OFFICIAL}
