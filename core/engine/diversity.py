@@ -16,13 +16,11 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from core.errors import EvalError
-from core.measures import EvalOptions, parse_measures
-from core.measures.diversity import FAMILIES, too_deep
-from core.measures.subtopics import DEPTH, SubtopicData
-from core.engine.stage2 import _assemble, _missing
-from core.engine.finish import no_topic
-from core.engine.kinds import Kind, check, read_runs, register
+from core.measures import EvalOptions
+from core.measures.diversity import FAMILIES, refuse_deep
+from core.measures.subtopics import SubtopicData
+from core.engine.stage2 import _assemble, ordered_groups
+from core.engine.kinds import Kind, read_runs, register
 from core.engine.stage1 import Tables, rankings
 from core.engine.types import EvalResult
 
@@ -39,33 +37,21 @@ def is_diversity(measure) -> bool:
     return measure.family.name in FAMILIES
 
 
-def _depth(ms) -> None:
-    """ndeval computes its measures down to DEPTH only."""
-    deep = [m.name for m in ms if too_deep(m)]
-    if deep:
-        raise EvalError(f"{', '.join(deep)}: ndeval computes the diversity measures down to rank {DEPTH} only "
-                        f"(ir_measures refuses deeper cutoffs too). Use a cutoff from 1 to {DEPTH}.")
-
-
 def evaluate_diversity(qrels: pd.DataFrame, run: pd.DataFrame, measures, options: EvalOptions = EvalOptions(),
                        warnings=(), runs: list[str] | None = None) -> EvalResult:
     """qrels: qid, subtopic, docno, rel (in file order: subtopics are numbered by first appearance, as pyndeval
     does); run: [run,] qid, docno, score (a rank column is ignored). `runs`: every run asked for, in order (default:
     those in `run`)."""
-    ms = parse_measures(measures, compat=options.compat)
-    check(KIND, ms)
+    ms = KIND.measures(measures, options)
     run = run.assign(run="run") if "run" not in run.columns else run
     run = run[["run", "qid", "docno", "score"]].astype({"run": str, "qid": str, "docno": str, "score": float})
     qrels = qrels[["qid", "subtopic", "docno", "rel"]].astype({"qid": str, "subtopic": str, "docno": str,
                                                                "rel": "int64"})
     qrels = qrels.assign(sord=pd.factorize(qrels["subtopic"])[0])
-    con = duckdb.connect()
-    try:
+    with duckdb.connect() as con:
         con.register("_rb_div_q", qrels)
         con.register("_rb_div_r", run)
         return _evaluate(con, ms, options, list(runs or pd.unique(run["run"])), list(warnings))
-    finally:
-        con.close()
 
 
 def _evaluate(con, ms, options: EvalOptions, runs: list[str], warnings: list[str]) -> EvalResult:
@@ -77,16 +63,10 @@ def _evaluate(con, ms, options: EvalOptions, runs: list[str], warnings: list[str
         CAST(dense_rank() OVER (PARTITION BY qid ORDER BY docno DESC) - 1 AS BIGINT) AS doc FROM _rb_div_q""")
     rk = rankings(Tables(con, "_rb_div_r", "dq", ties="asc", key="sub"), options)
     rk.runs = runs
-    missing, extra, notes = _missing(rk, options)
-    groups = pd.concat([rk.groups] + extra, ignore_index=True)
-    order = groups.sort_values(["run", "qid"], kind="stable").index.to_numpy()
-    inverse = np.empty_like(order)
-    inverse[order] = np.arange(len(order))
-    groups = groups.iloc[order].reset_index(drop=True)
+    groups, _, inverse, missing, notes = ordered_groups(rk, options)
     g = inverse[rk.g]
     rows = np.lexsort((rk.key, rk.rank, g))                 # by ranking, rank, subtopic
-    present = set(groups["run"])
-    warnings += notes + [no_topic(r) for r in runs if r not in present]
+    warnings += notes
     q = con.execute("SELECT t, doc, sub, rel FROM dq").fetchnumpy()
     topic = pd.Index(rk.topics).get_indexer(groups["qid"])  # t numbers the qrels topics in order, as rk.topics lists them
     data = SubtopicData(topic.astype(np.int64), len(rk.topics), g[rows], rk.rank[rows],
@@ -107,8 +87,7 @@ def read_subtopic_frame(path) -> tuple[pd.DataFrame, list[str]]:
 
 def evaluate_diversity_files(qrels_path, run_paths, measures, options: EvalOptions = EvalOptions()) -> EvalResult:
     """`evaluate --qrels-kind diversity`: a subtopic qrels file and run files."""
-    ms = parse_measures(measures, compat=options.compat)
-    check(KIND, ms)
+    ms = KIND.measures(measures, options)
     qrels, warnings = read_subtopic_frame(qrels_path)
     run, names, more = read_runs(run_paths, options)
     return evaluate_diversity(qrels, run, ms, options, warnings + more, runs=names)
@@ -117,4 +96,4 @@ def evaluate_diversity_files(qrels_path, run_paths, measures, options: EvalOptio
 KIND = register(Kind("diversity", evaluate_diversity_files, frozenset(FAMILIES),
                      f"Subtopic qrels (--qrels-kind diversity) give the diversity measures only "
                      f"({', '.join(sorted(FAMILIES))})", " Evaluate those against ordinary qrels in a second call.",
-                     tuple(NDEVAL_DEFAULT), _depth, trec=False))
+                     tuple(NDEVAL_DEFAULT), refuse_deep, trec=False))

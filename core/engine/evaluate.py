@@ -12,16 +12,14 @@ core.service.evaluate.evaluate_stored; on a Dask cluster, core.distributed.evalu
 from __future__ import annotations
 
 from core.engine import diversity, jg, relevance  # noqa: F401  (each registers its kind)
-from core.engine.kinds import KINDS, check
+from core.engine.kinds import KINDS
 from core.engine.prefs import evaluate as prefs  # noqa: F401  (registers prefs and qrels_prefs)
 from core.engine.relevance import evaluate_frames
-from core.engine.stage2 import evaluate_rankings
-from core.engine.types import EvalResult, Rankings, merge
+from core.engine.types import EvalResult, Rankings
 from core.errors import EvalError
-from core.measures import EvalOptions, parse_measures
+from core.measures import EvalOptions
 
-__all__ = ["evaluate_files", "evaluate_frames", "evaluate_rankings", "kind_of", "EvalOptions", "EvalResult",
-           "Rankings", "merge", "KINDS"]
+__all__ = ["evaluate_files", "evaluate_frames", "kind_of", "EvalOptions", "EvalResult", "Rankings", "KINDS"]
 
 
 def kind_of(name: str):
@@ -38,6 +36,4 @@ def evaluate_files(qrels, runs, measures=None, options: EvalOptions = EvalOption
     names, sets or Measures (default: the kind's, e.g. trec_eval's official set). Runs are named by their tag (the
     last line's, as trec_eval's runid), else the file name; a name already taken gets the file name added."""
     k = kind_of(kind)
-    ms = parse_measures(measures or list(k.default), compat=options.compat)
-    check(k, ms)
-    return k.evaluate(qrels, runs, ms, options)
+    return k.evaluate(qrels, runs, k.measures(measures or list(k.default), options), options)

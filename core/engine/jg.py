@@ -12,7 +12,7 @@ import pandas as pd
 import pyarrow as pa
 
 from core.engine.finish import summarise
-from core.engine.kinds import Kind, check, read_runs, register
+from core.engine.kinds import Kind, read_runs, register
 from core.engine.relevance import evaluate_frames
 from core.engine.types import EvalResult
 from core.measures import EvalOptions, parse_measures
@@ -25,8 +25,7 @@ def evaluate_jg_files(qrels_path, run_paths, measures, options: EvalOptions = Ev
     """trec_eval -R qrels_jg: `qrels_path` is `qid jg docno rel`; the measures are the *_avgjg families."""
     from core.formats import read_qrels
 
-    ms = parse_measures(measures, compat=options.compat)
-    check(KIND, ms)
+    ms = KIND.measures(measures, options)
     parsed = read_qrels(qrels_path, filename=Path(str(qrels_path)).name, judgment_groups=True)
     groups = parsed.groups if parsed.groups is not None else pa.array(["0"] * parsed.n_rows)
     qrels = pd.DataFrame({"qid": parsed.table["qid"].to_pandas(), "jg": groups.to_pandas(),
@@ -48,13 +47,12 @@ def evaluate_jg(qrels: pd.DataFrame, run: pd.DataFrame, measures, options: EvalO
     pq = result.per_query
     pq = pq.assign(qid=pq["qid"].str.split(SEP, n=1).str[0])
     per_query = pq.groupby(["run", "qid", "measure"], sort=True, as_index=False)["value"].mean()
-    by_measure = {m.name: m for m in ms}
     wide = per_query.pivot_table(index=["run", "qid"], columns="measure", values="value").reset_index()
     summary = summarise(wide["run"].to_numpy(object), ms, [wide[m.name].to_numpy() for m in ms]) if len(wide) else \
         pd.DataFrame({"run": [], "measure": [], "value": []})
     missing = {r: sorted({q.split(SEP, 1)[0] for q in qs}) for r, qs in result.missing_topics.items()}
     notes = [w.replace(SEP, "/") for w in result.warnings]
-    per_query["measure"] = pd.Categorical(per_query["measure"], categories=list(by_measure))
+    per_query["measure"] = pd.Categorical(per_query["measure"], categories=[m.name for m in ms])
     per_query = per_query.sort_values(["run", "measure", "qid"]).astype({"measure": object}).reset_index(drop=True)
     return EvalResult(per_query, summary, missing, list(warnings) + notes, result.text.iloc[:0],
                       wide.groupby("run").size().to_dict(), ms, [r for r in result.runs])

@@ -16,9 +16,9 @@ import pyarrow.compute as pc
 from core.engine.finish import run_names
 from core.errors import EvalError
 from core.formats import is_empty_file, read_run
-from core.measures import EvalOptions
+from core.measures import EvalOptions, parse_measures
 
-__all__ = ["Kind", "KINDS", "register", "check", "read_runs"]
+__all__ = ["Kind", "KINDS", "register", "read_runs"]
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,17 @@ class Kind:
     check_more: Callable | None = None      # a further check of the measures (e.g. ndeval's depth)
     trec: bool = True                       # trec_eval's measures: --compat and its refusals apply
 
+    def measures(self, names, options: EvalOptions) -> list:
+        """`names` (names, sets or Measures) parsed under options.compat; a measure the kind does not compute
+        is refused, naming it and what the kind does compute."""
+        ms = parse_measures(names, compat=options.compat)
+        other = [m.name for m in ms if self.families is not None and m.family.name not in self.families]
+        if other:
+            raise EvalError(f"{self.serves}, not {', '.join(other)}.{self.advice}")
+        if self.check_more is not None:
+            self.check_more(ms)
+        return ms
+
 
 KINDS: dict[str, Kind] = {}
 
@@ -39,15 +50,6 @@ KINDS: dict[str, Kind] = {}
 def register(kind: Kind) -> Kind:
     KINDS[kind.name] = kind
     return kind
-
-
-def check(kind: Kind, ms) -> None:
-    """Refuse measures the kind does not compute, naming them and what it does compute."""
-    other = [m.name for m in ms if kind.families is not None and m.family.name not in kind.families]
-    if other:
-        raise EvalError(f"{kind.serves}, not {', '.join(other)}.{kind.advice}")
-    if kind.check_more is not None:
-        kind.check_more(ms)
 
 
 def read_runs(run_paths, options: EvalOptions = EvalOptions()) -> tuple[pd.DataFrame, list[str], list[str]]:

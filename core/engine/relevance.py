@@ -1,10 +1,5 @@
-"""Evaluation against relevance qrels (the kind `relevance`): (runs, qrels, measures, options) -> per-query long
-table plus the summary.
-
-Stage 1 (core/engine/stage1/) turns a run plus qrels into `Rankings`: trec_eval's ranking (score desc, docno desc)
-joined to the qrels, keeping only the judged rows (~6% of a run) plus the number retrieved per ranking.
-Stage 2 (core/engine/stage2.py) computes every measure as a vectorised aggregate over those columns.
-This module only wires sources to the two stages: files (`evaluate_relevance_files`, what
+"""Evaluation against relevance qrels (the kind `relevance`): this module wires each kind of source to stage
+1 and stage 2 (docs/architecture.md): files (`evaluate_relevance_files`, what
 `core.engine.evaluate.evaluate_files` calls for this kind), DataFrames (`evaluate_frames`), parsed files
 (`evaluate_parsed`) and DuckDB tables (`evaluate`).
 """
@@ -49,15 +44,12 @@ def evaluate_frames(qrels_df: pd.DataFrame, run_df: pd.DataFrame, measures,
         run_df["run"] = "run"
     run_df = run_df.astype({"run": str, "qid": str, "docno": str, "score": float})
     qrels_df = qrels_df[["qid", "docno", "rel"]].astype({"qid": str, "docno": str, "rel": "int64"})
-    con = duckdb.connect()
-    try:
+    with duckdb.connect() as con:
         con.register("_rb_run_src", run_df[["run", "qid", "docno", "score"]])
         con.register("_rb_qrels_src", qrels_df)
         con.execute("CREATE TEMP TABLE rb_run AS SELECT * FROM _rb_run_src")
         con.execute("CREATE TEMP TABLE rb_qrels AS SELECT * FROM _rb_qrels_src")
         return evaluate(con, "rb_run", "rb_qrels", measures, options, run_name="run" if single else None)
-    finally:
-        con.close()
 
 
 def evaluate_relevance_files(qrels_path, run_paths, measures, options: EvalOptions = EvalOptions()) -> EvalResult:

@@ -7,7 +7,7 @@ import pandas as pd
 import pyarrow as pa
 
 from core.measures import EvalOptions, Measure, parse_measures
-from core.measures.context import Data
+from core.measures.context import Data, closed_up
 from core.engine.finish import missing_topics, no_topic, skipped, summarise
 from core.engine.types import EvalResult, Rankings
 
@@ -41,12 +41,7 @@ def _cut(rk: Rankings, options: EvalOptions) -> tuple[np.ndarray, np.ndarray, np
         num_ret, g, rank, rel = np.minimum(num_ret, int(options.max_depth)), g[keep], rank[keep], rel[keep]
     if options.judged_only:
         order = by_ranking(g, rank)
-        g, rel = g[order], rel[order]
-        keep = rel >= 0
-        g, rel = g[keep], rel[keep]
-        num_ret = np.bincount(g, minlength=len(rk.groups)).astype(np.int64)
-        starts = np.r_[0, np.cumsum(num_ret)[:-1]]
-        rank = np.arange(len(g)) - starts[g] + 1
+        num_ret, g, rank, rel = closed_up(g[order], rel[order], len(rk.groups))
     return num_ret, g, rank, rel
 
 
@@ -61,33 +56,37 @@ def _level_matrix(levels: pd.DataFrame, qids) -> np.ndarray:
     return mat[rows]
 
 
-def _missing(rk: Rankings, options: EvalOptions) -> tuple[dict[str, list[str]], list[pd.DataFrame], list[str]]:
-    """(qrels topics each run lacks, the rankings -c adds for them, the warnings when they are skipped)."""
+def ordered_groups(rk: Rankings, options: EvalOptions):
+    """(groups, order, inverse, missing, warnings): the rankings plus those -c adds for the qrels topics a
+    run lacks, sorted by (run, qid), with `order` (new row -> old) and `inverse` (old row -> new); the topics
+    each run lacks; the warnings that they were skipped (without -c) and that a run shares no topic with the
+    qrels."""
     missing = missing_topics(rk.groups, rk.runs, rk.topics)
-    if options.complete:
-        return missing, [pd.DataFrame({"run": r, "qid": miss}) for r, miss in missing.items()], []
-    return missing, [], [skipped(r, miss) for r, miss in missing.items()]
+    groups, warnings = rk.groups, []
+    if not options.complete:
+        warnings = [skipped(r, miss) for r, miss in missing.items()]
+    elif missing:
+        extra = [pd.DataFrame({"run": r, "qid": miss}) for r, miss in missing.items()]
+        groups = pd.concat([groups] + extra, ignore_index=True)
+    order = groups.sort_values(["run", "qid"], kind="stable").index.to_numpy()
+    inverse = np.empty_like(order)
+    inverse[order] = np.arange(len(order))
+    groups = groups.iloc[order].reset_index(drop=True)
+    present = set(groups["run"].unique())       # set(groups["run"]) would iterate the Arrow column value by value
+    warnings += [no_topic(r) for r in rk.runs if r not in present]
+    return groups, order, inverse, missing, warnings
 
 
 def evaluate_rankings(rk: Rankings, measures, options: EvalOptions = EvalOptions()) -> EvalResult:
     """Every measure of `measures` (names or Measures) on every ranking of `rk`, with trec_eval's options."""
     ms = parse_measures(measures, compat=options.compat)
-    groups, runs = rk.groups, rk.runs
     num_ret, g, rank, rel = _cut(rk, options)
-    missing, extra, warnings = _missing(rk, options)
-    if extra:
-        groups = pd.concat([groups] + extra, ignore_index=True)
-        num_ret = np.r_[num_ret, np.zeros(len(groups) - len(num_ret), dtype=np.int64)]
-    order = groups.sort_values(["run", "qid"], kind="stable").index.to_numpy()
-    inverse = np.empty_like(order)
-    inverse[order] = np.arange(len(order))
-    groups = groups.iloc[order].reset_index(drop=True)
+    groups, order, inverse, missing, warnings = ordered_groups(rk, options)
+    num_ret = np.r_[num_ret, np.zeros(len(groups) - len(num_ret), dtype=np.int64)]   # -c's added rankings
     g_new = inverse[g]
     perm = by_ranking(g_new, rank)
     data = Data(num_ret[order], _level_matrix(rk.levels, groups["qid"]), g_new[perm], rank[perm], rel[perm], options)
-    present = set(groups["run"].unique())       # not set(groups["run"]): that iterates the Arrow column value by value
-    warnings += [no_topic(r) for r in runs if r not in present]
-    return _assemble(groups, data, ms, options, runs, missing, warnings)
+    return _assemble(groups, data, ms, options, rk.runs, missing, warnings)
 
 
 def _values(data: Data, m: Measure, options: EvalOptions):

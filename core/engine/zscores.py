@@ -63,12 +63,9 @@ def to_zscores(result: EvalResult, pairs, zscores: pd.DataFrame) -> EvalResult:
     z[known & (std == 0) & (v == mean)] = 0.0
     pq["value"] = z
     ms = [m for m in result.measures if m.family.agg != "text"]
-    runs, vals = [], []
     order = pq.sort_values(["measure", "run", "qid"], kind="stable")
-    first = order[order["measure"] == ms[0].name] if ms else order.iloc[:0]
-    run_col = first["run"].to_numpy(object)
-    for m in ms:
-        vals.append(order.loc[order["measure"] == m.name, "value"].to_numpy())
-    summary = summarise(run_col, ms, vals)
+    blocks = [order[order["measure"] == m.name] for m in ms]
+    run_col = blocks[0]["run"].to_numpy(object) if ms else np.zeros(0, object)
+    summary = summarise(run_col, ms, [b["value"].to_numpy() for b in blocks])
     return EvalResult(pq, summary, result.missing_topics, result.warnings, result.text, result.num_q,
                       result.measures, result.runs)

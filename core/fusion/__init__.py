@@ -12,7 +12,6 @@ runs as frames and evaluates through core.engine (tune.py): it sits between the 
 from core.fusion import norms, combine, condorcet, ranks  # noqa: F401, I001
 from core.fusion import learned  # noqa: F401, E402
 from core.fusion.fuse import Fused, fuse
-from core.fusion.registry import METHODS, NORMS, Method, Norm, Param, method_named, norm_named, weight_grid
+from core.fusion.registry import METHODS, NORMS, Method, method_named, norm_named, weight_grid
 
-__all__ = ["Fused", "fuse", "METHODS", "NORMS", "Method", "Norm", "Param", "method_named", "norm_named",
-           "weight_grid"]
+__all__ = ["Fused", "fuse", "METHODS", "NORMS", "Method", "method_named", "norm_named", "weight_grid"]

@@ -16,6 +16,8 @@ numpy expression over a whole block.
 """
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from core.fusion.registry import Method, register
@@ -27,13 +29,13 @@ BLOCK = 512
 UNRANKED = np.iinfo(np.int64).max
 
 
-def copeland(v: Votes, weights: np.ndarray) -> np.ndarray:
-    """1 + the number of other candidates each fused document goes before (ties in the votes count for both)."""
+def copeland(v: Votes, weighted: bool) -> np.ndarray:
+    """1 + the number of other candidates each fused document goes before (ties in the votes count for both);
+    each run's vote weighs its weight (`weighted`) or 1."""
     s = v.stack
+    weights = v.weights if weighted else np.ones(s.n_runs)
     out = np.zeros(len(v.start))
-    place = np.full((s.n_runs, len(v.start)), UNRANKED, np.int64)       # each run's place of each fused document
-    group = np.repeat(np.arange(len(v.start)), v.count)
-    place[s.run[v.order], group] = s.pos[v.order]
+    place = v.by_run(s.pos, np.full((s.n_runs, len(v.start)), UNRANKED, np.int64))   # run x fused document
     bounds = np.flatnonzero(np.r_[True, v.topic[1:] != v.topic[:-1]]) if len(v.topic) else np.zeros(0, int)
     for a, b in zip(bounds, np.r_[bounds[1:], len(v.topic)]):          # one topic: fused documents a..b-1
         topic = place[:, a:b]
@@ -52,17 +54,11 @@ def copeland(v: Votes, weights: np.ndarray) -> np.ndarray:
     return out
 
 
-def _condorcet(v: Votes) -> np.ndarray:
-    return copeland(v, np.ones(v.stack.n_runs))
-
-
-def _w_condorcet(v: Votes) -> np.ndarray:
-    return copeland(v, v.weights)
-
-
-register(Method("condorcet", _condorcet, r"1 + |\{e \ne d : |\{r : p_r(d) < p_r(e)\}| \ge "
-                r"|\{r : p_r(d) \not< p_r(e)\}|\}|", "Condorcet fusion: documents ordered by pairwise majority "
-                "(the number of documents each beats; see below for cycles).", MONTAGUE, ranx="condorcet"))
-register(Method("w_condorcet", _w_condorcet, r"1 + |\{e \ne d : \sum_{r : p_r(d) < p_r(e)} w_r \ge "
-                r"\sum_{r : p_r(d) \not< p_r(e)} w_r\}|", "Weighted Condorcet fusion.", MONTAGUE, weighted=True,
-                aliases=("weighted_condorcet",), ranx="weighted_condorcet"))
+register(Method("condorcet", partial(copeland, weighted=False),
+                r"1 + |\{e \ne d : |\{r : p_r(d) < p_r(e)\}| \ge |\{r : p_r(d) \not< p_r(e)\}|\}|",
+                "Condorcet fusion: documents ordered by pairwise majority (the number of documents each beats; "
+                "see below for cycles).", MONTAGUE, ranx="condorcet"))
+register(Method("w_condorcet", partial(copeland, weighted=True),
+                r"1 + |\{e \ne d : \sum_{r : p_r(d) < p_r(e)} w_r \ge \sum_{r : p_r(d) \not< p_r(e)} w_r\}|",
+                "Weighted Condorcet fusion.", MONTAGUE, weighted=True, aliases=("weighted_condorcet",),
+                ranx="weighted_condorcet"))

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from core.errors import EvalError
-from core.fusion.registry import Method, method_named, norm_named
+from core.fusion.registry import Method, Norm, method_named, norm_named
 from core.fusion.stack import Stack, places, stack
 from core.fusion.votes import Votes, votes
 
@@ -45,11 +45,12 @@ def check_weights(method: Method, weights, n_runs: int) -> np.ndarray:
     return w
 
 
-def prepare(runs: list[pd.DataFrame], norm: str | None, method: Method) -> Stack:
-    """The runs stacked, ranked and normalised (`norm` None: the method's default)."""
+def prepare(runs: list[pd.DataFrame], norm: str | None, method: Method) -> tuple[Stack, Norm]:
+    """The runs stacked, ranked and normalised, and the normalisation (`norm` None: the method's default)."""
     if len(runs) < 1:
         raise EvalError("fusion needs at least one run. Give two or more run files.")
-    return norm_named(norm or method.default_norm).fn(stack(runs))
+    n = norm_named(norm or method.default_norm)
+    return n.fn(stack(runs)), n
 
 
 def scores(v: Votes, method: Method, params: dict, model=None) -> np.ndarray:
@@ -101,18 +102,17 @@ def fuse(runs: list[pd.DataFrame], method: str = "wsum", *, norm: str | None = N
     if depth is not None and int(depth) < 1:
         raise EvalError(f"the depth must be a positive number of documents, not {depth!r}. Give e.g. --depth 1000.")
     w = check_weights(m, weights, len(runs))
-    s = prepare(runs, norm, m)
+    s, n = prepare(runs, norm, m)
     v = votes(s, w)
     table = frame(v, scores(v, m, values, learn(m, s, qrels, values)), depth)
-    norm_name = norm_named(norm or m.default_norm).name
-    return Fused(table, provenance(m, norm_name, values, w if m.weighted else None, names or []))
+    return Fused(table, provenance(m, n.name, values, w if m.weighted else None, names or []))
 
 
-def provenance(method: Method, norm: str, params: dict, weights, names: list[str]) -> dict:
+def provenance(method: Method, norm: str, params: dict, weights, names: list[str], **more) -> dict:
+    """The fused run's provenance: method, norm, params and weights when given, `more` (tuning), the runs."""
     out = {"method": method.name, "norm": norm}
     if params:
         out["params"] = {k: params[k] for k in sorted(params)}
     if weights is not None:
         out["weights"] = [float(x) for x in weights]
-    out["runs"] = list(names)
-    return out
+    return out | more | {"runs": list(names)}

@@ -127,20 +127,13 @@ def _bayesfuse(v: Votes, model) -> np.ndarray:
     """Every run adds its log-odds of the document's place, or log(0.001/0.999) when it did not retrieve it (or
     placed it past 1000), in the runs' order, as ranx adds them."""
     s, odds = v.stack, model["log_odds"]
-    table = np.full((s.n_runs, len(v.start)), MIN_ODD)
-    rows = np.flatnonzero(s.pos < odds.shape[1])
-    table[s.run[rows], _groups_of(v)[rows]] = odds[s.run[rows], s.pos[rows]]
+    inside = s.pos < odds.shape[1]
+    values = np.where(inside, odds[s.run, np.minimum(s.pos, odds.shape[1] - 1)], MIN_ODD)
+    table = v.by_run(values, np.full((s.n_runs, len(v.start)), MIN_ODD))
     total = np.zeros(len(v.start))
     for r in range(s.n_runs):
         total += table[r]
     return total
-
-
-def _groups_of(v: Votes) -> np.ndarray:
-    """Each Stack row's fused-document number."""
-    out = np.empty(len(v.order), np.int64)
-    out[v.order] = np.repeat(np.arange(len(v.start)), v.count)
-    return out
 
 
 def _probfuse_train(s, qrels, n_segments: int, **_):

@@ -3,6 +3,8 @@ weighted_bordafuse). A place p_r(d) is 0-based, in the run's ranking after norma
 not retrieve gets nothing from it, except in Borda, where it shares the points the run left unused."""
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from core.fusion.norms import blocks
@@ -47,32 +49,24 @@ def _logn_isr(v: Votes, sigma: float) -> np.ndarray:
     return _inverse_square(v) * np.log(v.count + sigma)
 
 
-def borda_points(v: Votes, weights: np.ndarray) -> np.ndarray:
-    """sum_r w_r points_r(d): N - p for a retrieved document (N the topic's candidates), (N - n_r + 1)/2 for one
-    the run did not retrieve (n_r its number of documents for the topic; 0 for a topic it lacks). The runs' points
-    are added in the runs' order, as ranx adds them, so that equal sums stay equal to the last bit."""
+def borda_points(v: Votes, weighted: bool) -> np.ndarray:
+    """sum_r w_r points_r(d) (w_r the run's weight when `weighted`, else 1): N - p for a retrieved document (N
+    the topic's candidates), (N - n_r + 1)/2 for one the run did not retrieve (n_r its number of documents for
+    the topic; 0 for a topic it lacks). The runs' points are added in the runs' order, as ranx adds them, so
+    that equal sums stay equal to the last bit."""
     s = v.stack
+    weights = v.weights if weighted else np.ones(s.n_runs)
     n_cand = np.bincount(v.topic, minlength=s.n_topics).astype(float)
     start, _ = blocks(s)
     n_run = np.zeros((s.n_runs, s.n_topics))
     if len(start):
         n_run[s.run[start], s.topic[start]] = np.diff(np.r_[start, len(s.run)])
-    points = ((n_cand[None, :] - n_run + 1) / 2)[:, v.topic]            # run x fused document: not retrieved
-    group = np.repeat(np.arange(len(v.start)), v.count)
-    rows = v.order
-    points[s.run[rows], group] = n_cand[s.topic[rows]] - s.pos[rows]
+    unretrieved = ((n_cand[None, :] - n_run + 1) / 2)[:, v.topic]       # run x fused document
+    points = v.by_run(n_cand[s.topic] - s.pos, unretrieved)
     total = np.zeros(len(v.start))
     for r in range(s.n_runs):
         total += weights[r] * points[r]
     return total
-
-
-def _bordafuse(v: Votes) -> np.ndarray:
-    return borda_points(v, np.ones(v.stack.n_runs))
-
-
-def _w_bordafuse(v: Votes) -> np.ndarray:
-    return borda_points(v, v.weights)
 
 
 ISR = r"\sum_{r \ni d} \frac{1}{(p_r(d) + 1)^2}"
@@ -85,9 +79,9 @@ register(Method("log_isr", _log_isr, ISR + r" \cdot \ln |\{r \ni d\}|", "Inverse
                 "number of runs (0 for a document one run retrieved).", MOURAO, ranx="log_isr"))
 register(Method("logn_isr", _logn_isr, ISR + r" \cdot \ln (|\{r \ni d\}| + \sigma)", "log_isr with sigma added "
                 "to the count.", MOURAO, params=(SIGMA,), ranx="logn_isr"))
-register(Method("bordafuse", _bordafuse, r"\sum_r \begin{cases} N - p_r(d) & r \ni d \\ (N - n_r + 1)/2 & "
-                r"\text{otherwise} \end{cases}", "Borda count over the topic's N candidates; n_r documents in run "
-                "r.", ASLAM, ranx="bordafuse"))
-register(Method("w_bordafuse", _w_bordafuse, r"\sum_r w_r \begin{cases} N - p_r(d) & r \ni d \\ (N - n_r + 1)/2 & "
-                r"\text{otherwise} \end{cases}", "Weighted Borda count.", ASLAM, weighted=True,
-                aliases=("weighted_bordafuse",), ranx="weighted_bordafuse"))
+BORDA = r"\begin{cases} N - p_r(d) & r \ni d \\ (N - n_r + 1)/2 & \text{otherwise} \end{cases}"
+register(Method("bordafuse", partial(borda_points, weighted=False), r"\sum_r " + BORDA, "Borda count over the "
+                "topic's N candidates; n_r documents in run r.", ASLAM, ranx="bordafuse"))
+register(Method("w_bordafuse", partial(borda_points, weighted=True), r"\sum_r w_r " + BORDA,
+                "Weighted Borda count.", ASLAM, weighted=True, aliases=("weighted_bordafuse",),
+                ranx="weighted_bordafuse"))

@@ -109,38 +109,36 @@ class Norm:
     aliases: tuple[str, ...] = ()
 
 
+def _add(entry, listing: list, names: dict, kind: str):
+    for name in (entry.name, *entry.aliases):
+        if name in names:
+            raise ValueError(f"fusion {kind} {name} registered twice")
+        names[name] = entry
+    listing.append(entry)
+    return entry
+
+
 def register(method: Method) -> Method:
-    for name in (method.name, *method.aliases):
-        if name in _METHOD:
-            raise ValueError(f"fusion method {name} registered twice")
-        _METHOD[name] = method
-    METHODS.append(method)
-    return method
+    return _add(method, METHODS, _METHOD, "method")
 
 
 def register_norm(norm: Norm) -> Norm:
-    for name in (norm.name, *norm.aliases):
-        _NORM[name] = norm
-    NORMS.append(norm)
-    return norm
+    return _add(norm, NORMS, _NORM, "normalisation")
 
 
-def _unknown(kind: str, name: str, names: dict, option: str) -> EvalError:
+def _named(name: str, names: dict, kind: str, option: str):
+    key = name.strip().lower()
+    if key in names:
+        return names[key]
     close = difflib.get_close_matches(name.lower(), list(names), n=1)
     hint = f"Did you mean {close[0]}? " if close else ""
-    listed = ", ".join(m.name for m in (METHODS if kind == "method" else NORMS))
-    return EvalError(f"unknown fusion {kind} {name!r}. {hint}Use {option} with one of: {listed}.")
+    listed = ", ".join(dict.fromkeys(entry.name for entry in names.values()))    # registration order
+    raise EvalError(f"unknown fusion {kind} {name!r}. {hint}Use {option} with one of: {listed}.")
 
 
 def method_named(name: str) -> Method:
-    key = name.strip().lower()
-    if key in _METHOD:
-        return _METHOD[key]
-    raise _unknown("method", name, _METHOD, "--method")
+    return _named(name, _METHOD, "method", "--method")
 
 
 def norm_named(name: str) -> Norm:
-    key = name.strip().lower()
-    if key in _NORM:
-        return _NORM[key]
-    raise _unknown("normalisation", name, _NORM, "--norm")
+    return _named(name, _NORM, "normalisation", "--norm")

@@ -53,13 +53,13 @@ def places(group: np.ndarray) -> np.ndarray:
 
 
 def stack(runs: list[pd.DataFrame]) -> Stack:
-    """Runs as frames of (qid, docno, score), a document at most once per topic of a run -> one Stack, each run
-    ranked in trec_eval's order."""
+    """Runs (one or more) as frames of (qid, docno, score), a document at most once per topic of a run -> one
+    Stack, each run ranked in trec_eval's order."""
     sizes = [len(r) for r in runs]
     run = np.repeat(np.arange(len(runs), dtype=np.int64), sizes)
-    qid = np.concatenate([r["qid"].astype(str).to_numpy(object) for r in runs]) if runs else np.zeros(0, object)
-    docno = np.concatenate([r["docno"].astype(str).to_numpy(object) for r in runs]) if runs else np.zeros(0, object)
-    score = np.concatenate([r["score"].to_numpy(np.float64) for r in runs]) if runs else np.zeros(0)
+    qid = np.concatenate([r["qid"].astype(str).to_numpy(object) for r in runs])
+    docno = np.concatenate([r["docno"].astype(str).to_numpy(object) for r in runs])
+    score = np.concatenate([r["score"].to_numpy(np.float64) for r in runs])
     topic, topics = pd.factorize(qid, sort=True)
     doc, docs = pd.factorize(docno, sort=True)
     raw = Stack(run, topic.astype(np.int64), doc.astype(np.int64), score, np.zeros(len(run), np.int64),

@@ -24,7 +24,7 @@ import pandas as pd
 from core.fusion import folds as cv
 from core.fusion.folds import Fold
 from core.fusion.fuse import Fused, check_weights, frame, prepare, provenance, scores
-from core.fusion.registry import Method, method_named, norm_named, weight_grid
+from core.fusion.registry import Method, method_named, weight_grid
 from core.fusion.votes import votes
 
 __all__ = ["Fold", "Tuning", "tune", "configurations"]
@@ -80,7 +80,7 @@ def tune(runs: list[pd.DataFrame], method: str, qrels: pd.DataFrame, *, measure:
          qrels_name: str = "qrels") -> Tuning:
     m = method_named(method)
     configs = configurations(m, len(runs), params or {}, weights, step)
-    s = prepare(runs, norm, m)
+    s, n = prepare(runs, norm, m)
     base = votes(s, np.full(len(runs), 1.0 / max(len(runs), 1)))
 
     def fused(i: int, model=None) -> pd.DataFrame:
@@ -93,11 +93,9 @@ def tune(runs: list[pd.DataFrame], method: str, qrels: pd.DataFrame, *, measure:
     else:
         from core.fusion.tune_learned import learned
         fold_rows, overall, overall_score, held, table = learned(m, s, configs, fused, qrels, measure, folds, seed)
-    prov = provenance(m, norm_named(norm or m.default_norm).name, {}, None, names or [])
-    runs_list = prov.pop("runs")
-    prov["tune"] = {"qrels": qrels_name, "measure": measure, "folds": folds, "seed": seed}
-    prov["fold_params"] = {str(i): f.params for i, f in enumerate(fold_rows, 1)}
-    prov["runs"] = runs_list
+    prov = provenance(m, n.name, {}, None, names or [],
+                      tune={"qrels": qrels_name, "measure": measure, "folds": folds, "seed": seed},
+                      fold_params={str(i): f.params for i, f in enumerate(fold_rows, 1)})
     return Tuning(m.name, measure, fold_rows, configs[overall], overall_score, float(np.mean(held)), len(configs),
                   Fused(table, prov))
 

@@ -23,12 +23,11 @@ class Votes:
     topic: np.ndarray          # each fused document's topic code
     doc: np.ndarray            # each fused document's doc code
     count: np.ndarray          # how many runs retrieved it (after normalisation)
+    group: np.ndarray          # each sorted row's fused document
 
     def total(self, values: np.ndarray) -> np.ndarray:
         """Sum of per-row `values` (in stack order) over each fused document's rows."""
-        if len(self.start) == 0:
-            return np.zeros(0)
-        return np.add.reduceat(np.asarray(values, float)[self.order], self.start)
+        return self.reduce(np.add, values)
 
     def reduce(self, ufunc, values: np.ndarray) -> np.ndarray:
         if len(self.start) == 0:
@@ -40,11 +39,16 @@ class Votes:
         if len(self.start) == 0:
             return np.zeros(0)
         v = np.asarray(values, float)[self.order]
-        group = np.repeat(np.arange(len(self.start)), self.count)
-        v = v[np.lexsort((v, group))]
+        v = v[np.lexsort((v, self.group))]
         low = self.start + (self.count - 1) // 2
         high = self.start + self.count // 2
         return (v[low] + v[high]) / 2
+
+    def by_run(self, values: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """`out` (runs x fused documents) with each run's per-row `values` (in stack order) put in its row at
+        the fused documents it retrieved; the other cells keep what `out` held."""
+        out[self.stack.run[self.order], self.group] = np.asarray(values)[self.order]
+        return out
 
     @property
     def w(self) -> np.ndarray:
@@ -59,4 +63,5 @@ def votes(s: Stack, weights: np.ndarray) -> Votes:
     new = np.r_[True, k[1:] != k[:-1]] if len(k) else np.zeros(0, bool)
     start = np.flatnonzero(new)
     count = np.diff(np.r_[start, len(k)])
-    return Votes(s, np.asarray(weights, float), order, start, s.topic[order][start], s.doc[order][start], count)
+    return Votes(s, np.asarray(weights, float), order, start, s.topic[order][start], s.doc[order][start], count,
+                 np.repeat(np.arange(len(start)), count))

@@ -8,21 +8,12 @@ Each family is declared once, in the module of its kind (precision, ap, gain, mi
 RAG answers are declared in nuggets.py (NUGGET_SCORES): they score assignments, not rankings.
 """
 from core.measures import ap, avgjg, cwl, diversity, gain, misc, peers, precision, prefs  # noqa: F401  (registers the families)
-from core.measures.base import REGISTRY, EvalOptions, Family, Measure, Param, family_named
-from core.measures.parse import ALL_TREC_9, ALL_TREC_10, OFFICIAL, labelled, nickname, parse_measure, parse_measures
+from core.measures.base import REGISTRY, EvalOptions, Family, Measure
+from core.measures.parse import ALL_TREC_9, ALL_TREC_10, OFFICIAL, labelled, parse_measure, parse_measures
 from core.measures.sources import DIFFERENCES, sources
-from core.measures.nuggets import (NUGGET_SCORES, NUGGET_SOURCE, NuggetResult, NuggetScore, nugget_scores,
+from core.measures.nuggets import (NUGGET_SCORES, NUGGET_SOURCE, NuggetResult, nugget_scores,
                                    score_nugget_files)
 
-
-def reference_markdown() -> str:
-    """docs/measures.md, generated from the registry (core.measures.reference; imported here on use, so that
-    `python -m core.measures.reference` runs the module once)."""
-    from core.measures.reference import markdown
-    return markdown()
-
-
-__all__ = ["REGISTRY", "EvalOptions", "Family", "Measure", "Param", "family_named", "parse_measure",
-           "parse_measures", "labelled", "nickname", "OFFICIAL", "ALL_TREC_9", "ALL_TREC_10", "DIFFERENCES", "sources",
-           "reference_markdown", "NUGGET_SCORES", "NUGGET_SOURCE", "NuggetResult", "NuggetScore", "nugget_scores",
-           "score_nugget_files"]
+__all__ = ["REGISTRY", "EvalOptions", "Family", "Measure", "parse_measure", "parse_measures", "labelled",
+           "OFFICIAL", "ALL_TREC_9", "ALL_TREC_10", "DIFFERENCES", "sources", "NUGGET_SCORES", "NUGGET_SOURCE",
+           "NuggetResult", "nugget_scores", "score_nugget_files"]

@@ -12,7 +12,6 @@ from core.measures.base import Family, Param, register
 from core.measures.precision import CUTS, TREC, _p, _rprec
 
 AVG = " Averaged over the topic's judgment groups (trec_eval -R qrels_jg)."
-MULTS = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
 
 register(Family("P_avgjg", "Precision at k." + AVG, r"\frac{1}{|J|}\sum_{j \in J} P_j@k", TREC + " (m_P_avgjg.c)",
                 _p, cutoff="required", trec=("P_avgjg_{cutoff}",), trec_defaults=CUTS))

@@ -7,7 +7,7 @@ suggestions and the golden tests all read the registry, so they cannot drift apa
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Callable
 
 from core.errors import EvalError
@@ -100,10 +100,7 @@ class Family:
     rel_param: bool = False                     # accepts rel=<level> overriding -l
 
     def param(self, name):
-        for p in self.params:
-            if p.name == name:
-                return p
-        return None
+        return next((p for p in self.params if p.name == name), None)
 
 
 @dataclass(frozen=True)
@@ -113,9 +110,9 @@ class Measure:
     cutoff: float | int | None = None
 
     def get(self, name):
-        for k, v in self.params:
-            if k == name:
-                return v
+        given = dict(self.params)
+        if name in given:
+            return given[name]
         p = self.family.param(name)
         return p.default if p else None
 
@@ -251,8 +248,8 @@ def trec_name_of(m: Measure) -> str | None:
     return None
 
 
-def trec_patterns(family: Family):
-    """(compiled regex, template) pairs to parse trec_eval names back into measures."""
+def trec_patterns(family: Family) -> list[re.Pattern]:
+    """A compiled regex per trec_eval name template, to parse trec_eval names back into measures."""
     out = []
     for t in family.trec:
         rx, pos = "", 0
@@ -265,7 +262,7 @@ def trec_patterns(family: Family):
             rx += f"(?P<{f.group(1)}>" + body + ")"
             pos = f.end()
         rx += re.escape(t[pos:])
-        out.append((re.compile(rx + r"\Z"), t))
+        out.append(re.compile(rx + r"\Z"))
     return out
 
 
@@ -282,4 +279,4 @@ def all_names() -> list[str]:
 
 
 __all__ = ["REGISTRY", "EvalOptions", "Family", "Measure", "Param", "JUDGED_ONLY", "make", "register", "family_named",
-           "trec_name_of", "trec_patterns", "all_names", "field"]
+           "trec_name_of", "trec_patterns", "all_names"]

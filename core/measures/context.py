@@ -35,18 +35,24 @@ class Data:
         """The same rankings with every unjudged (or negative-grade) document dropped and the ranks closed up:
         trec_eval's -J, for one measure (ir_measures' judged_only=True)."""
         if self._judged is None:
-            keep = self.rel >= 0
-            g = self.g[keep]
-            counts = np.bincount(g, minlength=self.n_groups)
-            starts = np.r_[0, np.cumsum(counts)[:-1]].astype(np.int64)
-            rank = np.arange(len(g)) - starts[g] + 1
-            self._judged = Data(counts, self.levels, g, rank, self.rel[keep], self.options)
+            num_ret, g, rank, rel = closed_up(self.g, self.rel, self.n_groups)
+            self._judged = Data(num_ret, self.levels, g, rank, rel, self.options)
         return self._judged
 
     def ctx(self, rel_level: int) -> "Ctx":
         if rel_level not in self._ctx:
             self._ctx[rel_level] = Ctx(self, int(rel_level))
         return self._ctx[rel_level]
+
+
+def closed_up(g: np.ndarray, rel: np.ndarray, n_groups: int):
+    """(num_ret, g, rank, rel) of judged rows sorted by (group, rank) with the unjudged (negative-grade) ones
+    dropped and each group's ranks closed up: trec_eval's -J."""
+    keep = rel >= 0
+    g, rel = g[keep], rel[keep]
+    num_ret = np.bincount(g, minlength=n_groups).astype(np.int64)
+    starts = np.r_[0, np.cumsum(num_ret)[:-1]]
+    return num_ret, g, np.arange(len(g)) - starts[g] + 1, rel
 
 
 def safe_div(a, b):

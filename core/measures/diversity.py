@@ -20,6 +20,7 @@ import numpy as np
 
 from core.errors import EvalError
 from core.measures.base import JUDGED_ONLY, Family, Param, register
+from core.measures.context import safe_div
 from core.measures.subtopics import DEPTH, SubtopicCtx, powers
 
 REF = "ndeval 4.5 (TREC Web track) via pyndeval 0.0.8 and ir_measures 0.4.3"
@@ -32,9 +33,12 @@ NRBP_TAIL = 1e-17               # the greedy ideal stops where beta^i * S / (1 -
 ANY_DEPTH = {"alpha_DCG_raw"}    # textbook forms: not limited to ndeval's DEPTH
 
 
-def too_deep(m) -> bool:
-    """An ndeval measure cut deeper than ndeval's DEPTH (ir_measures refuses it too)."""
-    return m.cutoff is not None and m.cutoff > DEPTH and m.family.name not in ANY_DEPTH
+def refuse_deep(ms) -> None:
+    """Refuse ndeval measures cut deeper than ndeval's DEPTH (ir_measures refuses them too), naming them."""
+    deep = [m.name for m in ms if m.cutoff is not None and m.cutoff > DEPTH and m.family.name not in ANY_DEPTH]
+    if deep:
+        raise EvalError(f"{', '.join(deep)}: ndeval computes the diversity measures down to rank {DEPTH} only "
+                        f"(ir_measures refuses deeper cutoffs too). Use a cutoff from 1 to {DEPTH}.")
 
 
 def _ctx(ctx, m) -> SubtopicCtx:
@@ -44,9 +48,7 @@ def _ctx(ctx, m) -> SubtopicCtx:
     if m.family.param("alpha") is not None and m.get("alpha") > 1.0:
         raise EvalError(f"{m.name}: alpha is the chance a subtopic already seen is not wanted again, from 0 to 1; "
                         f"{m.get('alpha')!r} would make repeated subtopics count negatively.")
-    if too_deep(m):
-        raise EvalError(f"{m.name}: ndeval computes the diversity measures down to rank {DEPTH} only (ir_measures "
-                        f"refuses deeper cutoffs too). Use a cutoff from 1 to {DEPTH}.")
+    refuse_deep([m])
     return ctx
 
 
@@ -119,9 +121,7 @@ def _nrbp(ctx, m):
     alpha, beta = m.get("alpha"), m.get("beta")
     decay = powers(beta, int(ctx.rank.max(initial=1)))[ctx.rank - 1]
     total = np.bincount(ctx.g, weights=ctx.gains(alpha) * decay, minlength=ctx.Q)
-    out = np.zeros(ctx.Q)
-    np.divide(total * (1.0 - (1.0 - alpha) * beta), ctx.S, out=out, where=ctx.S > 0)
-    return out
+    return safe_div(total * (1.0 - (1.0 - alpha) * beta), ctx.S)
 
 
 def _nrbp_steps(ctx: SubtopicCtx, beta: float) -> int:
@@ -143,38 +143,27 @@ def _nnrbp(ctx, m):
     steps = _nrbp_steps(ctx, beta)
     ideal = ctx.ideal(alpha, steps)
     ideal_total = (ideal * powers(beta, steps)[None, :]).sum(axis=1)[ctx.d.topic_of_group]
-    run = _nrbp(ctx, m)
-    ideal_nrbp = np.zeros(ctx.Q)
-    np.divide(ideal_total * (1.0 - (1.0 - alpha) * beta), ctx.S, out=ideal_nrbp, where=ctx.S > 0)
-    return _ratio(run, ideal_nrbp)
+    return _ratio(_nrbp(ctx, m), safe_div(ideal_total * (1.0 - (1.0 - alpha) * beta), ctx.S))
 
 
 def _ap_ia(ctx, m):
     ctx = _ctx(ctx, m)
     key = ctx.g * ctx.W + ctx.sub
     total = np.bincount(key, weights=(ctx.seen + 1.0) / ctx.rank, minlength=ctx.Q * ctx.W).reshape(ctx.Q, ctx.W)
-    nrel = ctx.nrel_sub[ctx.d.topic_of_group]
-    per_sub = np.zeros(total.shape)
-    np.divide(total, nrel, out=per_sub, where=nrel > 0)
-    out = np.zeros(ctx.Q)
-    np.divide(per_sub.sum(axis=1), ctx.S, out=out, where=ctx.S > 0)
-    return out
+    per_sub = safe_div(total, ctx.nrel_sub[ctx.d.topic_of_group])
+    return safe_div(per_sub.sum(axis=1), ctx.S)
 
 
 def _p_ia(ctx, m):
     ctx = _ctx(ctx, m)
     hits = np.bincount(ctx.g[ctx.rank <= m.cutoff], minlength=ctx.Q)
-    out = np.zeros(ctx.Q)
-    np.divide(hits, m.cutoff * ctx.S, out=out, where=ctx.S > 0)
-    return out
+    return safe_div(hits, m.cutoff * ctx.S)
 
 
 def _strecall(ctx, m):
     ctx = _ctx(ctx, m)
     covered = np.bincount(ctx.g[(ctx.rank <= m.cutoff) & (ctx.seen == 0)], minlength=ctx.Q)
-    out = np.zeros(ctx.Q)
-    np.divide(covered, ctx.S, out=out, where=ctx.S > 0)
-    return out
+    return safe_div(covered, ctx.S)
 
 
 def _register(family: Family) -> None:

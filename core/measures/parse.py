@@ -7,51 +7,46 @@ import re
 from functools import lru_cache
 
 from core.errors import EvalError, UnknownMeasureError
+from core.measures.ap import IPREC_CUTS
 from core.measures.base import REGISTRY, Measure, all_names, family_named, make, trec_patterns
+from core.measures.precision import CUTS
 from core.measures.prefs import ALL_PREFS, PREFS_OFFICIAL
 
 _IR = re.compile(r"(?P<name>\w+)\s*(?:\((?P<params>[^)]*)\))?\s*(?:@\s*(?P<cutoff>[0-9]*\.?[0-9]+))?\Z")
 _PARAM = re.compile(r"\s*(?P<key>[A-Za-z_]\w*)\s*=\s*(?P<value>'[^']*'|\"[^\"]*\"|\{[^}]*\}|[^,]+?)\s*(?:,|\Z)")
 
-_IPREC = [f"iprec_at_recall_{x:.2f}" for x in (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)]
-_CUT = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+_IPREC = [f"iprec_at_recall_{x:.2f}" for x in IPREC_CUTS]
+MULTS = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)      # trec_eval's default Rprec_mult values
 OFFICIAL = (["num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank"]
-            + _IPREC + [f"P_{k}" for k in _CUT])
-ALL_TREC_9 = (["num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank"]
-              + _IPREC + [f"P_{k}" for k in _CUT] + ["relstring"] + [f"recall_{k}" for k in _CUT]
-              + ["infAP", "gm_bpref"] + [f"Rprec_mult_{x:.2f}" for x in (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)]
+            + _IPREC + [f"P_{k}" for k in CUTS])
+ALL_TREC_9 = (OFFICIAL + ["relstring"] + [f"recall_{k}" for k in CUTS]
+              + ["infAP", "gm_bpref"] + [f"Rprec_mult_{x:.2f}" for x in MULTS]
               + ["utility", "11pt_avg", "binG", "G", "ndcg", "ndcg_rel", "Rndcg"]
-              + [f"ndcg_cut_{k}" for k in _CUT] + [f"map_cut_{k}" for k in _CUT]
-              + [f"relative_P_{k}" for k in _CUT] + ["success_1", "success_5", "success_10"]
+              + [f"ndcg_cut_{k}" for k in CUTS] + [f"map_cut_{k}" for k in CUTS]
+              + [f"relative_P_{k}" for k in CUTS] + ["success_1", "success_5", "success_10"]
               + ["set_P", "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret"])
 ALL_TREC_10 = ALL_TREC_9 + ["rbp", "rbp_resid", "unj_5", "unj_10", "unj_20"]
 # trec_eval's `set` nickname (measures.c set_names; runid and num_q are the header lines), in its output order
 SET = ["num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_relative_P", "set_recall", "set_map", "set_F"]
-_MULTS = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
-QRELS_JG = (["map_avgjg"] + [f"P_avgjg_{k}" for k in _CUT] + [f"Rprec_mult_avgjg_{x:.2f}" for x in _MULTS])
+QRELS_JG = (["map_avgjg"] + [f"P_avgjg_{k}" for k in CUTS] + [f"Rprec_mult_avgjg_{x:.2f}" for x in MULTS])
+# the nicknames -m accepts (all_trec: ALL_TREC_10 under --compat 10); all_prefs and prefs go with -R prefs
+NICKNAMES = {"official": OFFICIAL, "all_trec": ALL_TREC_9, "set": SET, "qrels_jg": QRELS_JG,
+             "all_prefs": ALL_PREFS, "prefs": PREFS_OFFICIAL}
 
 
 def nickname(name: str, compat: int = 9) -> list[str] | None:
-    if name == "official":
-        return list(OFFICIAL)
-    if name == "all_trec":
-        return list(ALL_TREC_10 if compat >= 10 else ALL_TREC_9)
-    if name == "set":
-        return list(SET)
-    if name == "qrels_jg":
-        return list(QRELS_JG)
-    if name in ("all_prefs", "prefs"):              # trec_eval's prefs nicknames (with -R prefs / qrels_prefs)
-        return list(ALL_PREFS if name == "all_prefs" else PREFS_OFFICIAL)
-    return None
+    if name == "all_trec" and compat >= 10:
+        return list(ALL_TREC_10)
+    return list(NICKNAMES[name]) if name in NICKNAMES else None
 
 
 @lru_cache(maxsize=None)
 def _trec_table():
-    return [(rx, t, f) for f in REGISTRY for rx, t in trec_patterns(f)]
+    return [(rx, f) for f in REGISTRY for rx in trec_patterns(f)]
 
 
 def _from_trec(name: str) -> Measure | None:
-    for rx, template, fam in _trec_table():
+    for rx, fam in _trec_table():
         mt = rx.match(name)
         if not mt:
             continue
@@ -152,23 +147,7 @@ def ranx_name(text: str) -> str | None:
     return out
 
 
-# Peer measures Rankboard does not compute (yet): named plainly instead of a "did you mean" guess. None today:
-# the diversity family (core/measures/diversity.py) and the prefs measures (core/measures/prefs.py) are built.
-NOT_BUILT: dict[str, str] = {}
-
-
-def _not_built(text: str) -> str | None:
-    name = re.split(r"[(@]", text, maxsplit=1)[0].strip()
-    family = NOT_BUILT.get(name)
-    if family is None:
-        return None
-    return f"{text!r} is one of {family}, which Rankboard does not compute yet. See the Measures page for what it does."
-
-
 def _unknown(text: str) -> str:
-    plain = _not_built(text)
-    if plain:
-        return plain
     names = sorted(set(all_names()))
     base, at, cut = text.partition("@")
     close = []
@@ -185,7 +164,7 @@ def _unknown(text: str) -> str:
     return f"Unknown measure {text!r}.{hint}"
 
 
-def _expand_trec(text: str, compat: int) -> list[str] | None:
+def _expand_trec(text: str) -> list[str] | None:
     """trec_eval's `-m P` (default cutoffs) and `-m P.5,10` forms."""
     base, _, params = text.partition(".")
     if params and _from_trec(f"{base}_{params}") is not None and base in (
@@ -209,35 +188,33 @@ def _expand_trec(text: str, compat: int) -> list[str] | None:
         except ValueError:
             return None
     if base in ("Rprec_mult", "Rprec_mult_avgjg"):
-        vals = [float(c) for c in params.split(",") if c] if params else list(_MULTS)
+        vals = [float(c) for c in params.split(",") if c] if params else list(MULTS)
         return [f"{base}_{v:.2f}" for v in vals]
     return None
 
 
+def _expand(n: str, compat: int) -> tuple[list[str], bool]:
+    """(the names `n` stands for, whether it was expanded): a nickname's measures, trec_eval's `-m P` and
+    `-m P.5,10` forms, or `n` itself when it parses."""
+    expanded = nickname(n.strip(), compat)
+    if expanded is not None:
+        return expanded, True
+    try:
+        parse_measure(n)
+        return [n.strip()], False
+    except EvalError:
+        expanded = _expand_trec(n.strip())
+        if expanded is None:
+            raise
+        return expanded, True
+
+
 def parse_measures(names, compat: int = 9) -> list[Measure]:
     """Names, Measures or nicknames ('official', 'all_trec', trec family names like 'P') -> unique Measures."""
-    if isinstance(names, (str, Measure)):
-        names = [names]
     out: list[Measure] = []
-    for n in names:
-        if isinstance(n, Measure):
-            items = [n]
-        else:
-            expanded = nickname(n.strip(), compat)
-            if expanded is None:
-                try:
-                    items = [parse_measure(n)]
-                except EvalError:
-                    expanded = _expand_trec(n.strip(), compat) if isinstance(n, str) else None
-                    if expanded is None:
-                        raise
-            if expanded is not None:
-                items = [parse_measure(e) for e in expanded]
-        for m in items:
-            if m not in out:
-                out.append(m)
-    if not out:
-        raise EvalError("No measures given. Use for example -m official or -m nDCG@10.")
+    for _, m in labelled(names, compat):
+        if m not in out:
+            out.append(m)
     return out
 
 
@@ -251,20 +228,12 @@ def labelled(names, compat: int = 9) -> list[tuple[str, Measure]]:
         if isinstance(n, Measure):
             pairs = [(n.name, n)]
         else:
-            expanded = nickname(n.strip(), compat)
-            if expanded is None:
-                try:
-                    m = parse_measure(n)
-                    pairs = [(n.strip() if _from_trec(n.strip()) is not None else m.name, m)]
-                except EvalError:
-                    expanded = _expand_trec(n.strip(), compat)
-                    if expanded is None:
-                        raise
-            if expanded is not None:
-                pairs = []
-                for e in expanded:
-                    m = parse_measure(e)
-                    pairs.append((e if _from_trec(e) is not None else m.trec_name or m.name, m))
+            spellings, expanded = _expand(n, compat)
+            pairs = []
+            for e in spellings:
+                m = parse_measure(e)
+                canonical = (m.trec_name or m.name) if expanded else m.name
+                pairs.append((e if _from_trec(e) is not None else canonical, m))
         for label, m in pairs:
             if label not in [l for l, _ in out]:
                 out.append((label, m))

@@ -214,11 +214,9 @@ def test_cwl_family_matches_cwl_eval(data):
     assert not wrong, f"(measure, qid): (rankboard, ir_measures) {wrong}\nqrels={qrels}\nrun={run}"
 
 
-def test_every_ir_measures_name_is_accepted_or_plainly_not_built():
+def test_every_ir_measures_name_is_accepted():
     """Each name in ir_measures' registry parses in Rankboard (with @5 where it needs a cutoff, max_rel where the
-    C/W/L family needs it), or is refused with the message naming the family that is not built."""
-    from core.errors import UnknownMeasureError
-    from core.measures.parse import NOT_BUILT
+    C/W/L family needs it)."""
     refused = {}
     for name in ir_measures.measures.registry:
         ok = False
@@ -227,13 +225,8 @@ def test_every_ir_measures_name_is_accepted_or_plainly_not_built():
                 parse_measure(text)
                 ok = True
                 break
-            except UnknownMeasureError as e:
-                if name in NOT_BUILT:
-                    assert "does not compute yet" in str(e)
-                    ok = True
-                    break
             except EvalError:
                 continue
         if not ok:
             refused[name] = text
-    assert not refused, f"ir_measures names Rankboard neither accepts nor names as not built: {refused}"
+    assert not refused, f"ir_measures names Rankboard does not accept: {refused}"

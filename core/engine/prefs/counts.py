@@ -13,6 +13,7 @@ import numpy as np
 
 from core.engine.prefs.graph import Graph, expand, pa_group
 from core.engine.prefs.levels import level_counts
+from core.measures.context import safe_div        # 0 for a zero count of pairs, as trec_eval leaves it
 
 EDGES = 1_000_000
 # A topic with one judgment group holds each document pair at most once, in one direction (an EC group puts a
@@ -167,12 +168,6 @@ def _pairs(graph: Graph, p: dict, t: np.ndarray, a: np.ndarray, b: np.ndarray) -
     p["n_no"] += np.bincount(pt[plo >= njr], minlength=T)
 
 
-def _ratio(num, den):
-    """num / den where den > 0, else 0 (trec_eval leaves the value at 0)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(den > 0, num / np.where(den > 0, den, 1), 0.0)
-
-
 def _measures(graph: Graph, c: dict, p: dict) -> dict[str, np.ndarray]:
     T, t = len(graph.topics), graph.group_topic
 
@@ -188,7 +183,7 @@ def _measures(graph: Graph, c: dict, p: dict) -> dict[str, np.ndarray]:
             with np.errstate(divide="ignore", invalid="ignore"):
                 s = per_topic(num / den)
         else:
-            s = per_topic(_ratio(num, den))
+            s = per_topic(safe_div(num, den))
         with np.errstate(invalid="ignore"):
             return np.where(s > 0, s / np.maximum(n_jgs, 1), 0.0)
 
@@ -210,15 +205,15 @@ def _measures(graph: Graph, c: dict, p: dict) -> dict[str, np.ndarray]:
         "prefs_num_prefs_poss": per_topic(poss_ret + poss_imp + notoccur),
         "prefs_num_prefs_ful": per_topic(ful_ret + ful_imp),
         "prefs_num_prefs_ful_ret": per_topic(ful_ret),
-        "prefs_simp": _ratio(per_topic(ful_ret + ful_imp), per_topic(poss_ret + poss_imp + notoccur)),
-        "prefs_pair": _ratio(p["sum_ret"] + p["sum_imp"], pairs_all),
+        "prefs_simp": safe_div(per_topic(ful_ret + ful_imp), per_topic(poss_ret + poss_imp + notoccur)),
+        "prefs_pair": safe_div(p["sum_ret"] + p["sum_imp"], pairs_all),
         "prefs_avgjg": avgjg(ful_ret + ful_imp, poss_ret + poss_imp + notoccur),
         "prefs_avgjg_Rnonrel": avgjg(rn_num, rn_den, nan_ok=True),
-        "prefs_simp_ret": _ratio(per_topic(ful_ret), per_topic(poss_ret)),
-        "prefs_pair_ret": _ratio(p["sum_ret"], p["n_ret"]),
+        "prefs_simp_ret": safe_div(per_topic(ful_ret), per_topic(poss_ret)),
+        "prefs_pair_ret": safe_div(p["sum_ret"], p["n_ret"]),
         "prefs_avgjg_ret": avgjg(ful_ret, poss_ret),
         "prefs_avgjg_Rnonrel_ret": avgjg(rr_num, rr_den, nan_ok=True),
-        "prefs_simp_imp": _ratio(per_topic(ful_ret + ful_imp), per_topic(poss_ret + poss_imp)),
-        "prefs_pair_imp": _ratio(p["sum_ret"] + p["sum_imp"], p["n_ret"] + p["n_imp"]),
+        "prefs_simp_imp": safe_div(per_topic(ful_ret + ful_imp), per_topic(poss_ret + poss_imp)),
+        "prefs_pair_imp": safe_div(p["sum_ret"] + p["sum_imp"], p["n_ret"] + p["n_imp"]),
         "prefs_avgjg_imp": avgjg(ful_ret + ful_imp, poss_ret + poss_imp),
     }

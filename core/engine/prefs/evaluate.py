@@ -20,13 +20,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from core.errors import EvalError
-from core.measures import EvalOptions, parse_measures
+from core.measures import EvalOptions
 from core.measures.prefs import PREFS_FAMILIES
 from core.engine.prefs.counts import prefs_values
 from core.engine.prefs.graph import build
 from core.engine.stage1.order import canonical_ranks, topic_codes
 from core.engine.finish import no_topic, skipped, summarise
-from core.engine.kinds import Kind, check, read_runs, register
+from core.engine.kinds import Kind, read_runs, register
 from core.engine.types import EvalResult
 
 def read_prefs_kind(path, kind: str = "prefs") -> pa.Table:
@@ -45,7 +45,7 @@ def read_prefs_kind(path, kind: str = "prefs") -> pa.Table:
 def evaluate_prefs_files(prefs_path, run_paths, measures, options: EvalOptions = EvalOptions(),
                          kind: str = "prefs") -> EvalResult:
     """trec_eval -R prefs / -R qrels_prefs on run files; the measures are prefs_* (or all_prefs / prefs)."""
-    ms = _check(measures, options)
+    ms = KINDS[0].measures(measures, options)
     prefs = read_prefs_kind(prefs_path, kind)
     run, names, warnings = read_runs(run_paths, options)
     return evaluate_prefs(prefs, run, ms, options, warnings, checked=True, runs=names)
@@ -55,7 +55,7 @@ def evaluate_prefs(prefs, run: pd.DataFrame, measures, options: EvalOptions = Ev
                    warnings=(), checked: bool = False, runs: list[str] | None = None) -> EvalResult:
     """`prefs`: qid, jg, jsg, docno, rel (DataFrame or Arrow; one line per document per (topic, jg, jsg));
     `run`: run, qid, docno, score. `checked`: the readers already refused a document twice in a subgroup."""
-    ms = _check(measures, options)
+    ms = KINDS[0].measures(measures, options)
     prefs = _prefs_table(prefs, checked)
     judged_topics = sorted(set(prefs["qid"].to_pylist()))
     runs = list(runs) if runs is not None else run["run"].drop_duplicates().tolist()
@@ -119,12 +119,6 @@ def _prefs_table(prefs, checked: bool = False) -> pa.Table:
         raise EvalError("A document appears twice in one (topic, jg, jsg) of the preference judgments. Give it one "
                         "rel_level per subgroup.")
     return table
-
-
-def _check(measures, options: EvalOptions):
-    ms = parse_measures(measures, compat=options.compat)
-    check(KINDS[0], ms)
-    return ms
 
 
 KINDS = tuple(register(Kind(name, partial(evaluate_prefs_files, kind=name), frozenset(PREFS_FAMILIES),

@@ -1,22 +1,13 @@
-"""Stage 1 of run files: the engine's sink of the one large-file reader (core.formats.pieces). Providers, tried
-in this order by `core.engine.stage1.choose` (only `whole` for a file smaller than pieces_min_bytes() or already
-parsed; `pieces` and `whole` for one smaller than WHOLE_MAX_BYTES; the sizes are core.formats.pieces'):
-
-- `empty`: under -c, a blank file is a run that retrieved nothing (without -c the parser refuses it);
-- `pieces`: a clean file written topic by topic, a piece of whole topics at a time, each ranked in Arrow (memory
-  stays bounded however long the file); the next piece is read and checked on a second thread while this one is
-  ranked (`ahead`);
-- `table`: any other file the reader takes (clean in any order, or one the tolerant parser must read) in a DuckDB
-  table (it spills), ranked in SQL; it raises what `whole` would raise;
-- `whole`: any file, parsed by `read_run` (which reports every problem) and ranked in Arrow. A gzip file is
-  gunzipped through the reader first, so no more than WHOLE_MAX_BYTES of its text is ever held: a larger text goes to
-  `table`.
-All but `whole` decline (return None) what they cannot serve. `file_rows` reads a run file's rows as `table` does,
-without ranking them (the Dask engine's topic split).
+"""Stage 1 of run files: the engine's sink of the one large-file reader (core.formats.pieces). The
+providers `empty`, `pieces`, `table` and `whole` are tried in that order by `core.engine.stage1.choose` (only
+`empty` and `whole` for a file smaller than pieces_min_bytes() or already parsed; not `table` for one smaller
+than WHOLE_MAX_BYTES); all but `whole` decline (return None) what they cannot serve. `file_rows` reads a run
+file's rows as `table` does, without ranking them (the Dask engine's topic split).
 """
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, TypeVar
 
@@ -78,7 +69,8 @@ def empty(src, options: EvalOptions) -> Rankings | None:
 
 
 def whole(src, options: EvalOptions) -> Rankings:
-    """Parse the whole file (or take `src.parsed`), then rank the judged rows in Arrow."""
+    """Parse the whole file (or take `src.parsed`) with read_run, which reports every problem, then rank the
+    judged rows in Arrow. A gzip text of WHOLE_MAX_BYTES or more goes to `table` (see parse_whole)."""
     parsed = src.parsed or parse_whole(src.path)
     if parsed is None:                       # a gzip text of WHOLE_MAX_BYTES or more: read into the table
         rk = table(src, options)
@@ -112,7 +104,9 @@ def _gzip(path) -> bool:
 
 
 def pieces(src, options: EvalOptions) -> Rankings | None:
-    """A clean file written topic by topic, a piece of whole topics at a time; None otherwise."""
+    """A clean file written topic by topic, a piece of whole topics at a time, each ranked in Arrow (memory
+    stays bounded however long the file); the next piece is read and checked on a second thread (`ahead`)
+    while this one is ranked. None otherwise."""
     summary, parts, tags = src.summary or qrels_summary(src.con, src.qrels_table), [], []
     reader = RunSource.open(src.path, Path(str(src.path)).name)
     if reader is None:
@@ -136,40 +130,43 @@ def pieces(src, options: EvalOptions) -> Rankings | None:
     return rk
 
 
-def table(src, options: EvalOptions) -> Rankings | None:
-    """Any file the reader takes, its rows in a DuckDB table (rb_run_stream, which spills), ranked in SQL; None
-    for a file the tolerant parser reads another way (a CSV or TSV with a header line, Parquet, UTF-16)."""
-    reader = RunSource.open(src.path, Path(str(src.path)).name)
+@contextmanager
+def _filled(path, con) -> Iterator[ParsedRun | None]:
+    """The run file's rows in DuckDB table rb_run_stream on `con` (which spills), dropped afterwards, and its
+    ParsedRun (tag, warnings, no rows); None for a file the reader declines (a CSV or TSV with a header line,
+    Parquet, UTF-16): `read_run` reads it."""
+    reader = RunSource.open(path, Path(str(path)).name)
     if reader is None:
-        return None
+        yield None
+        return
     try:
         with reader:
-            info = reader.fill(src.con, "rb_run_stream")
+            info = reader.fill(con, "rb_run_stream")
+        yield info
+    finally:
+        con.execute(statement("DROP TABLE IF EXISTS {t}", t="rb_run_stream")).fetchall()
+
+
+def table(src, options: EvalOptions) -> Rankings | None:
+    """Any file the reader takes (clean in any order, or one the tolerant parser must read), its rows in a
+    DuckDB table (rb_run_stream, which spills), ranked in SQL, raising what `whole` would raise; None for a
+    file the tolerant parser reads another way (a CSV or TSV with a header line, Parquet, UTF-16)."""
+    with _filled(src.path, src.con) as info:
         if info is None:
             return None
         rk = table_rankings(src.con, "rb_run_stream", src.qrels_table, options, run_name=_name(info, src.path))
-    finally:
-        src.con.execute(statement("DROP TABLE IF EXISTS {t}", t="rb_run_stream")).fetchall()
     rk.warnings = list(info.warnings)
     return rk
 
 
 def file_rows(path, con) -> tuple[pa.Table, ParsedRun] | None:
     """(qid, docno, score) of every line of a run file in file order, and its ParsedRun (tag, warnings, no rows),
-    read as `table` reads it (through a DuckDB table on `con`, which spills): a large run in bounded memory besides
-    its rows, with the same errors as `read_run`. None for a file that reader declines (a CSV or TSV with a header
-    line, Parquet, UTF-16): `read_run` reads it."""
-    reader = RunSource.open(path, Path(str(path)).name)
-    if reader is None:
-        return None
-    try:
-        with reader:
-            info = reader.fill(con, "rb_run_stream")
+    read as `table` reads it: a large run in bounded memory besides its rows, with the same errors as
+    `read_run`. None for a file that reader declines."""
+    with _filled(path, con) as info:
         if info is None:
             return None
         return con.sql("SELECT qid, docno, score FROM rb_run_stream ORDER BY pos").to_arrow_table(), info
-    finally:
-        con.execute(statement("DROP TABLE IF EXISTS {t}", t="rb_run_stream")).fetchall()
 
 
 def read_whole(path) -> bool:

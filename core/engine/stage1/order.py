@@ -20,12 +20,11 @@ import pyarrow.compute as pc
 
 from core.db.scratch import shared_cursor
 
-__all__ = ["ORDER_SQL", "TIES", "rank_sql", "canonical_ranks", "topic_codes"]
+__all__ = ["TIES", "rank_sql", "canonical_ranks", "topic_codes"]
 
 # How equal scores are ordered: by docno descending (trec_eval's measures), or ascending (ndeval's diversity measures,
 # and trec_eval's preference measures: form_prefs_counts.c comp_sim_docno). Everything else is the same order.
 TIES = {"desc": "descending", "asc": "ascending"}
-ORDER_SQL = "score DESC, docno DESC"
 
 
 def rank_sql(partition: str, ties: str = "desc") -> str:

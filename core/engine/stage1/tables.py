@@ -34,12 +34,9 @@ def arrow_qrels_summary(qrels: pa.Table) -> tuple[list[str], pd.DataFrame]:
     counted = _counted_summary(qrels)
     if counted is not None:
         return counted
-    con = duckdb.connect()
-    try:
+    with duckdb.connect() as con:
         con.register("_rb_summary_qrels", qrels.select(["qid", "docno", "rel"]))
         return qrels_summary(con, "_rb_summary_qrels")
-    finally:
-        con.close()
 
 
 def _counted_summary(qrels: pa.Table) -> tuple[list[str], pd.DataFrame] | None:
