@@ -33,7 +33,7 @@ class Fused:
 def check_weights(method: Method, weights, n_runs: int) -> np.ndarray:
     """One weight per run: the ones given, else equal weights (1/n each; ranx has no default)."""
     if weights is None:
-        return np.full(n_runs, 1.0 / n_runs)
+        return np.full(n_runs, 1.0 / max(n_runs, 1))   # no runs: prepare() says so
     if not method.weighted:
         raise EvalError(f"{method.name} takes no weights. Drop --weights, or choose a weighted method "
                         f"(wsum, wmnz, mixed, w_bordafuse, w_condorcet).")

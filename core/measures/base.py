@@ -166,11 +166,12 @@ def make(family: Family, params: dict | None = None, cutoff=None) -> Measure:
         if family.cutoff == "none":
             raise EvalError(f"{family.name} takes no @cutoff. Write {family.name} alone.")
         try:
-            cutoff = family.cutoff_type(cutoff)
-            if family.cutoff_type is int and float(cutoff) != float(cutoff):
+            typed = family.cutoff_type(cutoff)
+            if family.cutoff_type is int and float(cutoff) != typed:   # int(10.5) is 10: refuse, do not round
                 raise ValueError
         except (TypeError, ValueError):
             raise EvalError(f"{family.name}: cutoff must be {family.cutoff_type.__name__}, got {cutoff!r}.") from None
+        cutoff = typed
         if cutoff < 0 or (family.cutoff_type is int and cutoff < 1):
             raise EvalError(f"{family.name}: cutoff must be positive, got {cutoff!r}.")
     elif family.cutoff == "required":

@@ -75,3 +75,10 @@ def test_provenance_names_the_method_its_parameters_and_the_runs():
     assert fused.provenance == {"method": "wsum", "norm": "min-max", "weights": [0.25, 0.75],
                                 "runs": ["a.run", "b.run"]}
     assert fuse([A, B], "rrf", norm="rank").provenance["params"] == {"k": 60}
+
+
+@pytest.mark.parametrize("method", ["wsum", "mnz", "rrf", "bordafuse", "condorcet", "w_bordafuse", "isr"])
+def test_fusing_no_run_says_so(method):
+    with pytest.raises(EvalError) as e:
+        fuse([], method)
+    assert str(e.value) == "fusion needs at least one run. Give two or more run files."

@@ -94,3 +94,16 @@ def test_make_drops_default_params():
     fam = parse_measure("nDCG@10").family
     assert make(fam, {"dcg": "log2"}, 10).name == "nDCG@10"
     assert make(fam, {"dcg": "jk"}, 10).name == "nDCG(dcg='jk')@10"
+
+
+@pytest.mark.parametrize("text, message", [
+    ("P@10.5", "P: cutoff must be int, got 10.5."),
+    ("P@0", "P: cutoff must be positive, got 0."),
+    ("RBP(p=0.8)@10", "RBP takes no @cutoff. Write RBP alone."),
+])
+def test_a_cutoff_that_is_not_a_whole_positive_number_is_refused_not_rounded(text, message):
+    from core.errors import EvalError
+    with pytest.raises(EvalError) as e:
+        parse_measure(text)
+    assert str(e.value) == message
+    assert parse_measure("nDCG@10.0").name == "nDCG@10"
