@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["run_names", "missing_topics", "skipped", "no_topic", "summarise", "summarise_long", "sorted_codes", "MIN_GEO_MEAN"]
+__all__ = ["run_names", "missing_topics", "skipped", "no_topic", "summarise", "summarise_long", "sorted_codes",
+           "MIN_GEO_MEAN"]
 
 MIN_GEO_MEAN = 1e-5      # trec_eval's floor for the geometric mean (gm_map)
 SHOWN = 20                # topics named in a warning, then "...and N more"
