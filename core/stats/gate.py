@@ -86,6 +86,7 @@ def gate_result(result, measures, *, complete: bool = False, **kwargs) -> Gate:
                 missing="zero" if complete else "skip",
                 all_qids=sorted(result.per_query["qid"].astype(str).unique()), **kwargs)
 
+
 def _intervals(table, comparison, new, baseline, all_qids, test, n_resamples, seed) -> dict[str, tuple]:
     """measure -> the 95% CI of its delta, on the topics compare paired (its alignment: the given list, else the
     baseline's topics; with missing='zero' a missing value counts as 0)."""
