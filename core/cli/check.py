@@ -88,14 +88,11 @@ def _stored(args, measures, options, kwargs):
 
 def _files(args, measures, options, kwargs):
     from core.engine.evaluate import evaluate_files
-    from core.stats.gate import gate
+    from core.stats.gate import gate_result
     result = evaluate_files(args.qrels, [args.new, args.against], measures, options)
     for w in result.warnings:
         print(f"warning: {w}", file=sys.stderr)
-    new, baseline = result.runs
-    return gate(result.per_query, new=new, baseline=baseline, measures=measures,
-                missing="zero" if args.complete else "skip",
-                all_qids=sorted(result.per_query["qid"].astype(str).unique()), **kwargs)
+    return gate_result(result, measures, complete=options.complete, **kwargs)
 
 
 def _check_inputs(args) -> None:

@@ -7,7 +7,6 @@ docs/cli.md#fuse lists the options."""
 from __future__ import annotations
 
 import hashlib
-from dataclasses import replace
 from pathlib import Path
 
 from core.cli.fuse_stored import STORED, run_stored, write_fused
@@ -109,19 +108,24 @@ def read_judgments(path: str):
     return read_qrels(path, filename=Path(path).name).table.to_pandas()
 
 
-def tuned(args, frames, names, method: str, params: dict, weights):
-    from core.fusion.tune import tune
+def fused_files(args, frames, names, method: str, params: dict, weights):
+    """(the fused run, --tune's report or None) of the run files' frames (core.fusion.fuse_or_tune)."""
+    from core.fusion import fuse_or_tune
     from core.measures import parse_measure
-    if args.train is not None:
+    if args.tune is not None and args.train is not None:
         raise EvalError("--train and --tune both name qrels: --tune learns on each fold's other topics. Give one.")
-    qrels = read_judgments(args.tune)
-    return tune(frames, method, qrels, measure=parse_measure(args.measure).name, norm=args.norm, params=params,
-                weights=weights, depth=args.depth, folds=args.folds, seed=args.seed, step=args.step, names=names,
-                qrels_name=Path(args.tune).name)
+    tune = args.tune is not None
+    path = args.tune if tune else args.train
+    qrels = read_judgments(path) if path is not None else None
+    measure = parse_measure(args.measure).name if tune else args.measure       # only --tune measures
+    return fuse_or_tune(frames, method, qrels, qrels_name=Path(path).name if path is not None else "qrels",
+                        tune=tune, measure=measure, folds=args.folds,
+                        seed=args.seed, step=args.step, norm=args.norm, params=params, weights=weights,
+                        depth=args.depth, names=names)
 
 
 def run(args) -> int:
-    from core.fusion import fuse, method_named
+    from core.fusion import method_named
     from core.fusion.trec import trec_text
     method = method_named(args.method)
     params, weights = parse_params(args.param), parse_weights(args.weights)
@@ -136,14 +140,6 @@ def run(args) -> int:
             raise EvalError(f"--{flag} needs QRELS with run files. Give --{flag} QRELS, or fuse stored runs with "
                             f"--collection NAME.")
     frames, names, versions = read_runs(args.runs)
-    if args.tune is not None:
-        tuning = tuned(args, frames, names, method.name, params, weights)
-        fused, report = tuning.run, tuning.report()
-    else:
-        qrels = read_judgments(args.train) if args.train is not None else None
-        fused, report = fuse(frames, method.name, norm=args.norm, params=params, weights=weights, depth=args.depth,
-                             names=names, qrels=qrels), None
-        if qrels is not None:
-            fused = replace(fused, provenance={**fused.provenance, "train": {"qrels": Path(args.train).name}})
+    fused, report = fused_files(args, frames, names, method.name, params, weights)
     write_fused(trec_text(fused, name, versions), report, args.output)
     return 0

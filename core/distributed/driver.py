@@ -16,7 +16,7 @@ import pyarrow as pa
 from core.distributed import tasks
 from core.errors import EvalError
 from core.engine.stage1.tables import arrow_qrels_summary
-from core.engine.finish import no_topic, run_names, skipped, summarise
+from core.engine.finish import no_topic, run_names, skipped, summarise_long
 from core.engine.stage2 import evaluate_rankings
 from core.engine.types import EvalResult, Rankings
 from core.measures import EvalOptions, parse_measures
@@ -139,8 +139,7 @@ def _result(per_query, text, keys, names, missing, numeric, ms, options) -> Eval
     """The summary (summarise, per measure, over values in the local engine's order) and the EvalResult."""
     first = per_query[per_query["measure"] == numeric[0].name] if numeric else text[text["measure"] == ms[0].name]
     num_q = first.groupby("run", sort=False).size().to_dict()
-    blocks = [per_query[per_query["measure"] == m.name] for m in numeric]
-    summary = summarise(first["run"].to_numpy(object), numeric, [b["value"].to_numpy(np.float64) for b in blocks])
+    summary = summarise_long(per_query, numeric)
     if len(summary):          # summarise lists runs by name, measure by measure: lay it out run by run
         rank = {n: i for i, n in enumerate(names)}
         m_pos = {m.name: i for i, m in enumerate(numeric)}

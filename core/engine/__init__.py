@@ -6,7 +6,7 @@ topics, warnings, the summary). The kinds of judgments (kinds.py: relevance, qre
 diversity) are a table that `evaluate_files`, the one entry point for files, dispatches on.
 """
 from core.engine.evaluate import KINDS, evaluate_files, kind_of
-from core.engine.finish import no_topic, run_names, skipped, summarise
+from core.engine.finish import no_topic, run_names, skipped, summarise, summarise_long
 from core.engine.kinds import Kind
 from core.engine.relevance import evaluate_frames, evaluate_parsed
 from core.engine.stage1 import ArrowRun, RunFile, StoredRuns, Tables, rankings
@@ -16,4 +16,4 @@ from core.measures import EvalOptions
 
 __all__ = ["evaluate_files", "evaluate_frames", "evaluate_parsed", "evaluate_rankings", "rankings", "Tables",
            "ArrowRun", "RunFile", "StoredRuns", "EvalOptions", "EvalResult", "Rankings", "merge", "Kind", "KINDS",
-           "kind_of", "run_names", "summarise", "skipped", "no_topic"]
+           "kind_of", "run_names", "summarise", "summarise_long", "skipped", "no_topic"]

@@ -1,6 +1,6 @@
 """The global steps of an evaluation, written once for every engine (stage 2, the Dask driver, stored runs, the
 preference and judgment-group kinds): the names of runs read from files, the qrels topics each run lacks and the
-warnings that say so, and trec_eval's "all" line (`summarise`)."""
+warnings that say so, and trec_eval's "all" line (`summarise`, `summarise_long` from a long per-query table)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["run_names", "missing_topics", "skipped", "no_topic", "summarise", "sorted_codes", "MIN_GEO_MEAN"]
+__all__ = ["run_names", "missing_topics", "skipped", "no_topic", "summarise", "summarise_long", "sorted_codes",
+           "MIN_GEO_MEAN"]
 
 MIN_GEO_MEAN = 1e-5      # trec_eval's floor for the geometric mean (gm_map)
 SHOWN = 20                # topics named in a warning, then "...and N more"
@@ -78,3 +79,12 @@ def summarise(run_col, ms, vals) -> pd.DataFrame:
     return pd.concat(rows, ignore_index=True)
 
 
+
+
+def summarise_long(per_query: pd.DataFrame, ms) -> pd.DataFrame:
+    """`summarise` of a long per-query table (run, qid, measure, value) in which every numeric measure of `ms` has
+    the same (run, qid) rows in the same order: each measure's values in the table's order (the order of the sums),
+    the runs read from the first measure's rows."""
+    blocks = [per_query[per_query["measure"] == m.name] for m in ms]
+    run_col = blocks[0]["run"].to_numpy(object) if blocks else np.zeros(0, object)
+    return summarise(run_col, ms, [b["value"].to_numpy(np.float64) for b in blocks])

@@ -14,7 +14,7 @@ import pandas as pd
 
 from core.errors import Problem, UploadError
 from core.engine.types import EvalResult
-from core.engine.finish import summarise
+from core.engine.finish import summarise_long
 
 MISSING_ZSCORE_VALUE = -1000000.0
 
@@ -63,9 +63,6 @@ def to_zscores(result: EvalResult, pairs, zscores: pd.DataFrame) -> EvalResult:
     z[known & (std == 0) & (v == mean)] = 0.0
     pq["value"] = z
     ms = [m for m in result.measures if m.family.agg != "text"]
-    order = pq.sort_values(["measure", "run", "qid"], kind="stable")
-    blocks = [order[order["measure"] == m.name] for m in ms]
-    run_col = blocks[0]["run"].to_numpy(object) if ms else np.zeros(0, object)
-    summary = summarise(run_col, ms, [b["value"].to_numpy() for b in blocks])
+    summary = summarise_long(pq.sort_values(["measure", "run", "qid"], kind="stable"), ms)
     return EvalResult(pq, summary, result.missing_topics, result.warnings, result.text, result.num_q,
                       result.measures, result.runs)

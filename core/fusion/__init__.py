@@ -13,5 +13,7 @@ from core.fusion import norms, combine, condorcet, ranks  # noqa: F401, I001
 from core.fusion import learned  # noqa: F401, E402
 from core.fusion.fuse import Fused, fuse
 from core.fusion.registry import METHODS, NORMS, Method, method_named, norm_named, weight_grid
+from core.fusion.run import fuse_or_tune
 
-__all__ = ["Fused", "fuse", "METHODS", "NORMS", "Method", "method_named", "norm_named", "weight_grid"]
+__all__ = ["Fused", "fuse", "fuse_or_tune", "METHODS", "NORMS", "Method", "method_named", "norm_named",
+           "weight_grid"]

@@ -13,7 +13,7 @@ from core.measures import parse_measure
 from core.service.evaluate import evaluate_stored
 from core.service.judges import check_sets, labels_of
 from core.stats.compare import Comparison, compare
-from core.stats.gate import Gate, gate
+from core.stats.gate import Gate, gate_result
 
 
 def compare_stored(store, collection, run_ids, measures, baseline_run_id, *, qrels_id=None, options=None,
@@ -41,10 +41,7 @@ def check_stored(store, collection, new_run_id, baseline_run_id, measures, *, qr
     options = options or EvalOptions()
     result = evaluate_stored(store, collection, [int(new_run_id), int(baseline_run_id)], measures,
                              qrels_id=qrels_id, options=options)
-    new, baseline = result.runs
-    return gate(result.per_query, new=new, baseline=baseline, measures=measures,
-                missing="zero" if options.complete else "skip",
-                all_qids=sorted(result.per_query["qid"].astype(str).unique()), **kwargs)
+    return gate_result(result, measures, complete=options.complete, **kwargs)
 
 
 def does_it_matter(store, collection, measure: str, qrels_ids=None, *, options=None) -> DoesItMatter:

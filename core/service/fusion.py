@@ -13,7 +13,7 @@ from contextlib import closing
 from dataclasses import dataclass, replace
 
 from core.errors import EvalError
-from core.fusion import Fused, fuse, method_named
+from core.fusion import Fused, fuse_or_tune, method_named
 from core.fusion.trec import trec_text
 from core.store import edits
 from core.store.ingest import collection_id, default_qrels_id
@@ -79,17 +79,9 @@ def fuse_stored(store, collection, runs, method: str, *, norm: str | None = None
         versions = _versions(store, cid, ids)
         frames = [store.run_rows(i)[["qid", "docno", "score"]] for i in ids]
         qrels_id, qrels, set_name = _qrels(store, cid, collection, qrels_id) if tune or train else (None,) * 3
-    report = None
-    if tune:
-        from core.fusion.tune import tune as tuned
-        tuning = tuned(frames, m.name, qrels, measure=measure, norm=norm, params=params, weights=weights,
-                       depth=depth, folds=folds, seed=seed, step=step, names=names, qrels_name=set_name)
-        fused, report = tuning.run, tuning.report()
-    else:
-        fused = fuse(frames, m.name, norm=norm, params=params, weights=weights, depth=depth, names=names,
-                     qrels=qrels)
-        if train:
-            fused = replace(fused, provenance={**fused.provenance, "train": {"qrels": set_name}})
+    fused, report = fuse_or_tune(frames, m.name, qrels, qrels_name=set_name, tune=tune, measure=measure,
+                                 folds=folds, seed=seed, step=step, norm=norm, params=params, weights=weights,
+                                 depth=depth, names=names)
     if versions:
         fused = replace(fused, provenance={**fused.provenance, "run_versions": versions})
     return StoredFusion(fused, report, tuple(names), tuple(ids), qrels_id)

@@ -20,7 +20,7 @@ from core.stats import reach
 from core.stats.comparison import ROW_FIELDS, TEST_NAMES, Comparison, ComparisonRow, check_numbers, num
 from core.errors import EvalError
 from core.measures import parse_measure
-from core.stats.resolution import wide_tables
+from core.stats.resolution import topic_list, wide_tables
 
 MISSING = ("skip", "zero")
 
@@ -64,10 +64,7 @@ def _matrix(wide: pd.DataFrame, base_rows: pd.DataFrame, measure: str, runs: lis
     """values (n_qids x n_runs, NaN = missing) on the aligned query set, that qid list, and run -> its topics outside
     it. `wide` is the measure's topics x runs table from core.stats.resolution.wide_tables (its plain equivalent, a
     pivot_table per measure, and the figures: benchmarks/PROFILE.md). `base_rows`: the baseline's rows."""
-    if all_qids is not None:
-        qids = list(dict.fromkeys(str(q) for q in all_qids))
-    else:
-        qids = sorted(base_rows.loc[base_rows["measure"] == measure, "qid"].unique().tolist())
+    qids = topic_list(all_qids, base_rows.loc[base_rows["measure"] == measure, "qid"].unique().tolist())
     outside = wide.drop(index=[q for q in qids if q in wide.index]).notna().sum(axis=0)
     wide = wide.reindex(index=qids, columns=runs)
     # C order, as the pivot table gave it: numpy's sums run in memory order, so the means stay bit for bit the same

@@ -77,6 +77,16 @@ def gate(per_query: pd.DataFrame, *, new: str, baseline: str, measures=None, tes
                 missing_note=comparison.missing_note)
 
 
+
+def gate_result(result, measures, *, complete: bool = False, **kwargs) -> Gate:
+    """`gate` of an evaluation of two runs (an EvalResult, its runs the new one then the baseline): the topics either
+    run has, or with `complete` (-c) every topic of the table, a missing one 0; `kwargs` are gate's options."""
+    new, baseline = result.runs
+    return gate(result.per_query, new=new, baseline=baseline, measures=measures,
+                missing="zero" if complete else "skip",
+                all_qids=sorted(result.per_query["qid"].astype(str).unique()), **kwargs)
+
+
 def _intervals(table, comparison, new, baseline, all_qids, test, n_resamples, seed) -> dict[str, tuple]:
     """measure -> the 95% CI of its delta, on the topics compare paired (its alignment: the given list, else the
     baseline's topics; with missing='zero' a missing value counts as 0)."""
@@ -113,4 +123,4 @@ def _verdict(base, new, ci, max_drop: float, expected, tolerance, alpha: float) 
                    verdict="FAIL" if reasons else "OK", reasons=tuple(reasons))
 
 
-__all__ = ["gate", "Gate", "GateRow", "GATE_TESTS", "canonical"]
+__all__ = ["gate", "gate_result", "Gate", "GateRow", "GATE_TESTS", "canonical"]

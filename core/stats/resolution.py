@@ -144,10 +144,18 @@ def wide_tables(per_query: pd.DataFrame, measures, runs: list[str]) -> dict[str,
     return out
 
 
+def topic_list(all_qids, topics) -> list:
+    """The topics runs are aligned on: `all_qids` when given (as strings, each once, in its order), else `topics`
+    sorted (each caller says which: the baseline's rows, its values, or every topic of the table)."""
+    if all_qids is not None:
+        return list(dict.fromkeys(str(q) for q in all_qids))
+    return sorted(topics)
+
+
 def complete_from_wide(wide: pd.DataFrame, *, missing: str = "skip", all_qids=None) -> tuple[np.ndarray, list[str]]:
     """Complete as the module docstring says: the topics every run has, or zeros for missing values."""
     if missing == "zero":
-        index = list(dict.fromkeys(str(q) for q in all_qids)) if all_qids is not None else sorted(wide.index)
+        index = topic_list(all_qids, wide.index)
         wide = wide.reindex(index=index).fillna(0.0)
     else:
         wide = wide.dropna(axis=0, how="any").sort_index()
@@ -198,5 +206,5 @@ def resolve(per_query: pd.DataFrame, *, measures, runs=None, test: str = "t", co
     return out
 
 
-__all__ = ["Resolution", "RANK_FIELDS", "share", "wide_tables", "complete_from_wide", "complete_matrix",
-           "resolve_matrix", "resolve"]
+__all__ = ["Resolution", "RANK_FIELDS", "share", "wide_tables", "topic_list", "complete_from_wide",
+           "complete_matrix", "resolve_matrix", "resolve"]

@@ -12,17 +12,14 @@ import pandas as pd
 from core.stats import risk
 from core.errors import EvalError
 from core.stats.comparison import num
-from core.stats.resolution import complete_from_wide, wide_tables
+from core.stats.resolution import complete_from_wide, topic_list, wide_tables
 
 RISK_FIELDS = ("urisk", "trisk", "georisk")
 
 
 def _paired(wide: pd.DataFrame, baseline: str, missing: str, all_qids) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """(differences topics x runs, pair mask, topics) against one baseline column."""
-    if all_qids is not None:
-        index = list(dict.fromkeys(str(q) for q in all_qids))
-    else:
-        index = wide.index[wide[baseline].notna().to_numpy()].sort_values()
+    index = topic_list(all_qids, wide.index[wide[baseline].notna().to_numpy()])   # the baseline's values' topics
     wide = wide.reindex(index=index)
     V = wide.to_numpy(dtype=float)
     if missing == "zero":

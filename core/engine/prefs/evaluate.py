@@ -25,7 +25,7 @@ from core.measures.prefs import PREFS_FAMILIES
 from core.engine.prefs.counts import prefs_values
 from core.engine.prefs.graph import build
 from core.engine.stage1.order import canonical_ranks, topic_codes
-from core.engine.finish import no_topic, skipped, summarise
+from core.engine.finish import no_topic, skipped, summarise, summarise_long
 from core.engine.kinds import Kind, read_runs, register
 from core.engine.types import EvalResult
 
@@ -81,9 +81,7 @@ def evaluate_prefs(prefs, run: pd.DataFrame, measures, options: EvalOptions = Ev
         done.append(name)
     pq = pd.concat(per_query, ignore_index=True) if per_query else pd.DataFrame(
         {"run": [], "qid": [], "measure": [], "value": []})
-    wide = [pq[pq["measure"] == m.name] for m in ms]
-    summary = summarise(wide[0]["run"].to_numpy(object), ms, [w["value"].to_numpy() for w in wide]) if len(pq) \
-        else pd.DataFrame({"run": [], "measure": [], "value": []})
+    summary = summarise_long(pq, ms) if len(pq) else summarise([], [], [])
     text = pd.DataFrame({"run": [], "qid": [], "measure": [], "text": []})
     return EvalResult(pq, summary, missing, notes, text, num_q, ms, done)
 
