@@ -10,7 +10,9 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterable
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
+
+import duckdb
 
 
 def ident(name: object) -> str:
@@ -48,5 +50,8 @@ def registered(cur, rows):
     cur.register(name, cur.read_parquet(str(rows)) if isinstance(rows, (str, os.PathLike)) else rows)
     try:
         yield name
-    finally:
-        cur.unregister(name)
+    except BaseException:
+        with suppress(duckdb.Error):   # an aborted transaction refuses this too: the block's error is the one to see
+            cur.unregister(name)
+        raise
+    cur.unregister(name)

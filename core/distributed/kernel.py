@@ -50,8 +50,8 @@ def cursor():
 def _split_runs(rows: pa.Table) -> list[tuple[str, pa.Table]]:
     """(run, its rows) for each run in `rows`, in order of name; a run's rows keep their order."""
     names = pc.unique(rows["run"]).to_pylist()
-    if len(names) == 1:
-        return [(names[0], rows)]
+    if len(names) <= 1:
+        return [(names[0], rows)] if names else []
     order = pc.sort_indices(rows, sort_keys=[("run", "ascending")])   # stable: lines keep their order in a run
     rows = rows.take(order)
     runs = rows["run"].to_numpy(zero_copy_only=False)

@@ -48,7 +48,7 @@ def collection_id(cur, collection, *, create: bool = False) -> int:
     is named '5')."""
     is_id = isinstance(collection, numbers.Integral) and not isinstance(collection, bool)  # numpy ints too
     by_name = ("name", str(collection))
-    by_id = [("collection_id", int(collection))] if is_id or str(collection).isdigit() else []
+    by_id = [("collection_id", int(collection))] if is_id or str(collection).isdecimal() else []
     for column, value in (by_id + [by_name] if is_id else [by_name] + by_id):
         row = one(cur, statement("SELECT collection_id FROM collections WHERE {c} = ?", c=column), [value])
         if row:

@@ -27,3 +27,19 @@ def test_int_list_accepts_only_integers():
     assert int_list([]) == "NULL"
     with pytest.raises(ValueError):
         int_list(["1); DROP TABLE runs; --"])
+
+
+def test_a_failing_statement_in_a_transaction_raises_its_own_error_not_the_unregister_one():
+    import duckdb
+    import pyarrow as pa
+
+    from core.db.sqltext import registered, statement
+    con = duckdb.connect()
+    con.execute("BEGIN")
+    with pytest.raises(duckdb.ConversionException):
+        with registered(con, pa.table({"x": ["not a number"]})) as name:
+            con.execute(statement("SELECT CAST(x AS INTEGER) FROM {t}", t=name)).fetchall()
+    con.execute("ROLLBACK")
+    with registered(con, pa.table({"x": [1, 2]})) as name:
+        assert con.execute(statement("SELECT sum(x) FROM {t}", t=name)).fetchall() == [(3,)]
+    assert name not in {r[0] for r in con.execute("SELECT view_name FROM duckdb_views()").fetchall()}

@@ -299,3 +299,14 @@ def test_a_topic_split_reader_reads_a_large_run_a_piece_at_a_time(tmp_path, monk
     assert len(got[2]) == len(want[2]) > 1
     for a, b in zip(got[2], want[2]):
         assert a.equals(b)
+
+
+def test_kernel_on_no_rows_gives_no_values():
+    """A piece with no rows (every line of its topics filtered out) gives an empty table, not an error."""
+    from core.formats import read_qrels, read_run
+
+    qrels = read_qrels(QRELS).table
+    table = read_run(SAMPLE[0]).table
+    rows = table.append_column("run", pa.array(["a"] * table.num_rows, pa.string())).slice(0, 0)
+    got = evaluate_rows(rows, qrels, ["AP", "P@10"])
+    assert got.num_rows == 0 and "measure" in got.column_names

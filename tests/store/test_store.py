@@ -215,3 +215,13 @@ def test_a_write_conflict_between_two_sessions_is_a_readable_error(tmp_path):
                 with store.transaction() as other:
                     other.execute("UPDATE query_notes SET note = 'theirs' WHERE qid = '1'").fetchall()
         assert store.get_note("c", "1") == "mine"
+
+
+def test_a_collection_is_found_by_its_name_then_by_its_id(tmp_path):
+    """A name of digits is a name first, then an id; a name that only looks numeric ("²") is a name."""
+    with Store.open(tmp_path / "s.duckdb", load_sample=False) as store:
+        first = store.create_collection("one")
+        store.create_collection("²")
+        assert store.runs("²").empty and store.runs(str(first)).empty
+        with pytest.raises(EvalError, match=r"^Unknown collection '³'\. Run `python -m core list`"):
+            store.runs("³")
