@@ -221,7 +221,9 @@ def test_a_collection_is_found_by_its_name_then_by_its_id(tmp_path):
     """A name of digits is a name first, then an id; a name that only looks numeric ("²") is a name."""
     with Store.open(tmp_path / "s.duckdb", load_sample=False) as store:
         first = store.create_collection("one")
-        store.create_collection("²")
-        assert store.runs("²").empty and store.runs(str(first)).empty
+        named_like_first = store.create_collection(str(first))
+        odd = store.create_collection("²")
+        assert store._cid(str(first)) == named_like_first and store._cid(first) == first
+        assert store._cid("²") == odd and store._cid(str(odd)) == odd and store.runs("²").empty
         with pytest.raises(EvalError, match=r"^Unknown collection '³'\. Run `python -m core list`"):
             store.runs("³")
